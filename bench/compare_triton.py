@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Runs each dsl-example with real Triton and with tilec's PTX on the same
+inputs, in one process: checks the outputs agree and reports the speed ratio
+and the cold compile times.
+
+tilec's kernels are compiled by the tilec binary to PTX + JSON and launched
+through CuPy's RawModule from those two files alone (design.md section 3).
+
+    python3 bench/compare_triton.py --tilec build/bin/tilec
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import cupy
+import numpy as np
+import torch
+import triton
+from triton.testing import do_bench
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "dsl-examples")
+
+
+def load_tl(name):
+    """Imports dsl-examples/<name>.tl as the Python module it also is."""
+    path = os.path.join(EXAMPLES, name + ".tl")
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_loader(name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+class TilecKernel:
+    """A kernel compiled by tilec, launched from its .ptx and .json."""
+
+    def __init__(self, tilec, name, signature, workdir):
+        ptx = os.path.join(workdir, f"{name}_{abs(hash(signature))}.ptx")
+        start = time.perf_counter()
+        subprocess.run([tilec, os.path.join(EXAMPLES, name + ".tl"), "-o", ptx,
+                        "--signature", signature], check=True)
+        self.compile_ms = (time.perf_counter() - start) * 1e3
+        with open(ptx[:-4] + ".json") as f:
+            self.meta = json.load(f)
+        self.function = cupy.RawModule(path=ptx).get_function(self.meta["kernel"])
+
+    def __call__(self, grid, *args):
+        converted = []
+        for param, arg in zip(self.meta["params"], args):
+            if isinstance(arg, torch.Tensor):
+                converted.append(cupy.asarray(arg))
+            elif param["type"] == "i64":
+                converted.append(np.int64(arg))
+            elif param["type"] == "fp32":
+                converted.append(np.float32(arg))
+            else:
+                converted.append(np.int32(arg))
+        self.function(tuple(grid) + (1,) * (3 - len(grid)),
+                      (self.meta["threads_per_block"], 1, 1), tuple(converted),
+                      shared_mem=self.meta["shared_bytes"])
+
+
+def triton_cold_ms(run):
+    """Wall time of the first launch (compile included) minus a warm one."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    run()
+    torch.cuda.synchronize()
+    return (first - (time.perf_counter() - start)) * 1e3
+
+
+def report(name, case, same, t_triton, t_tilec, gbytes, c_triton, c_tilec):
+    print(f"{name:10s} {case:22s} outputs {'identical' if same else 'DIFFER':9s} "
+          f"triton {t_triton * 1e3:8.1f} us ({gbytes / t_triton * 1e-6:7.0f} GB/s)  "
+          f"tilec {t_tilec * 1e3:8.1f} us ({gbytes / t_tilec * 1e-6:7.0f} GB/s)  "
+          f"tilec/triton speed {t_triton / t_tilec:5.2f}x   "
+          f"cold compile: triton {c_triton:6.0f} ms, tilec {c_tilec:5.0f} ms",
+          flush=True)
+    return same
+
+
+def vector_add(tilec, workdir):
+    module = load_tl("vector_add")
+    ok = True
+    for n in [1000003, 98432, 1 << 26]:
+        x = torch.rand(n, device="cuda")
+        y = torch.rand(n, device="cuda")
+        out_triton = torch.empty_like(x)
+        out_tilec = torch.full_like(x, -1.0)
+        block = 1024
+        grid = (triton.cdiv(n, block),)
+        run_triton = lambda: module.add_kernel[grid](x, y, out_triton, n,
+                                                     BLOCK_SIZE=block)
+        cold = triton_cold_ms(run_triton)
+        div = ":16" if n % 16 == 0 else ""
+        kernel = TilecKernel(tilec, "vector_add",
+                             f"*fp32:16, *fp32:16, *fp32:16, i32{div}, {block}",
+                             workdir)
+        run_tilec = lambda: kernel(grid, x, y, out_tilec, n)
+        run_tilec()
+        torch.cuda.synchronize()
+        same = torch.equal(out_triton, out_tilec) and torch.equal(out_tilec, x + y)
+        ok &= report("vector_add", f"n={n}", same, do_bench(run_triton),
+                     do_bench(run_tilec), 3 * 4 * n, cold, kernel.compile_ms)
+    return ok
+
+
+def transpose(tilec, workdir):
+    module = load_tl("transpose")
+    ok = True
+    for m, n in [(1000, 777), (4096, 4096)]:
+        a = torch.randn(m, n, device="cuda")
+        out_triton = torch.empty(n, m, device="cuda")
+        out_tilec = torch.full((n, m), -1.0, device="cuda")
+        bm = bn = 64
+        grid = (triton.cdiv(m, bm), triton.cdiv(n, bn))
+        run_triton = lambda: module.transpose_kernel[grid](
+            a, out_triton, m, n, n, m, BLOCK_M=bm, BLOCK_N=bn)
+        cold = triton_cold_ms(run_triton)
+        ints = ", ".join("i32:16" if v % 16 == 0 else "i32" for v in (m, n, n, m))
+        kernel = TilecKernel(tilec, "transpose",
+                             f"*fp32:16, *fp32:16, {ints}, {bm}, {bn}", workdir)
+        run_tilec = lambda: kernel(grid, a, out_tilec, m, n, n, m)
+        run_tilec()
+        torch.cuda.synchronize()
+        same = torch.equal(out_triton, out_tilec) and torch.equal(out_tilec, a.t())
+        ok &= report("transpose", f"{m}x{n}", same, do_bench(run_triton),
+                     do_bench(run_tilec), 2 * 4 * m * n, cold, kernel.compile_ms)
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tilec", required=True, help="the tilec binary")
+    args = parser.parse_args()
+    print(f"device: {torch.cuda.get_device_name()}, triton {triton.__version__}")
+    with tempfile.TemporaryDirectory() as workdir:
+        os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(workdir, "triton"))
+        ok = vector_add(args.tilec, workdir) & transpose(args.tilec, workdir)
+    print("all outputs identical" if ok else "SOME OUTPUTS DIFFER")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

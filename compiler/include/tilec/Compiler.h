@@ -1,0 +1,67 @@
+//===- Compiler.h - .tl source to PTX, in one call --------------*- C++ -*-===//
+//
+// The compiler's public entry point, used by tilec and by the JIT. It has no
+// MLIR in its interface, so host code includes it cheaply.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_COMPILER_H
+#define TILEC_COMPILER_H
+
+#include "tile/Metadata.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec {
+
+/// The stages `--emit` can stop after.
+enum class Stage { AST, Tile, TileGPU, LLVM, PTX, Cubin };
+
+struct CompileOptions {
+  /// The @triton.jit function to compile; empty: the file's only one.
+  std::string kernel;
+  /// The PTX entry's name; empty: the kernel's.
+  std::string entryName;
+  /// Triton's AOT signature: "*fp32:16, *fp32, i32, 1024".
+  std::string signature;
+  /// Constexpr values by name (-D NAME=VALUE).
+  std::vector<std::pair<std::string, std::string>> constexprs;
+  /// Types of the runtime (non-constexpr) parameters in order, from a JIT
+  /// call's arguments: "*fp32:16", "i32".
+  std::vector<std::string> argTypes;
+  unsigned numWarps = 4;
+  /// sm_80 or sm_90.
+  std::string arch = "sm_90";
+  Stage stopAfter = Stage::PTX;
+  /// Measure the wall time of each stage into CompileResult::timingReport.
+  bool timing = false;
+};
+
+struct CompileResult {
+  bool ok = false;
+  /// Errors as `file:line:col: error: message`, the line and a caret.
+  std::string diagnostics;
+  /// The last stage's text: AST dump, MLIR, LLVM IR or PTX.
+  std::string text;
+  /// The cubin, for Stage::Cubin.
+  std::vector<char> cubin;
+  /// Filled from Stage::PTX on.
+  tile::KernelMetadata metadata;
+  /// With CompileOptions::timing: one line per stage, in milliseconds.
+  std::string timingReport;
+};
+
+/// Compiles `source` (the contents of `filename`) as far as
+/// `options.stopAfter`. Thread-safe: each call has its own MLIR context.
+CompileResult compile(const std::string &source, const std::string &filename,
+                      const CompileOptions &options);
+
+/// Parses a stage name of `--emit` ("ast", "tile", "ttgpu", "llvm", "ptx",
+/// "cubin"); false when unknown.
+bool parseStage(const std::string &name, Stage &stage);
+
+} // namespace tilec
+
+#endif // TILEC_COMPILER_H

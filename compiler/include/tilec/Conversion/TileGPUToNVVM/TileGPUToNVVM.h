@@ -1,0 +1,42 @@
+//===- TileGPUToNVVM.h - Patterns lowering laid-out tiles -------*- C++ -*-===//
+
+#ifndef TILEC_CONVERSION_TILEGPUTONVVM_TILEGPUTONVVM_H
+#define TILEC_CONVERSION_TILEGPUTONVVM_TILEGPUTONVVM_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::tilegpu {
+
+/// `!tile.ptr<T>` -> `!llvm.ptr<1>`; a laid-out tensor -> the values one
+/// thread holds of it (1:N); scalars stay as they are.
+class TileGPUTypeConverter : public TypeConverter {
+public:
+  explicit TileGPUTypeConverter(MLIRContext *context);
+};
+
+/// Vector width, in elements, chosen for each tile.load / tile.store.
+using VectorWidths = llvm::DenseMap<Operation *, unsigned>;
+
+/// Elementwise arith/math ops and tile.addptr on tensors, one op per element.
+void populateElementwiseToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+/// program_id, num_programs, make_range, splat, broadcast, expand_dims and
+/// tensor constants.
+void populateShapeToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                 RewritePatternSet &patterns);
+/// tile.load and tile.store as predicated, vectorized PTX accesses.
+void populateLoadStoreToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                     const VectorWidths &widths,
+                                     RewritePatternSet &patterns);
+/// tilegpu.convert_layout through shared memory.
+void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                         RewritePatternSet &patterns);
+/// math.exp and math.log as the GPU's ex2/lg2 instructions; the rest of
+/// `math` goes through MathToLLVM.
+void populateMathToNVVMPatterns(RewritePatternSet &patterns);
+
+} // namespace mlir::tilegpu
+
+#endif // TILEC_CONVERSION_TILEGPUTONVVM_TILEGPUTONVVM_H

@@ -1,0 +1,365 @@
+//===- AST.h - Syntax tree of a .tl module ---------------------*- C++ -*-===//
+//
+// A .tl file is a Python module in Triton's kernel language. The parser
+// produces this tree for the Python subset tilec accepts; MLIRGen walks it.
+// Nodes use LLVM-style RTTI (a kind tag and classof), as in MLIR's Toy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_AST_H
+#define TILEC_FRONTEND_AST_H
+
+#include "llvm/Support/Casting.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tilec::ast {
+
+/// A position in a source file; line and column are 1-based.
+struct Location {
+  std::shared_ptr<std::string> file;
+  unsigned line = 0;
+  unsigned col = 0;
+};
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+enum class ExprKind {
+  Name,      // x
+  Int,       // 42, 0x10
+  Float,     // 1.5, 1e-5
+  Bool,      // True, False
+  None,      // None
+  String,    // "ieee"
+  Attribute, // base.attr
+  Call,      // f(a, b, key=c)
+  Subscript, // x[:, None]
+  Slice,     // lower:upper:step, only inside a subscript
+  Tuple,     // (a, b) or [a, b]
+  Unary,     // -x, +x, ~x, not x
+  Binary,    // a + b, ...
+  Compare,   // a < b (chains are rejected by the parser)
+  BoolOp,    // a and b, a or b
+  IfExp,     // a if c else b
+};
+
+struct Expr {
+  Expr(ExprKind kind, Location loc) : kind(kind), loc(std::move(loc)) {}
+  virtual ~Expr() = default;
+  const ExprKind kind;
+  Location loc;
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct NameExpr : Expr {
+  NameExpr(Location loc, std::string name)
+      : Expr(ExprKind::Name, std::move(loc)), name(std::move(name)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Name; }
+  std::string name;
+};
+
+struct IntExpr : Expr {
+  IntExpr(Location loc, int64_t value)
+      : Expr(ExprKind::Int, std::move(loc)), value(value) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Int; }
+  int64_t value;
+};
+
+struct FloatExpr : Expr {
+  FloatExpr(Location loc, double value)
+      : Expr(ExprKind::Float, std::move(loc)), value(value) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Float; }
+  double value;
+};
+
+struct BoolExpr : Expr {
+  BoolExpr(Location loc, bool value)
+      : Expr(ExprKind::Bool, std::move(loc)), value(value) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Bool; }
+  bool value;
+};
+
+struct NoneExpr : Expr {
+  explicit NoneExpr(Location loc) : Expr(ExprKind::None, std::move(loc)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::None; }
+};
+
+struct StringExpr : Expr {
+  StringExpr(Location loc, std::string value)
+      : Expr(ExprKind::String, std::move(loc)), value(std::move(value)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::String; }
+  std::string value;
+};
+
+struct AttributeExpr : Expr {
+  AttributeExpr(Location loc, ExprPtr base, std::string attr)
+      : Expr(ExprKind::Attribute, std::move(loc)), base(std::move(base)),
+        attr(std::move(attr)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Attribute; }
+  ExprPtr base;
+  std::string attr;
+};
+
+/// A `name=value` argument of a call.
+struct Keyword {
+  Location loc;
+  std::string name;
+  ExprPtr value;
+};
+
+struct CallExpr : Expr {
+  CallExpr(Location loc, ExprPtr callee, std::vector<ExprPtr> args,
+           std::vector<Keyword> keywords)
+      : Expr(ExprKind::Call, std::move(loc)), callee(std::move(callee)),
+        args(std::move(args)), keywords(std::move(keywords)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Call; }
+  ExprPtr callee;
+  std::vector<ExprPtr> args;
+  std::vector<Keyword> keywords;
+};
+
+/// `base[i]` or `base[i, j, ...]`; each index is a SliceExpr or any other
+/// expression (`None` for a new axis).
+struct SubscriptExpr : Expr {
+  SubscriptExpr(Location loc, ExprPtr base, std::vector<ExprPtr> indices)
+      : Expr(ExprKind::Subscript, std::move(loc)), base(std::move(base)),
+        indices(std::move(indices)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Subscript; }
+  ExprPtr base;
+  std::vector<ExprPtr> indices;
+};
+
+/// `lower:upper:step`; absent parts are null.
+struct SliceExpr : Expr {
+  SliceExpr(Location loc, ExprPtr lower, ExprPtr upper, ExprPtr step)
+      : Expr(ExprKind::Slice, std::move(loc)), lower(std::move(lower)),
+        upper(std::move(upper)), step(std::move(step)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Slice; }
+  ExprPtr lower, upper, step;
+};
+
+/// A tuple `(a, b)` or a list `[a, b]`.
+struct TupleExpr : Expr {
+  TupleExpr(Location loc, std::vector<ExprPtr> elements, bool isList)
+      : Expr(ExprKind::Tuple, std::move(loc)), elements(std::move(elements)),
+        isList(isList) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Tuple; }
+  std::vector<ExprPtr> elements;
+  bool isList;
+};
+
+enum class UnaryOp { Neg, Pos, Invert, Not };
+
+struct UnaryExpr : Expr {
+  UnaryExpr(Location loc, UnaryOp op, ExprPtr operand)
+      : Expr(ExprKind::Unary, std::move(loc)), op(op),
+        operand(std::move(operand)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Unary; }
+  UnaryOp op;
+  ExprPtr operand;
+};
+
+enum class BinaryOp {
+  Add, Sub, Mul, Div, FloorDiv, Mod, Pow, MatMul,
+  BitAnd, BitOr, BitXor, LShift, RShift,
+};
+
+struct BinaryExpr : Expr {
+  BinaryExpr(Location loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(ExprKind::Binary, std::move(loc)), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Binary; }
+  BinaryOp op;
+  ExprPtr lhs, rhs;
+};
+
+enum class CompareOp { Lt, Le, Gt, Ge, Eq, Ne, Is, IsNot, In, NotIn };
+
+struct CompareExpr : Expr {
+  CompareExpr(Location loc, CompareOp op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(ExprKind::Compare, std::move(loc)), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Compare; }
+  CompareOp op;
+  ExprPtr lhs, rhs;
+};
+
+enum class BoolOpKind { And, Or };
+
+struct BoolOpExpr : Expr {
+  BoolOpExpr(Location loc, BoolOpKind op, ExprPtr lhs, ExprPtr rhs)
+      : Expr(ExprKind::BoolOp, std::move(loc)), op(op), lhs(std::move(lhs)),
+        rhs(std::move(rhs)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::BoolOp; }
+  BoolOpKind op;
+  ExprPtr lhs, rhs;
+};
+
+/// `thenValue if cond else elseValue`.
+struct IfExpExpr : Expr {
+  IfExpExpr(Location loc, ExprPtr cond, ExprPtr thenValue, ExprPtr elseValue)
+      : Expr(ExprKind::IfExp, std::move(loc)), cond(std::move(cond)),
+        thenValue(std::move(thenValue)), elseValue(std::move(elseValue)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::IfExp; }
+  ExprPtr cond, thenValue, elseValue;
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+enum class StmtKind {
+  Expr, Assign, AugAssign, If, For, While, Return, Pass, Break, Continue,
+  Assert,
+};
+
+struct Stmt {
+  Stmt(StmtKind kind, Location loc) : kind(kind), loc(std::move(loc)) {}
+  virtual ~Stmt() = default;
+  const StmtKind kind;
+  Location loc;
+};
+using StmtPtr = std::unique_ptr<Stmt>;
+using Block = std::vector<StmtPtr>;
+
+/// An expression statement (a call, or a docstring).
+struct ExprStmt : Stmt {
+  ExprStmt(Location loc, ExprPtr value)
+      : Stmt(StmtKind::Expr, std::move(loc)), value(std::move(value)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Expr; }
+  ExprPtr value;
+};
+
+/// `t1 = t2 = value`; a target is a NameExpr, a TupleExpr of targets, or
+/// (rejected later) anything else. `x: ann = value` sets `annotation`.
+struct AssignStmt : Stmt {
+  AssignStmt(Location loc, std::vector<ExprPtr> targets, ExprPtr value,
+             ExprPtr annotation)
+      : Stmt(StmtKind::Assign, std::move(loc)), targets(std::move(targets)),
+        value(std::move(value)), annotation(std::move(annotation)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Assign; }
+  std::vector<ExprPtr> targets;
+  ExprPtr value;
+  ExprPtr annotation; // may be null
+};
+
+/// `target op= value`.
+struct AugAssignStmt : Stmt {
+  AugAssignStmt(Location loc, ExprPtr target, BinaryOp op, ExprPtr value)
+      : Stmt(StmtKind::AugAssign, std::move(loc)), target(std::move(target)),
+        op(op), value(std::move(value)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::AugAssign; }
+  ExprPtr target;
+  BinaryOp op;
+  ExprPtr value;
+};
+
+/// `if cond: ... else: ...`; `elif` is an IfStmt alone in `orelse`.
+struct IfStmt : Stmt {
+  IfStmt(Location loc, ExprPtr cond, Block then, Block orelse)
+      : Stmt(StmtKind::If, std::move(loc)), cond(std::move(cond)),
+        then(std::move(then)), orelse(std::move(orelse)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::If; }
+  ExprPtr cond;
+  Block then, orelse;
+};
+
+/// `for target in iter: body`.
+struct ForStmt : Stmt {
+  ForStmt(Location loc, ExprPtr target, ExprPtr iter, Block body)
+      : Stmt(StmtKind::For, std::move(loc)), target(std::move(target)),
+        iter(std::move(iter)), body(std::move(body)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::For; }
+  ExprPtr target, iter;
+  Block body;
+};
+
+struct WhileStmt : Stmt {
+  WhileStmt(Location loc, ExprPtr cond, Block body)
+      : Stmt(StmtKind::While, std::move(loc)), cond(std::move(cond)),
+        body(std::move(body)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::While; }
+  ExprPtr cond;
+  Block body;
+};
+
+struct ReturnStmt : Stmt {
+  ReturnStmt(Location loc, ExprPtr value)
+      : Stmt(StmtKind::Return, std::move(loc)), value(std::move(value)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Return; }
+  ExprPtr value; // may be null
+};
+
+struct PassStmt : Stmt {
+  explicit PassStmt(Location loc) : Stmt(StmtKind::Pass, std::move(loc)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Pass; }
+};
+
+struct BreakStmt : Stmt {
+  explicit BreakStmt(Location loc) : Stmt(StmtKind::Break, std::move(loc)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Break; }
+};
+
+struct ContinueStmt : Stmt {
+  explicit ContinueStmt(Location loc)
+      : Stmt(StmtKind::Continue, std::move(loc)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Continue; }
+};
+
+/// `assert cond, message`.
+struct AssertStmt : Stmt {
+  AssertStmt(Location loc, ExprPtr cond, ExprPtr message)
+      : Stmt(StmtKind::Assert, std::move(loc)), cond(std::move(cond)),
+        message(std::move(message)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Assert; }
+  ExprPtr cond;
+  ExprPtr message; // may be null
+};
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+/// A function parameter: `name`, `name: annotation`, `name=default`.
+struct Param {
+  Location loc;
+  std::string name;
+  ExprPtr annotation;   // may be null
+  ExprPtr defaultValue; // may be null
+};
+
+struct FunctionDef {
+  Location loc;
+  std::string name;
+  std::vector<ExprPtr> decorators; // `@triton.jit` is AttributeExpr/CallExpr
+  std::vector<Param> params;
+  ExprPtr returns; // `-> T`, may be null
+  Block body;
+};
+
+/// `import a.b as c` (module "a.b", alias "c", name "") or
+/// `from a import b as c` (module "a", name "b", alias "c"). Without `as`,
+/// alias is the bound name ("a" for `import a.b`, "b" for `from a import b`).
+struct Import {
+  Location loc;
+  std::string module;
+  std::string name;
+  std::string alias;
+};
+
+struct Module {
+  std::shared_ptr<std::string> file;
+  std::vector<Import> imports;
+  /// Module-level assignments (`BLOCK = 128`), in source order.
+  std::vector<std::unique_ptr<AssignStmt>> globals;
+  std::vector<FunctionDef> functions;
+};
+
+} // namespace tilec::ast
+
+#endif // TILEC_FRONTEND_AST_H

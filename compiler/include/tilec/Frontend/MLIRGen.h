@@ -1,0 +1,44 @@
+//===- MLIRGen.h - Emits the tile IR of a kernel ----------------*- C++ -*-===//
+
+#ifndef TILEC_FRONTEND_MLIRGEN_H
+#define TILEC_FRONTEND_MLIRGEN_H
+
+#include "tilec/Frontend/AST.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilec {
+
+/// What fixes a kernel's types and constants beyond its source.
+struct Specialization {
+  /// The @triton.jit function to compile; empty: the file's only one.
+  std::string kernel;
+  /// Triton's AOT signature, every parameter in order: "*fp32:16, i32, 1024".
+  std::string signature;
+  /// Constexpr values by name (-D NAME=VALUE): "1024", "0.5", "True".
+  std::vector<std::pair<std::string, std::string>> constexprs;
+  /// Types of the runtime (non-constexpr) parameters in order, as the JIT
+  /// infers them from a call's arguments: "*fp32:16", "i32", "fp32".
+  std::vector<std::string> argTypes;
+};
+
+/// Attributes through which the kernel's func.func reports its ABI.
+/// Each argument: `tile.name` (the parameter's name) and, where known,
+/// `tile.divisibility`; the function: `tile.constexprs` (a dictionary).
+inline constexpr const char *kParamNameAttr = "tile.name";
+inline constexpr const char *kConstexprsAttr = "tile.constexprs";
+
+/// Emits the tile IR of one kernel of `module`. Errors go to the context's
+/// diagnostic handler at the source locations; returns null after one.
+mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,
+                                          const ast::Module &module,
+                                          const Specialization &spec);
+
+} // namespace tilec
+
+#endif // TILEC_FRONTEND_MLIRGEN_H

@@ -1,0 +1,22 @@
+//===- Pipeline.h - The pass pipeline every tool uses -----------*- C++ -*-===//
+
+#ifndef TILEC_PIPELINE_PIPELINE_H
+#define TILEC_PIPELINE_PIPELINE_H
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
+namespace tilec {
+
+/// tile IR -> simplified tile IR with every tensor laid out (`--emit=ttgpu`).
+void buildTileToTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps);
+/// laid-out tile IR -> the LLVM and NVVM dialects (`--emit=llvm`).
+void buildTileGPUToLLVMPipeline(mlir::OpPassManager &pm);
+
+/// Registers both as `tile-to-tilegpu{num-warps=N}` and `tilegpu-to-llvm`.
+void registerTilePipelines();
+
+} // namespace tilec
+
+#endif // TILEC_PIPELINE_PIPELINE_H

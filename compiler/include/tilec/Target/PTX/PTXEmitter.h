@@ -1,0 +1,55 @@
+//===- PTXEmitter.h - LLVM IR to PTX, PTX to cubin --------------*- C++ -*-===//
+//
+// The last steps of the pipeline, as plain functions: the LLVM dialect module
+// is translated to LLVM IR, optimized and compiled to PTX by LLVM's NVPTX
+// backend, and optionally assembled to a cubin by ptxas.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TARGET_PTX_PTXEMITTER_H
+#define TILEC_TARGET_PTX_PTXEMITTER_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace tilec {
+
+/// The target triple of every kernel.
+inline constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
+
+/// Translates a module in the LLVM and NVVM dialects to LLVM IR in
+/// `llvmContext`, with the NVPTX triple and data layout set. Returns null
+/// after reporting the error to the module's MLIR context.
+std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
+                                                llvm::LLVMContext &llvmContext);
+
+/// Optimizes `module` at O3 for `arch` ("sm_80", "sm_90") and compiles it to
+/// PTX text. The optimized LLVM IR is printed to `optimizedIR` when given.
+llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
+                                    std::string *optimizedIR = nullptr);
+
+/// Assembles `ptx` for `arch` with ptxas; the error carries ptxas's output.
+llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx,
+                                                llvm::StringRef arch);
+
+/// The ptxas to use: $TILEC_PTXAS, else /usr/local/cuda/bin/ptxas, else the
+/// first one on PATH; none when not found.
+std::optional<std::string> findPtxas();
+
+} // namespace tilec
+
+#endif // TILEC_TARGET_PTX_PTXEMITTER_H

@@ -1,0 +1,525 @@
+//===- Compiler.cpp - .tl source to PTX, in one call ----------------------===//
+//
+// Drives the whole pipeline for tilec and the JIT: parse, MLIRGen, the tile
+// and layout passes, the lowering to the LLVM dialect, LLVM IR, PTX and
+// optionally a cubin. Every error is rendered as `file:line:col: error:`
+// with the source line and a caret; IR never reaches the user.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Compiler.h"
+
+#include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Frontend/ASTDump.h"
+#include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/Parser.h"
+#include "tilec/Pipeline/Pipeline.h"
+#include "tilec/Pipeline/Registration.h"
+#include "tilec/Target/PTX/PTXEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+using namespace mlir;
+
+namespace {
+
+constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+constexpr llvm::StringLiteral kSharedBytesAttr = "tilegpu.shared_bytes";
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+      .count();
+}
+
+/// Wall time of each stage, and of each pass under the pass stages.
+struct TimingRecord {
+  unsigned depth;
+  std::string name;
+  double ms;
+};
+
+/// Records the failing pass and, when timing, every pass's wall time.
+class PassObserver : public PassInstrumentation {
+public:
+  PassObserver(std::vector<TimingRecord> *records) : records(records) {}
+
+  void runBeforePass(Pass *pass, Operation *) override {
+    starts.push_back(Clock::now());
+  }
+  void runAfterPass(Pass *pass, Operation *) override { finish(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    if (failedPass.empty())
+      failedPass = passName(pass);
+    finish(pass);
+  }
+
+  std::string failedPass;
+
+private:
+  static std::string passName(Pass *pass) {
+    llvm::StringRef argument = pass->getArgument();
+    return (argument.empty() ? pass->getName() : argument).str();
+  }
+  void finish(Pass *pass) {
+    double ms = millisecondsSince(starts.back());
+    starts.pop_back();
+    // Pass adaptors (nested pipelines) have no argument; their passes are
+    // listed on their own.
+    if (records && !pass->getArgument().empty())
+      records->push_back({2 + unsigned(starts.size()), passName(pass), ms});
+  }
+
+  std::vector<TimingRecord> *records;
+  std::vector<Clock::time_point> starts;
+};
+
+/// One compilation: the diagnostics stream, the source manager the MLIR
+/// diagnostics are rendered against, and the stage timer.
+class Compilation {
+public:
+  Compilation(const std::string &source, const std::string &filename,
+              const tilec::CompileOptions &options,
+              tilec::CompileResult &result)
+      : source(source), filename(filename), options(options), result(result),
+        diagnostics(result.diagnostics) {
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, filename), llvm::SMLoc());
+  }
+
+  bool run();
+  void writeTimingReport(double totalMs);
+
+private:
+  bool runFrontend(OwningOpRef<ModuleOp> &module);
+  bool parseMLIR(OwningOpRef<ModuleOp> &module);
+  bool runPasses(ModuleOp module, llvm::StringRef stageName,
+                 void (*build)(OpPassManager &, unsigned));
+  func::FuncOp findKernel(ModuleOp module);
+  bool recordSignature(func::FuncOp kernel);
+  bool emitMachineCode(ModuleOp module);
+
+  /// An error with no source location: `file: error: message`.
+  void error(const llvm::Twine &message) {
+    llvm::SMDiagnostic(filename, llvm::SourceMgr::DK_Error, message.str())
+        .print(nullptr, diagnostics, /*ShowColors=*/false);
+  }
+  /// A compiler bug, reported before the diagnostics emitted since
+  /// `diagnosticsBefore`.
+  void internalError(const llvm::Twine &message, size_t diagnosticsBefore);
+  void printSourceError(const tilec::SourceError &sourceError);
+  void printModule(ModuleOp module) {
+    llvm::raw_string_ostream os(result.text);
+    module.print(os);
+    os << "\n";
+  }
+
+  template <typename Fn> auto timed(llvm::StringRef stage, Fn &&fn) {
+    Clock::time_point start = Clock::now();
+    auto value = fn();
+    if (options.timing)
+      timings.push_back({1, stage.str(), millisecondsSince(start)});
+    return value;
+  }
+
+  const std::string &source;
+  const std::string &filename;
+  const tilec::CompileOptions &options;
+  tilec::CompileResult &result;
+  llvm::raw_string_ostream diagnostics;
+  llvm::SourceMgr sourceMgr;
+  std::vector<TimingRecord> timings;
+  MLIRContext *context = nullptr;
+};
+
+const DialectRegistry &getRegistry() {
+  static const DialectRegistry registry = [] {
+    DialectRegistry r;
+    tilec::registerTileDialects(r);
+    return r;
+  }();
+  return registry;
+}
+
+void Compilation::printSourceError(const tilec::SourceError &sourceError) {
+  // Locate line:col in the buffer so SourceMgr prints the line and caret
+  // exactly as MLIR's diagnostic handler does.
+  llvm::StringRef text =
+      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
+  size_t lineStart = 0;
+  for (unsigned line = 1; line < sourceError.loc.line; ++line) {
+    size_t newline = text.find('\n', lineStart);
+    if (newline == llvm::StringRef::npos) {
+      lineStart = text.size();
+      break;
+    }
+    lineStart = newline + 1;
+  }
+  size_t lineEnd = std::min(text.find('\n', lineStart), text.size());
+  size_t column = sourceError.loc.col ? sourceError.loc.col - 1 : 0;
+  size_t offset = std::min(lineStart + column, lineEnd);
+  sourceMgr.PrintMessage(diagnostics,
+                         llvm::SMLoc::getFromPointer(text.data() + offset),
+                         llvm::SourceMgr::DK_Error, sourceError.message);
+}
+
+bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
+  tilec::SourceError parseError;
+  std::unique_ptr<tilec::ast::Module> ast = timed("parse", [&] {
+    return tilec::parseModule(source, filename, parseError);
+  });
+  if (!ast) {
+    printSourceError(parseError);
+    return false;
+  }
+  if (options.stopAfter == tilec::Stage::AST) {
+    llvm::raw_string_ostream os(result.text);
+    tilec::dumpAST(*ast, os);
+    return true;
+  }
+
+  tilec::Specialization spec;
+  spec.kernel = options.kernel;
+  spec.signature = options.signature;
+  spec.constexprs = options.constexprs;
+  spec.argTypes = options.argTypes;
+  size_t diagnosticsBefore = result.diagnostics.size();
+  module = timed("mlirgen",
+                 [&] { return tilec::mlirGen(*context, *ast, spec); });
+  if (!module) {
+    if (result.diagnostics.size() == diagnosticsBefore)
+      error("internal error: MLIR generation failed without a diagnostic");
+    return false;
+  }
+  if (failed(verify(*module))) {
+    internalError("the frontend produced invalid tile IR", diagnosticsBefore);
+    return false;
+  }
+  return true;
+}
+
+bool Compilation::parseMLIR(OwningOpRef<ModuleOp> &module) {
+  if (options.stopAfter == tilec::Stage::AST) {
+    error("--emit=ast needs a .tl source, not MLIR");
+    return false;
+  }
+  ParserConfig config(context);
+  module = timed("parse", [&] {
+    return parseSourceFile<ModuleOp>(sourceMgr, config);
+  });
+  return bool(module);
+}
+
+bool Compilation::runPasses(ModuleOp module, llvm::StringRef stageName,
+                            void (*build)(OpPassManager &, unsigned)) {
+  PassManager pm = PassManager::on<ModuleOp>(context);
+  build(pm, options.numWarps);
+  auto observer = std::make_unique<PassObserver>(
+      options.timing ? &timings : nullptr);
+  PassObserver *observerPtr = observer.get();
+  pm.addInstrumentation(std::move(observer));
+
+  // Diagnostics of a failing pass follow the internal error that explains
+  // them, so remember where they start.
+  size_t diagnosticsBefore = result.diagnostics.size();
+  size_t timingIndex = timings.size();
+  Clock::time_point start = Clock::now();
+  LogicalResult status = pm.run(module);
+  if (options.timing)
+    timings.insert(timings.begin() + timingIndex,
+                   {1, stageName.str(), millisecondsSince(start)});
+  if (succeeded(status))
+    return true;
+
+  std::string pass =
+      observerPtr->failedPass.empty() ? stageName.str() : observerPtr->failedPass;
+  internalError("pass '" + pass + "' failed", diagnosticsBefore);
+  return false;
+}
+
+void Compilation::internalError(const llvm::Twine &message,
+                                size_t diagnosticsBefore) {
+  // The diagnostics emitted since `diagnosticsBefore` explain the failure:
+  // they follow the line that says it is tilec's fault.
+  std::string details = result.diagnostics.substr(diagnosticsBefore);
+  result.diagnostics.resize(diagnosticsBefore);
+  error("internal error: " + message +
+        " (a tilec bug; please report it with this kernel)");
+  result.diagnostics += details;
+}
+
+func::FuncOp Compilation::findKernel(ModuleOp module) {
+  llvm::SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (!options.kernel.empty() && func.getSymName() == options.kernel)
+      return func;
+    if (func.isPublic())
+      candidates.push_back(func);
+  }
+  if (!options.kernel.empty()) {
+    error("no kernel named '" + options.kernel + "'");
+    return nullptr;
+  }
+  if (candidates.size() == 1)
+    return candidates.front();
+  if (candidates.empty())
+    error("no kernel function to compile");
+  else
+    error("several kernels; choose one with --kernel");
+  return nullptr;
+}
+
+/// `*fp32`, `i32`... for a parameter of MLIR type `type`; empty if none.
+std::string paramTypeName(Type type) {
+  if (auto ptr = dyn_cast<mlir::tile::PointerType>(type)) {
+    std::string pointee = paramTypeName(ptr.getPointeeType());
+    return pointee.empty() ? "" : "*" + pointee;
+  }
+  if (type.isInteger(1))
+    return "i1";
+  if (type.isInteger(8))
+    return "i8";
+  if (type.isInteger(16))
+    return "i16";
+  if (type.isInteger(32))
+    return "i32";
+  if (type.isInteger(64))
+    return "i64";
+  if (type.isF16())
+    return "fp16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF32())
+    return "fp32";
+  if (type.isF64())
+    return "fp64";
+  return "";
+}
+
+/// A constexpr's value as JSON text: ints as ints, floats with a decimal
+/// point, bools as true/false.
+std::string constexprJSON(Attribute value) {
+  if (auto boolAttr = dyn_cast<BoolAttr>(value))
+    return boolAttr.getValue() ? "true" : "false";
+  if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
+    if (intAttr.getType().isInteger(1))
+      return intAttr.getValue().isZero() ? "false" : "true";
+    llvm::SmallString<24> text;
+    intAttr.getValue().toStringSigned(text);
+    return text.str().str();
+  }
+  if (auto floatAttr = dyn_cast<FloatAttr>(value)) {
+    double v = floatAttr.getValueAsDouble();
+    if (std::isnan(v))
+      return "null";
+    if (std::isinf(v))
+      return v > 0 ? "1e999" : "-1e999";
+    std::string text;
+    llvm::raw_string_ostream(text) << llvm::format("%.17g", v);
+    if (text.find_first_of(".e") == std::string::npos)
+      text += ".0";
+    return text;
+  }
+  return "null";
+}
+
+bool isPTXIdentifier(llvm::StringRef name) {
+  if (name.empty() || !(llvm::isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  return llvm::all_of(name, [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  });
+}
+
+bool Compilation::recordSignature(func::FuncOp kernel) {
+  ::tile::KernelMetadata &md = result.metadata;
+  md.kernel = kernel.getSymName().str();
+  md.numWarps = options.numWarps;
+  md.threadsPerBlock = 32 * options.numWarps;
+  md.arch = options.arch;
+  md.params.clear();
+  md.constexprs.clear();
+  for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+    BlockArgument arg = kernel.getArgument(i);
+    ::tile::ParamInfo param;
+    param.type = paramTypeName(arg.getType());
+    if (param.type.empty()) {
+      emitError(arg.getLoc()) << "kernel parameter of unsupported type "
+                              << arg.getType();
+      return false;
+    }
+    if (auto name = kernel.getArgAttrOfType<StringAttr>(i, tilec::kParamNameAttr))
+      param.name = name.getValue().str();
+    else
+      param.name = "arg" + std::to_string(i);
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, kDivisibilityAttr))
+      param.divisibility = unsigned(std::max<int64_t>(1, div.getInt()));
+    md.params.push_back(std::move(param));
+  }
+  if (auto constexprs =
+          kernel->getAttrOfType<DictionaryAttr>(tilec::kConstexprsAttr))
+    for (NamedAttribute entry : constexprs)
+      md.constexprs.emplace_back(entry.getName().str(),
+                                 constexprJSON(entry.getValue()));
+
+  if (!options.entryName.empty()) {
+    if (!isPTXIdentifier(options.entryName)) {
+      error("invalid kernel entry name '" + options.entryName + "'");
+      return false;
+    }
+    kernel.setSymName(options.entryName);
+    md.kernel = options.entryName;
+  }
+  return true;
+}
+
+bool Compilation::emitMachineCode(ModuleOp module) {
+  llvm::LLVMContext llvmContext;
+  size_t diagnosticsBefore = result.diagnostics.size();
+  std::unique_ptr<llvm::Module> llvmModule = timed("translate to LLVM IR", [&] {
+    return tilec::translateToLLVMIR(module, llvmContext);
+  });
+  if (!llvmModule) {
+    internalError("translation to LLVM IR failed", diagnosticsBefore);
+    return false;
+  }
+  if (options.stopAfter == tilec::Stage::LLVM) {
+    llvm::raw_string_ostream os(result.text);
+    llvmModule->print(os, nullptr);
+    return true;
+  }
+
+  llvm::Expected<std::string> ptx = timed("LLVM O3 + PTX codegen", [&] {
+    return tilec::emitPTX(*llvmModule, options.arch);
+  });
+  if (!ptx) {
+    internalError(llvm::toString(ptx.takeError()), result.diagnostics.size());
+    return false;
+  }
+  result.text = std::move(*ptx);
+  if (options.stopAfter == tilec::Stage::PTX)
+    return true;
+
+  llvm::Expected<std::vector<char>> cubin = timed("ptxas", [&] {
+    return tilec::assembleCubin(result.text, options.arch);
+  });
+  if (!cubin) {
+    error(llvm::toString(cubin.takeError()));
+    return false;
+  }
+  result.cubin = std::move(*cubin);
+  return true;
+}
+
+bool Compilation::run() {
+  using tilec::Stage;
+  if (options.arch != "sm_80" && options.arch != "sm_90") {
+    error("unsupported GPU architecture '" + options.arch +
+          "' (expected sm_80 or sm_90)");
+    return false;
+  }
+  if (options.numWarps == 0 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1))) {
+    error("num_warps must be a power of two from 1 to 32, not " +
+          llvm::Twine(options.numWarps));
+    return false;
+  }
+
+  // Small kernels compile faster on one thread than with a thread pool.
+  MLIRContext mlirContext(getRegistry(), MLIRContext::Threading::DISABLED);
+  context = &mlirContext;
+  mlirContext.printOpOnDiagnostic(false);
+  mlirContext.loadDialect<mlir::tile::TileDialect, arith::ArithDialect,
+                          math::MathDialect, scf::SCFDialect,
+                          func::FuncDialect>();
+  SourceMgrDiagnosticHandler handler(sourceMgr, &mlirContext, diagnostics);
+
+  OwningOpRef<ModuleOp> module;
+  bool isMLIR = llvm::StringRef(filename).ends_with(".mlir");
+  if (!(isMLIR ? parseMLIR(module) : runFrontend(module)))
+    return false;
+  if (options.stopAfter == Stage::AST)
+    return true;
+
+  func::FuncOp kernel = findKernel(*module);
+  if (!kernel || !recordSignature(kernel))
+    return false;
+  if (options.stopAfter == Stage::Tile) {
+    printModule(*module);
+    return true;
+  }
+
+  if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
+    return false;
+  if (options.stopAfter == Stage::TileGPU) {
+    printModule(*module);
+    return true;
+  }
+
+  if (!runPasses(*module, "tilegpu-to-llvm",
+                 [](OpPassManager &pm, unsigned) {
+                   tilec::buildTileGPUToLLVMPipeline(pm);
+                 }))
+    return false;
+  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
+    result.metadata.sharedBytes = unsigned(shared.getInt());
+  return emitMachineCode(*module);
+}
+
+void Compilation::writeTimingReport(double totalMs) {
+  llvm::raw_string_ostream os(result.timingReport);
+  os << "tilec: wall time per stage, ms (" << filename << ")\n";
+  for (const TimingRecord &record : timings)
+    os << llvm::format("%*s%9.3f  ", int(2 * (record.depth - 1)), "",
+                       record.ms)
+       << record.name << "\n";
+  os << llvm::format("%9.3f  ", totalMs) << "total\n";
+}
+
+} // namespace
+
+tilec::CompileResult tilec::compile(const std::string &source,
+                                    const std::string &filename,
+                                    const CompileOptions &options) {
+  CompileResult result;
+  Clock::time_point start = Clock::now();
+  Compilation compilation(source, filename, options, result);
+  result.ok = compilation.run();
+  if (options.timing)
+    compilation.writeTimingReport(millisecondsSince(start));
+  return result;
+}
+
+bool tilec::parseStage(const std::string &name, Stage &stage) {
+  static const std::pair<const char *, Stage> stages[] = {
+      {"ast", Stage::AST},       {"tile", Stage::Tile},
+      {"ttgpu", Stage::TileGPU}, {"tilegpu", Stage::TileGPU},
+      {"llvm", Stage::LLVM},     {"ptx", Stage::PTX},
+      {"cubin", Stage::Cubin}};
+  for (const auto &[stageName, value] : stages)
+    if (name == stageName) {
+      stage = value;
+      return true;
+    }
+  return false;
+}

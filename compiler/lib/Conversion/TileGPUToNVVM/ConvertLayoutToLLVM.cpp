@@ -1,0 +1,115 @@
+//===- ConvertLayoutToLLVM.cpp - Layout conversions via shared memory -----===//
+//
+// Every thread writes its elements to shared memory at their row-major
+// index, the CTA synchronizes, and every thread reads the elements the new
+// layout gives it. Rows are padded by one element, so that threads walking
+// down a column (a transpose) hit different banks. Replicated elements are written more than once with the
+// same value, which is harmless. All conversions share one buffer at offset
+// 0 (the barrier before the writes keeps earlier readers safe); the
+// module attribute `tilegpu.shared_bytes` records the largest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+static constexpr unsigned kSharedAddressSpace = 3;
+
+/// The module's dynamic shared memory: `extern __shared__ char global_smem[]`.
+static LLVM::GlobalOp getOrCreateSharedBuffer(OpBuilder &b, ModuleOp module) {
+  if (auto global = module.lookupSymbol<LLVM::GlobalOp>("global_smem"))
+    return global;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+  return LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
+                                LLVM::Linkage::External, "global_smem",
+                                /*value=*/Attribute(), /*alignment=*/16,
+                                kSharedAddressSpace);
+}
+
+namespace {
+
+struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    RankedTensorType type = op.getType();
+    ThreadLayout src = getThreadLayout(op.getSrc().getType());
+    ThreadLayout dst = getThreadLayout(type);
+    ValueRange srcValues = adaptor.getSrc();
+    Type element = srcValues.front().getType();
+    bool isPointer = isa<LLVM::LLVMPointerType>(element);
+    Type slotType = element.isInteger(1) ? rewriter.getI8Type()
+                    : isPointer          ? rewriter.getI64Type()
+                                         : element;
+    unsigned slotBytes = getMemoryBits(slotType) / 8;
+
+    // Row-major slots, each innermost row padded by one slot (rank >= 2).
+    int64_t rowLength = type.getShape().back();
+    int64_t rowStride = type.getRank() > 1 ? rowLength + 1 : rowLength;
+    int64_t bytes = type.getNumElements() / rowLength * rowStride * slotBytes;
+    auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
+    if (!recorded || recorded.getInt() < bytes)
+      module->setAttr("tilegpu.shared_bytes",
+                      rewriter.getI32IntegerAttr(bytes));
+
+    LLVM::GlobalOp global = getOrCreateSharedBuffer(rewriter, module);
+    Value base = LLVM::AddressOfOp::create(rewriter, loc, global);
+    auto slotAddress = [&](ArrayRef<Value> index) {
+      Value row = i32Constant(rewriter, loc, 0);
+      for (auto [d, i] : llvm::enumerate(index.drop_back())) {
+        row = LLVM::MulOp::create(
+            rewriter, loc, row, i32Constant(rewriter, loc, type.getDimSize(d)));
+        row = LLVM::AddOp::create(rewriter, loc, row, i);
+      }
+      Value linear = LLVM::AddOp::create(
+          rewriter, loc,
+          LLVM::MulOp::create(rewriter, loc, row,
+                              i32Constant(rewriter, loc, rowStride)),
+          index.back());
+      return LLVM::GEPOp::create(rewriter, loc, base.getType(), slotType, base,
+                                 ValueRange{linear});
+    };
+
+    NVVM::Barrier0Op::create(rewriter, loc);
+    for (auto [e, index] :
+         llvm::enumerate(emitElementIndices(rewriter, loc, src))) {
+      Value v = srcValues[e];
+      if (element.isInteger(1))
+        v = LLVM::ZExtOp::create(rewriter, loc, slotType, v);
+      else if (isPointer)
+        v = LLVM::PtrToIntOp::create(rewriter, loc, slotType, v);
+      LLVM::StoreOp::create(rewriter, loc, v, slotAddress(index));
+    }
+    NVVM::Barrier0Op::create(rewriter, loc);
+    SmallVector<Value> values;
+    for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, dst)) {
+      Value v = LLVM::LoadOp::create(rewriter, loc, slotType, slotAddress(index));
+      if (element.isInteger(1))
+        v = LLVM::TruncOp::create(rewriter, loc, element, v);
+      else if (isPointer)
+        v = LLVM::IntToPtrOp::create(rewriter, loc, element, v);
+      values.push_back(v);
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateConvertLayoutToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ConvertLayoutToLLVM>(converter, patterns.getContext());
+}

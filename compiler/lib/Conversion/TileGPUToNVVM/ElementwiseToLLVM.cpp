@@ -1,0 +1,104 @@
+//===- ElementwiseToLLVM.cpp - Elementwise ops, one per element -----------===//
+//
+// A tensor op of `arith` or `math` becomes the same op on each of the
+// thread's scalars; ArithToLLVM and MathToLLVM finish the job. tile.addptr
+// becomes a getelementptr per element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "tilec/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// The number of values an operand or result took after conversion, all
+/// equal for an elementwise op (scalars count 1).
+unsigned getWidth(ArrayRef<ValueRange> operands) {
+  unsigned width = 1;
+  for (ValueRange values : operands)
+    width = std::max<unsigned>(width, values.size());
+  return width;
+}
+
+/// The i-th value of an operand, broadcasting scalars.
+Value elementOf(ValueRange values, unsigned i) {
+  return values.size() == 1 ? values.front() : values[i];
+}
+
+struct ScalarizeElementwise : ConversionPattern {
+  ScalarizeElementwise(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0 || isa<tile::AddPtrOp>(op))
+      return failure();
+    Dialect *dialect = op->getDialect();
+    if (!dialect || (dialect->getNamespace() != "arith" &&
+                     dialect->getNamespace() != "math"))
+      return failure();
+    Type resultType = op->getResult(0).getType();
+    if (!isa<RankedTensorType>(resultType) &&
+        llvm::all_of(op->getOperandTypes(), [&](Type t) {
+          return getTypeConverter()->isLegal(t);
+        }))
+      return failure(); // scalar op on legal types: not ours
+    Type scalarType =
+        getTypeConverter()->convertType(getElementTypeOrSelf(resultType));
+    if (!scalarType)
+      return failure();
+
+    SmallVector<Value> results;
+    for (unsigned i = 0, e = getWidth(operands); i < e; ++i) {
+      SmallVector<Value> scalars;
+      for (ValueRange values : operands)
+        scalars.push_back(elementOf(values, i));
+      OperationState state(op->getLoc(), op->getName(), scalars, {scalarType},
+                           op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+struct AddPtrToGEP : OpConversionPattern<tile::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()))
+                       .getPointeeType();
+    // i1 lives in memory as a byte.
+    if (pointee.isInteger(1))
+      pointee = rewriter.getI8Type();
+    Type ptrType = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    SmallVector<Value> results;
+    ArrayRef<ValueRange> operands = adaptor.getOperands();
+    for (unsigned i = 0, e = getWidth(operands); i < e; ++i)
+      results.push_back(LLVM::GEPOp::create(
+          rewriter, op.getLoc(), ptrType, pointee,
+          elementOf(adaptor.getPtr(), i),
+          ValueRange{elementOf(adaptor.getOffset(), i)}));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateElementwiseToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ScalarizeElementwise, AddPtrToGEP>(converter,
+                                                  patterns.getContext());
+}

@@ -1,0 +1,257 @@
+//===- LoadStoreToLLVM.cpp - Predicated, vectorized global accesses -------===//
+//
+// A thread's elements are accessed in groups of `width` consecutive ones,
+// which the layout keeps adjacent and the axis analysis proved contiguous,
+// aligned and equally masked. Each group is one PTX `ld.global` or
+// `st.global` of up to 16 bytes (v4.b32), guarded by its mask predicate, as
+// Triton does: LLVM cannot express a predicated vector access itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// How a group of `width` elements of `bits` each travels: as `words`
+/// registers of `wordBits`.
+struct Packing {
+  unsigned width, elemBits, wordBits, words;
+  Packing(unsigned width, unsigned elemBits)
+      : width(width), elemBits(elemBits) {
+    unsigned total = width * elemBits;
+    wordBits = std::min(total, 32u);
+    words = total / wordBits;
+  }
+  /// Suffix of the PTX access: ".v4.b32", ".b16", ...
+  std::string suffix() const {
+    std::string s = words > 1 ? ".v" + std::to_string(words) : "";
+    return s + ".b" + std::to_string(wordBits);
+  }
+  /// Inline-asm register class of a word.
+  StringRef regClass() const {
+    return wordBits == 32 ? "r" : wordBits == 16 ? "h" : "c";
+  }
+  /// `{ $a, $b, ... }` or `$a` for `words` consecutive operands from `first`.
+  std::string operandList(unsigned first) const {
+    if (words == 1)
+      return "$" + std::to_string(first);
+    std::string s = "{ ";
+    for (unsigned i = 0; i < words; ++i)
+      s += (i ? ", $" : "$") + std::to_string(first + i);
+    return s + " }";
+  }
+};
+
+/// The memory form of an element: i1 travels as i8.
+Type memoryType(OpBuilder &b, Type element) {
+  if (element.isInteger(1))
+    return b.getI8Type();
+  if (isa<LLVM::LLVMPointerType>(element))
+    return b.getI64Type();
+  return element;
+}
+
+Value toMemory(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  if (isa<LLVM::LLVMPointerType>(v.getType()))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+Value fromMemory(OpBuilder &b, Location loc, Value v, Type element) {
+  if (element.isInteger(1))
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
+                                LLVM::ConstantOp::create(b, loc, v.getType(),
+                                                         b.getI8IntegerAttr(0)));
+  if (isa<LLVM::LLVMPointerType>(element))
+    return LLVM::IntToPtrOp::create(b, loc, element, v);
+  return v;
+}
+
+/// Packs `elems` (memory form) into words of the packing.
+SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> elems,
+                             const Packing &p) {
+  Type elemType = elems.front().getType();
+  Type wordType = b.getIntegerType(p.wordBits);
+  unsigned perWord = p.wordBits / p.elemBits;
+  SmallVector<Value> words;
+  for (unsigned w = 0; w < p.words; ++w) {
+    if (perWord == 1) {
+      Value e = elems[w];
+      words.push_back(e.getType() == wordType
+                          ? e
+                          : LLVM::BitcastOp::create(b, loc, wordType, e));
+      continue;
+    }
+    auto vecType = VectorType::get({perWord}, elemType);
+    Value vec = LLVM::UndefOp::create(b, loc, vecType);
+    for (unsigned i = 0; i < perWord; ++i)
+      vec = LLVM::InsertElementOp::create(b, loc, vec, elems[w * perWord + i],
+                                          i32Constant(b, loc, i));
+    words.push_back(LLVM::BitcastOp::create(b, loc, wordType, vec));
+  }
+  return words;
+}
+
+/// Unpacks words into `p.width` elements of `elemType` (memory form).
+SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                               Type elemType, const Packing &p) {
+  unsigned perWord = p.wordBits / p.elemBits;
+  SmallVector<Value> elems;
+  for (Value word : words) {
+    if (perWord == 1) {
+      elems.push_back(word.getType() == elemType
+                          ? word
+                          : LLVM::BitcastOp::create(b, loc, elemType, word));
+      continue;
+    }
+    auto vecType = VectorType::get({perWord}, elemType);
+    Value vec = LLVM::BitcastOp::create(b, loc, vecType, word);
+    for (unsigned i = 0; i < perWord; ++i)
+      elems.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
+                                                     i32Constant(b, loc, i)));
+  }
+  return elems;
+}
+
+Value trueValue(OpBuilder &b, Location loc) {
+  return LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+}
+
+/// Width of the groups for `op`, clamped to what the thread holds
+/// contiguously.
+unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
+                    unsigned numElems) {
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return 1;
+  auto it = widths.find(op);
+  unsigned width = it == widths.end() ? 1 : it->second;
+  ThreadLayout layout = getThreadLayout(type);
+  unsigned fast = layout.getBlocked().getOrder().front();
+  unsigned contiguous = std::min<int64_t>(
+      layout.getBlocked().getSizePerThread()[fast], layout.getLocalCount(fast));
+  width = std::min(width, contiguous);
+  while (width > 1 && numElems % width)
+    width /= 2;
+  return std::max(1u, width);
+}
+
+struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
+  LoadToLLVM(const TypeConverter &converter, MLIRContext *context,
+             const VectorWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
+
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type element = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    Type memType = memoryType(rewriter, element);
+    ValueRange ptrs = adaptor.getPtr();
+    unsigned n = ptrs.size();
+    unsigned width = groupWidth(op, op.getPtr(), widths, n);
+    Packing p(width, getMemoryBits(memType));
+
+    SmallVector<Value> results;
+    for (unsigned g = 0; g < n; g += width) {
+      Value pred = op.getMask() ? adaptor.getMask()[g] : trueValue(rewriter, loc);
+      SmallVector<Value> others;
+      for (unsigned i = 0; i < width; ++i)
+        others.push_back(
+            op.getOther()
+                ? toMemory(rewriter, loc, adaptor.getOther()[g + i])
+                : LLVM::ZeroOp::create(rewriter, loc, memType).getResult());
+      SmallVector<Value> otherWords = packWords(rewriter, loc, others, p);
+
+      // $0..$w-1: results; $w: address; $w+1: predicate; then the others.
+      std::string asmText;
+      for (unsigned w = 0; w < p.words; ++w)
+        asmText += llvm::formatv("mov.b{0} ${1}, ${2};\n\t",
+                                 std::max(p.wordBits, 16u), w, p.words + 2 + w);
+      asmText += llvm::formatv("@${0} ld.global{1} {2}, [ ${3} + 0 ];",
+                               p.words + 1, p.suffix(), p.operandList(0),
+                               p.words);
+      std::string constraints;
+      for (unsigned w = 0; w < p.words; ++w)
+        constraints += "=" + p.regClass().str() + ",";
+      constraints += "l,b";
+      for (unsigned w = 0; w < p.words; ++w)
+        constraints += "," + p.regClass().str();
+
+      SmallVector<Value> operands = {ptrs[g], pred};
+      llvm::append_range(operands, otherWords);
+      SmallVector<Type> wordTypes(p.words, rewriter.getIntegerType(p.wordBits));
+      SmallVector<Value> words =
+          emitPTX(rewriter, loc, asmText, constraints, operands, wordTypes,
+                  /*hasSideEffects=*/true);
+      for (Value v : unpackWords(rewriter, loc, words, memType, p))
+        results.push_back(fromMemory(rewriter, loc, v, element));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+
+  const VectorWidths &widths;
+};
+
+struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
+  StoreToLLVM(const TypeConverter &converter, MLIRContext *context,
+              const VectorWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
+
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange values = adaptor.getValue();
+    unsigned n = ptrs.size();
+    unsigned width = groupWidth(op, op.getPtr(), widths, n);
+    Type memType = memoryType(rewriter, values.front().getType());
+    Packing p(width, getMemoryBits(memType));
+
+    for (unsigned g = 0; g < n; g += width) {
+      Value pred = op.getMask() ? adaptor.getMask()[g] : trueValue(rewriter, loc);
+      SmallVector<Value> elems;
+      for (unsigned i = 0; i < width; ++i)
+        elems.push_back(toMemory(rewriter, loc, values[g + i]));
+      SmallVector<Value> words = packWords(rewriter, loc, elems, p);
+      // $0: address; $1..$w: words; $w+1: predicate.
+      std::string asmText =
+          llvm::formatv("@${0} st.global{1} [ $0 + 0 ], {2};", p.words + 1,
+                        p.suffix(), p.operandList(1));
+      std::string constraints = "l";
+      for (unsigned w = 0; w < p.words; ++w)
+        constraints += "," + p.regClass().str();
+      constraints += ",b";
+      SmallVector<Value> operands = {ptrs[g]};
+      llvm::append_range(operands, words);
+      operands.push_back(pred);
+      emitPTX(rewriter, loc, asmText, constraints, operands, {},
+              /*hasSideEffects=*/true);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const VectorWidths &widths;
+};
+
+} // namespace
+
+void mlir::tilegpu::populateLoadStoreToLLVMPatterns(
+    const TileGPUTypeConverter &converter, const VectorWidths &widths,
+    RewritePatternSet &patterns) {
+  patterns.add<LoadToLLVM, StoreToLLVM>(converter, patterns.getContext(),
+                                        widths);
+}

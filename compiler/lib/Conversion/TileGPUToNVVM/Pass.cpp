@@ -1,0 +1,146 @@
+//===- Pass.cpp - convert-tilegpu-to-nvvm ---------------------------------===//
+//
+// Three steps: tensors become the values each thread holds (1:N), scf
+// becomes cf, and then everything becomes the LLVM dialect with the stock
+// ArithToLLVM / MathToLLVM / ControlFlowToLLVM / FuncToLLVM patterns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Conversion/TileGPUToNVVM/Passes.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tilegpu {
+#define GEN_PASS_DEF_CONVERTTILEGPUTONVVM
+#include "tilec/Conversion/TileGPUToNVVM/Passes.h.inc"
+} // namespace mlir::tilegpu
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// Vector width of every load and store along its layout's fastest
+/// dimension, from the axis analysis of the IR before lowering.
+VectorWidths computeVectorWidths(ModuleOp module) {
+  tile::AxisInfoAnalysis axis(module);
+  VectorWidths widths;
+  module.walk([&](Operation *op) {
+    Value ptr, mask;
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      ptr = load.getPtr(), mask = load.getMask();
+    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      ptr = store.getPtr(), mask = store.getMask();
+    auto type = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
+    if (!type)
+      return;
+    std::optional<ThreadLayout> layout = ThreadLayout::get(type);
+    if (!layout)
+      return;
+    int dim = layout->getTensorDim(layout->getBlocked().getOrder().front());
+    Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
+    unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+    widths[op] = dim < 0 ? 1 : axis.getMaxVectorWidth(ptr, mask, dim, bytes);
+  });
+  return widths;
+}
+
+struct ConvertTileGPUToNVVM
+    : tilegpu::impl::ConvertTileGPUToNVVMBase<ConvertTileGPUToNVVM> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    VectorWidths widths = computeVectorWidths(module);
+    // Specialization facts are used up; LLVM has no use for them.
+    // The ABI attributes too (tilec reads them before lowering): the LLVM IR
+    // translation warns about attributes of dialects it does not know.
+    module.walk([](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        func.removeArgAttr(i, tile::kDivisibilityAttrName);
+        func.removeArgAttr(i, "tile.name");
+      }
+      func->removeAttr("tile.constexprs");
+    });
+
+    if (failed(convertTensors(module, widths)) ||
+        failed(convertSCFToCF(module)) || failed(convertToLLVM(module)))
+      return signalPassFailure();
+
+    unsigned threads = getNumWarps(module) * 32;
+    module.walk([&](LLVM::LLVMFuncOp func) {
+      if (func.isExternal())
+        return;
+      func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    UnitAttr::get(context));
+      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    DenseI32ArrayAttr::get(context, {int32_t(threads), 1, 1}));
+    });
+  }
+
+  LogicalResult convertTensors(ModuleOp module, const VectorWidths &widths) {
+    MLIRContext *context = &getContext();
+    TileGPUTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    ConversionTarget target(*context);
+    populateElementwiseToLLVMPatterns(converter, patterns);
+    populateShapeToLLVMPatterns(converter, patterns);
+    populateLoadStoreToLLVMPatterns(converter, widths, patterns);
+    populateConvertLayoutToLLVMPatterns(converter, patterns);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         target);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    target.addIllegalDialect<tile::TileDialect, TileGPUDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return converter.isSignatureLegal(func.getFunctionType()) &&
+             converter.isLegal(&func.getBody());
+    });
+    target.markUnknownOpDynamicallyLegal(
+        [&](Operation *op) { return converter.isLegal(op); });
+    return applyPartialConversion(module, target, std::move(patterns));
+  }
+
+  LogicalResult convertSCFToCF(ModuleOp module) {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    ConversionTarget target(*context);
+    target.addIllegalOp<scf::ForOp, scf::IfOp, scf::WhileOp,
+                        scf::ExecuteRegionOp>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    return applyPartialConversion(module, target, std::move(patterns));
+  }
+
+  LogicalResult convertToLLVM(ModuleOp module) {
+    MLIRContext *context = &getContext();
+    LLVMTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    populateMathToNVVMPatterns(patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget target(*context);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addLegalOp<UnrealizedConversionCastOp>();
+    return applyPartialConversion(module, target, std::move(patterns));
+  }
+};
+
+} // namespace

@@ -1,0 +1,142 @@
+//===- ShapeToLLVM.cpp - Program ids, ranges and shape operations ---------===//
+//
+// Ops that make or reshape tiles without touching memory. Each thread
+// computes its elements' indices from its thread id and the layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+template <typename OpTy, typename X, typename Y, typename Z>
+struct GridQueryToNVVM : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Value value;
+    switch (op.getAxis()) {
+    case 0:
+      value = X::create(rewriter, op.getLoc(), i32);
+      break;
+    case 1:
+      value = Y::create(rewriter, op.getLoc(), i32);
+      break;
+    default:
+      value = Z::create(rewriter, op.getLoc(), i32);
+      break;
+    }
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct MakeRangeToLLVM : OpConversionPattern<tile::MakeRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::MakeRangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadLayout layout = getThreadLayout(op.getType());
+    SmallVector<Value> values;
+    for (ArrayRef<Value> index : emitElementIndices(rewriter, op.getLoc(), layout))
+      values.push_back(LLVM::AddOp::create(
+          rewriter, op.getLoc(), index[0],
+          i32Constant(rewriter, op.getLoc(), op.getStart())));
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct SplatToLLVM : OpConversionPattern<tile::SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::SplatOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    unsigned n = getThreadLayout(op.getType()).getNumElems();
+    SmallVector<Value> values(n, adaptor.getSrc().front());
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+struct ConstantToLLVM : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto dense = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!type || !dense)
+      return failure();
+    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(),
+                                            type.getElementType(),
+                                            dense.getSplatValue<TypedAttr>());
+    SmallVector<Value> values(getThreadLayout(type).getNumElems(), scalar);
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// The source and result share a layout; each result element reads the
+/// thread's own source element with the broadcast dimensions at 0.
+struct BroadcastToLLVM : OpConversionPattern<tile::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::BroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ThreadLayout src = getThreadLayout(op.getSrc().getType());
+    ThreadLayout dst = getThreadLayout(op.getType());
+    if (src.getBlocked() != dst.getBlocked() ||
+        src.getSlicedDims() != dst.getSlicedDims())
+      return rewriter.notifyMatchFailure(op, "source and result layouts differ");
+    ValueRange srcValues = adaptor.getSrc();
+    SmallVector<Value> values;
+    for (unsigned e = 0; e < dst.getNumElems(); ++e) {
+      SmallVector<int64_t> local = dst.getLocalIndex(e);
+      for (unsigned d = 0; d < local.size(); ++d)
+        if (src.getLocalCount(d) == 1)
+          local[d] = 0;
+      values.push_back(srcValues[src.linearize(local)]);
+    }
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
+
+/// The source's layout is the slice of the result's: the same elements.
+struct ExpandDimsToLLVM : OpConversionPattern<tile::ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ExpandDimsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto slice = dyn_cast_or_null<SliceEncodingAttr>(
+        op.getSrc().getType().getEncoding());
+    if (!slice || slice.getParent() != op.getType().getEncoding() ||
+        slice.getDim() != op.getAxis())
+      return rewriter.notifyMatchFailure(op, "source is not a slice of result");
+    rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateShapeToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<GridQueryToNVVM<tile::ProgramIdOp, NVVM::BlockIdXOp,
+                               NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
+               GridQueryToNVVM<tile::NumProgramsOp, NVVM::GridDimXOp,
+                               NVVM::GridDimYOp, NVVM::GridDimZOp>,
+               MakeRangeToLLVM, SplatToLLVM, ConstantToLLVM, BroadcastToLLVM,
+               ExpandDimsToLLVM>(converter, context);
+}

@@ -1,0 +1,31 @@
+//===- TypeConverter.cpp - Types of laid-out tiles in LLVM ----------------===//
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+/// Global memory in NVPTX.
+static constexpr unsigned kGlobalAddressSpace = 1;
+
+TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context) {
+  addConversion([](Type type) { return type; });
+  addConversion([context](tile::PointerType) -> Type {
+    return LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
+  });
+  addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
+                    -> std::optional<LogicalResult> {
+    std::optional<ThreadLayout> layout = ThreadLayout::get(type);
+    if (!layout)
+      return failure();
+    Type element = convertType(type.getElementType());
+    if (!element)
+      return failure();
+    results.append(layout->getNumElems(), element);
+    return success();
+  });
+}

@@ -1,0 +1,100 @@
+//===- Utility.cpp - Helpers shared by the TileGPU lowering patterns ------===//
+
+#include "Utility.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+Value mlir::tilegpu::i32Constant(OpBuilder &b, Location loc, int64_t value) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(value));
+}
+
+ThreadLayout mlir::tilegpu::getThreadLayout(Type tensorType) {
+  std::optional<ThreadLayout> layout =
+      ThreadLayout::get(cast<RankedTensorType>(tensorType));
+  assert(layout && "tensor without a distributed layout after layout passes");
+  return *layout;
+}
+
+unsigned mlir::tilegpu::getMemoryBits(Type elementType) {
+  if (isa<LLVM::LLVMPointerType>(elementType))
+    return 64;
+  return std::max(8u, elementType.getIntOrFloatBitWidth());
+}
+
+SmallVector<SmallVector<Value>>
+mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
+                                  const ThreadLayout &layout) {
+  BlockedEncodingAttr blocked = layout.getBlocked();
+  unsigned rank = layout.getRootRank();
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value c32 = i32Constant(b, loc, 32);
+  Value lane = LLVM::URemOp::create(b, loc, tid, c32);
+  Value warp = LLVM::UDivOp::create(b, loc, tid, c32);
+
+  // Split lane and warp ids over the dimensions, fastest first.
+  SmallVector<Value> base(rank);
+  for (unsigned d : blocked.getOrder()) {
+    Value lanes = i32Constant(b, loc, blocked.getThreadsPerWarp()[d]);
+    Value warps = i32Constant(b, loc, blocked.getWarpsPerCTA()[d]);
+    Value laneD = LLVM::URemOp::create(b, loc, lane, lanes);
+    Value warpD = LLVM::URemOp::create(b, loc, warp, warps);
+    lane = LLVM::UDivOp::create(b, loc, lane, lanes);
+    warp = LLVM::UDivOp::create(b, loc, warp, warps);
+    Value thread = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, warpD, lanes), laneD);
+    base[d] = LLVM::MulOp::create(
+        b, loc, thread, i32Constant(b, loc, blocked.getSizePerThread()[d]));
+  }
+
+  SmallVector<SmallVector<Value>> indices;
+  for (unsigned e = 0; e < layout.getNumElems(); ++e) {
+    SmallVector<int64_t> offset = layout.getElemOffset(e);
+    SmallVector<Value> index;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (layout.getTensorDim(d) < 0)
+        continue;
+      Value i = LLVM::AddOp::create(b, loc, base[d], i32Constant(b, loc, offset[d]));
+      // Shapes are powers of two: wrapping is a mask.
+      if (layout.wraps(d))
+        i = LLVM::AndOp::create(b, loc, i,
+                                i32Constant(b, loc, layout.getRootShape()[d] - 1));
+      index.push_back(i);
+    }
+    indices.push_back(index);
+  }
+  return indices;
+}
+
+SmallVector<Value> mlir::tilegpu::emitPTX(OpBuilder &b, Location loc,
+                                          StringRef asmString,
+                                          StringRef constraints,
+                                          ValueRange operands,
+                                          TypeRange resultTypes,
+                                          bool hasSideEffects) {
+  MLIRContext *context = b.getContext();
+  Type resultType;
+  if (resultTypes.empty())
+    resultType = LLVM::LLVMVoidType::get(context);
+  else if (resultTypes.size() == 1)
+    resultType = resultTypes.front();
+  else
+    resultType = LLVM::LLVMStructType::getLiteral(
+        context, SmallVector<Type>(resultTypes.begin(), resultTypes.end()));
+  auto asmDialect = LLVM::AsmDialectAttr::get(context, LLVM::AsmDialect::AD_ATT);
+  auto op = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, asmString, constraints, hasSideEffects,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None, asmDialect,
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> results;
+  if (resultTypes.size() == 1)
+    results.push_back(op.getResult(0));
+  else
+    for (unsigned i = 0; i < resultTypes.size(); ++i)
+      results.push_back(
+          LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
+  return results;
+}

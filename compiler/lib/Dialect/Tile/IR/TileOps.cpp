@@ -1,0 +1,69 @@
+//===- TileOps.cpp - Verifiers, builders and folders of tile ops ----------===//
+
+#include "tilec/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError("needs start < end, got [") << start << ", " << end
+                                                    << ")";
+  auto type = getResult().getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+    return emitOpError("result must be a 1-D tensor of ")
+           << end - start << " elements";
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError("cannot change the rank, from ")
+           << src.getRank() << " to " << dst.getRank();
+  for (auto [s, d] : llvm::zip(src.getShape(), dst.getShape()))
+    if (s != d && s != 1)
+      return emitOpError("can only broadcast dimensions of size 1, not ")
+             << s << " to " << d;
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  return {};
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape must be the source shape with 1 at axis ")
+           << axis;
+  return success();
+}
+
+void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
+                   Value mask, Value other) {
+  build(builder, state, getPointeeType(ptr.getType()), ptr, mask, other);
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("`other` needs a mask");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -1,0 +1,338 @@
+//===- AssignLayouts.cpp - Gives every tensor a layout encoding -----------===//
+
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::tilegpu {
+#define GEN_PASS_DEF_TILEGPUASSIGNLAYOUTS
+#include "tilec/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace mlir::tilegpu
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// Index arithmetic built from ranges, splats and constants (through
+/// expand_dims, broadcasts and elementwise ops) costs little to recompute:
+/// give each use its own copy, so that sharing one does not force its users
+/// into one layout. CSE merges the copies that end up alike.
+void duplicateCheapChains(func::FuncOp func) {
+  llvm::DenseMap<Operation *, bool> cheap;
+  std::function<bool(Operation *)> isCheap = [&](Operation *op) {
+    auto it = cheap.find(op);
+    if (it != cheap.end())
+      return it->second;
+    bool result = false;
+    if (op->getNumResults() == 1 && isTensor(op->getResult(0)) &&
+        op->getNumRegions() == 0 && isMemoryEffectFree(op)) {
+      if (isa<tile::MakeRangeOp, tile::SplatOp, arith::ConstantOp>(op))
+        result = true;
+      else if (op->hasTrait<OpTrait::Elementwise>() ||
+               isa<tile::ExpandDimsOp, tile::BroadcastOp>(op))
+        result = llvm::all_of(op->getOperands(), [&](Value operand) {
+          Operation *def = operand.getDefiningOp();
+          return !isTensor(operand) || (def && isCheap(def));
+        });
+    }
+    return cheap[op] = result;
+  };
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) { ops.push_back(op); });
+  OpBuilder builder(func.getContext());
+  // Users first, so that copies of a user count as uses of its operands.
+  for (Operation *op : llvm::reverse(ops)) {
+    if (!isCheap(op))
+      continue;
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      builder.setInsertionPoint(op);
+      Operation *copy = builder.clone(*op);
+      cheap[copy] = true;
+      use->set(copy->getResult(0));
+    }
+  }
+}
+
+/// Values that must share one encoding.
+class LayoutClasses {
+public:
+  explicit LayoutClasses(func::FuncOp func) {
+    func.walk([&](Operation *op) {
+      for (Value result : op->getResults())
+        if (isTensor(result))
+          classes.insert(result);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Value arg : block.getArguments())
+            if (isTensor(arg))
+              classes.insert(arg);
+      // A store joins no class: it is laid out like its pointer (for its
+      // own coalescing), and a value or mask laid out otherwise is converted.
+      if (!isa<tile::StoreOp>(op) && (op->hasTrait<OpTrait::Elementwise>() ||
+                                      isa<tile::LoadOp, tile::BroadcastOp>(op))) {
+        SmallVector<Value> values(op->getOperands());
+        llvm::append_range(values, op->getResults());
+        unionTensors(values);
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        for (unsigned i = 0; i < loop.getNumResults(); ++i)
+          unionTensors({loop.getInitArgs()[i], loop.getRegionIterArgs()[i],
+                        loop.getResult(i), yield.getOperand(i)});
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        for (unsigned i = 0; i < branch.getNumResults(); ++i) {
+          SmallVector<Value> values = {branch.getResult(i),
+                                       branch.thenYield().getOperand(i)};
+          if (!branch.getElseRegion().empty())
+            values.push_back(branch.elseYield().getOperand(i));
+          unionTensors(values);
+        }
+      }
+    });
+  }
+
+  Value leader(Value v) const { return classes.getLeaderValue(v); }
+  /// Each class's leader with its members, in program order of leaders.
+  llvm::MapVector<Value, SmallVector<Value>> members(func::FuncOp func) const {
+    llvm::MapVector<Value, SmallVector<Value>> result;
+    auto add = [&](Value v) {
+      if (isTensor(v))
+        result[leader(v)].push_back(v);
+    };
+    func.walk([&](Operation *op) {
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (Value arg : block.getArguments())
+            add(arg);
+      for (Value result : op->getResults())
+        add(result);
+    });
+    return result;
+  }
+
+private:
+  void unionTensors(ArrayRef<Value> values) {
+    Value first;
+    for (Value v : values) {
+      if (!isTensor(v))
+        continue;
+      if (first)
+        classes.unionSets(first, v);
+      else
+        first = v;
+    }
+  }
+  llvm::EquivalenceClasses<Value> classes;
+};
+
+/// The memory accesses whose pointers lie in a class: they decide its
+/// vector width and fastest dimension.
+struct Access {
+  Value ptr, mask;
+  unsigned elemBytes;
+};
+
+BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> shape,
+                                  ArrayRef<Access> accesses, unsigned numWarps,
+                                  tile::AxisInfoAnalysis &axis) {
+  unsigned rank = shape.size();
+  // Fastest dimension: the one the accesses are most contiguous along;
+  // row-major when nothing says otherwise.
+  SmallVector<unsigned> order;
+  for (int d = rank - 1; d >= 0; --d)
+    order.push_back(d);
+  int64_t bestContiguity = 1;
+  for (const Access &access : accesses)
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t contiguity = axis.get(access.ptr).contiguity[d];
+      if (contiguity > bestContiguity) {
+        bestContiguity = contiguity;
+        llvm::erase(order, d);
+        order.insert(order.begin(), d);
+      }
+    }
+  unsigned fast = order.front();
+
+  int64_t numElems = 1;
+  for (int64_t s : shape)
+    numElems *= s;
+  unsigned numThreads = numWarps * 32;
+  unsigned vec = 1;
+  for (const Access &access : accesses)
+    vec = std::max(vec, axis.getMaxVectorWidth(access.ptr, access.mask, fast,
+                                               access.elemBytes));
+  int64_t perThread = std::max<int64_t>(1, numElems / numThreads);
+  SmallVector<unsigned> sizePerThread(rank, 1);
+  sizePerThread[fast] = std::min<int64_t>({vec, perThread, shape[fast]});
+
+  // Lanes, then warps, fill the dimensions fastest first; what is left over
+  // replicates along the slowest dimension.
+  SmallVector<unsigned> threadsPerWarp(rank, 1), warpsPerCTA(rank, 1);
+  unsigned lanesLeft = 32, warpsLeft = numWarps;
+  for (unsigned d : order) {
+    int64_t room = std::max<int64_t>(1, shape[d] / sizePerThread[d]);
+    threadsPerWarp[d] = std::min<int64_t>(lanesLeft, llvm::bit_floor(uint64_t(room)));
+    lanesLeft /= threadsPerWarp[d];
+  }
+  threadsPerWarp[order.back()] *= lanesLeft;
+  for (unsigned d : order) {
+    int64_t room = std::max<int64_t>(
+        1, shape[d] / (int64_t(sizePerThread[d]) * threadsPerWarp[d]));
+    warpsPerCTA[d] = std::min<int64_t>(warpsLeft, llvm::bit_floor(uint64_t(room)));
+    warpsLeft /= warpsPerCTA[d];
+  }
+  warpsPerCTA[order.back()] *= warpsLeft;
+  return BlockedEncodingAttr::get(context, sizePerThread, threadsPerWarp,
+                                  warpsPerCTA, order);
+}
+
+Type withEncoding(Type type, Attribute encoding) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               encoding);
+}
+
+struct TileGPUAssignLayouts
+    : tilegpu::impl::TileGPUAssignLayoutsBase<TileGPUAssignLayouts> {
+  using TileGPUAssignLayoutsBase::TileGPUAssignLayoutsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (numWarps == 0 || !llvm::isPowerOf2_32(numWarps)) {
+      module.emitError("num-warps must be a power of two, not ") << numWarps;
+      return signalPassFailure();
+    }
+    module->setAttr(TileGPUDialect::getNumWarpsAttrName(),
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                     numWarps));
+    for (auto func : module.getOps<func::FuncOp>())
+      if (failed(assign(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult assign(func::FuncOp func) {
+    duplicateCheapChains(func);
+    tile::AxisInfoAnalysis axis(func);
+    LayoutClasses classes(func);
+    auto members = classes.members(func);
+
+    // Per class: its shape (the largest of its members) and accesses.
+    struct ClassInfo {
+      SmallVector<int64_t> shape;
+      SmallVector<Access> accesses;
+      SmallVector<tile::ExpandDimsOp> expands; // expand_dims producing it
+      Attribute encoding;
+    };
+    llvm::MapVector<Value, ClassInfo> infos;
+    for (auto &[leader, values] : members) {
+      ClassInfo &info = infos[leader];
+      for (Value v : values) {
+        auto shape = cast<RankedTensorType>(v.getType()).getShape();
+        if (info.shape.empty())
+          info.shape.assign(shape.begin(), shape.end());
+        for (auto [i, s] : llvm::enumerate(shape))
+          info.shape[i] = std::max(info.shape[i], s);
+        if (auto expand = v.getDefiningOp<tile::ExpandDimsOp>())
+          info.expands.push_back(expand);
+      }
+    }
+    func.walk([&](Operation *op) {
+      Value ptr, mask;
+      if (auto load = dyn_cast<tile::LoadOp>(op))
+        ptr = load.getPtr(), mask = load.getMask();
+      else if (auto store = dyn_cast<tile::StoreOp>(op))
+        ptr = store.getPtr(), mask = store.getMask();
+      if (!ptr || !isTensor(ptr))
+        return;
+      Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
+                         .getPointeeType();
+      unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+      infos[classes.leader(ptr)].accesses.push_back({ptr, mask, bytes});
+      // What a store writes is best computed in the store's layout already.
+      if (auto store = dyn_cast<tile::StoreOp>(op))
+        for (Value v : {store.getValue(), store.getMask()})
+          if (v && classes.leader(v) != classes.leader(ptr))
+            infos[classes.leader(v)].accesses.push_back({ptr, mask, bytes});
+    });
+
+    // Highest rank first, classes with memory accesses before others: they
+    // choose blocked layouts, and lower-rank sources of expand_dims inherit
+    // slices of them.
+    SmallVector<Value> order;
+    for (auto &entry : infos)
+      order.push_back(entry.first);
+    llvm::stable_sort(order, [&](Value a, Value b) {
+      const ClassInfo &x = infos[a], &y = infos[b];
+      if (x.shape.size() != y.shape.size())
+        return x.shape.size() > y.shape.size();
+      return !x.accesses.empty() && y.accesses.empty();
+    });
+
+    SmallVector<tile::ExpandDimsOp> needConversion;
+    for (Value leader : order) {
+      ClassInfo &info = infos[leader];
+      if (!info.encoding)
+        info.encoding = chooseBlocked(&getContext(), info.shape, info.accesses,
+                                      numWarps, axis);
+      for (tile::ExpandDimsOp expand : info.expands) {
+        Attribute want =
+            SliceEncodingAttr::get(&getContext(), expand.getAxis(), info.encoding);
+        ClassInfo &source = infos[classes.leader(expand.getSrc())];
+        if (!source.encoding)
+          source.encoding = want;
+        else if (source.encoding != want)
+          needConversion.push_back(expand);
+      }
+    }
+
+    for (auto &[leader, values] : members)
+      for (Value v : values)
+        v.setType(withEncoding(v.getType(), infos[leader].encoding));
+    func.walk([](arith::ConstantOp constant) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (dense && dense.getType() != constant.getType())
+        constant.setValueAttr(
+            dense.reshape(cast<ShapedType>(constant.getType())));
+    });
+    OpBuilder builder(&getContext());
+    func.walk([&](tile::StoreOp store) {
+      auto ptrType = dyn_cast<RankedTensorType>(store.getPtr().getType());
+      if (!ptrType)
+        return;
+      builder.setInsertionPoint(store);
+      auto convert = [&](Value v) -> Value {
+        auto type = cast<RankedTensorType>(v.getType());
+        if (type.getEncoding() == ptrType.getEncoding())
+          return v;
+        return ConvertLayoutOp::create(
+            builder, store.getLoc(), withEncoding(type, ptrType.getEncoding()), v);
+      };
+      store.getValueMutable().assign(convert(store.getValue()));
+      if (store.getMask())
+        store.getMaskMutable().assign(convert(store.getMask()));
+    });
+    for (tile::ExpandDimsOp expand : needConversion) {
+      auto resultEncoding = expand.getType().getEncoding();
+      builder.setInsertionPoint(expand);
+      Attribute want = SliceEncodingAttr::get(&getContext(), expand.getAxis(),
+                                              resultEncoding);
+      Value converted = ConvertLayoutOp::create(
+          builder, expand.getLoc(), withEncoding(expand.getSrc().getType(), want),
+          expand.getSrc());
+      expand.getSrcMutable().assign(converted);
+    }
+    return success();
+  }
+};
+
+} // namespace

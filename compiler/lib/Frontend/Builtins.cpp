@@ -1,0 +1,484 @@
+//===- Builtins.cpp - triton.language, attributes and calls ---------------===//
+//
+// The `tl.*` library, Python's few builtins a kernel uses, methods such as
+// `x.to(dtype)`, and inlined calls of other @triton.jit functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+/// The tl functions tilec implements; any other name is an error.
+static const llvm::StringSet<> kLanguage = {
+    "program_id", "num_programs", "arange",   "zeros",       "full",
+    "load",       "store",        "where",    "maximum",     "minimum",
+    "exp",        "exp2",         "log",      "log2",        "sqrt",
+    "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
+    "multiple_of", "max_contiguous", "static_assert", "pointer_type",
+};
+
+static Type dtypeNamed(Builder &b, StringRef name) {
+  return llvm::StringSwitch<Type>(name)
+      .Case("float16", b.getF16Type())
+      .Case("bfloat16", b.getBF16Type())
+      .Case("float32", b.getF32Type())
+      .Case("float64", b.getF64Type())
+      .Case("int1", b.getI1Type())
+      .Case("int8", b.getI8Type())
+      .Case("int16", b.getI16Type())
+      .Case("int32", b.getI32Type())
+      .Case("int64", b.getI64Type())
+      .Default(Type());
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+    return tensor.getShape();
+  return {};
+}
+
+TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
+                              const ast::Location &l) {
+  switch (base.kind) {
+  case TValue::Kind::Module:
+    if (base.name == "triton") {
+      if (attr == "language")
+        return TValue::named(TValue::Kind::Module, "tl");
+      if (attr == "jit" || attr == "autotune" || attr == "heuristics")
+        return TValue::named(TValue::Kind::Builtin, "triton." + attr);
+      if (attr == "cdiv")
+        return TValue::named(TValue::Kind::Builtin, "tl.cdiv");
+      fail(l, "triton." + attr + " is not supported in kernels");
+    }
+    if (attr == "constexpr")
+      return TValue::named(TValue::Kind::Builtin, "tl.constexpr");
+    if (attr == "math")
+      return base;
+    if (Type t = dtypeNamed(builder, attr))
+      return TValue::ofDType(t);
+    if (kLanguage.contains(attr))
+      return TValue::named(TValue::Kind::Builtin, "tl." + attr);
+    fail(l, "tl." + attr + " is not supported by tilec");
+  case TValue::Kind::Runtime:
+    if (attr == "to") {
+      TValue method = TValue::named(TValue::Kind::Method, "to");
+      method.elements.push_back(base);
+      return method;
+    }
+    if (attr == "dtype")
+      return TValue::ofDType(getElementTypeOrSelf(base.value.getType()));
+    if (attr == "shape") {
+      std::vector<TValue> dims;
+      for (int64_t d : shapeOf(base.value))
+        dims.push_back(TValue::ofInt(d));
+      return TValue::ofTuple(std::move(dims));
+    }
+    fail(l, describe(base) + " has no attribute '" + attr + "'");
+  case TValue::Kind::DType:
+    if (attr == "element_ty") {
+      if (auto ptr = dyn_cast<tile::PointerType>(base.type))
+        return TValue::ofDType(ptr.getPointeeType());
+      fail(l, describe(base.type) + " is not a pointer type");
+    }
+    fail(l, "dtype " + describe(base.type) + " has no attribute '" + attr + "'");
+  default:
+    fail(l, describe(base) + " has no attribute '" + attr + "'");
+  }
+}
+
+MLIRGenImpl::Args MLIRGenImpl::bindArgs(const ast::CallExpr &call,
+                                        StringRef function,
+                                        ArrayRef<StringRef> params,
+                                        unsigned required,
+                                        ArrayRef<StringRef> ignored) {
+  Args args;
+  args.values.resize(params.size());
+  args.locs.resize(params.size(), call.loc);
+  if (call.args.size() > params.size())
+    fail(call.loc, function + "() takes at most " + Twine(params.size()) +
+                       " arguments (" + Twine(call.args.size()) + " given)");
+  for (auto [i, arg] : llvm::enumerate(call.args)) {
+    args.values[i] = gen(*arg);
+    args.locs[i] = arg->loc;
+  }
+  for (const ast::Keyword &keyword : call.keywords) {
+    auto it = llvm::find(params, keyword.name);
+    if (it == params.end()) {
+      if (llvm::is_contained(ignored, keyword.name)) {
+        (void)gen(*keyword.value);
+        continue;
+      }
+      fail(keyword.loc, function + "() got an unexpected keyword argument '" +
+                            keyword.name + "'");
+    }
+    unsigned i = it - params.begin();
+    if (args.values[i])
+      fail(keyword.loc, function + "() got multiple values for argument '" +
+                            keyword.name + "'");
+    args.values[i] = gen(*keyword.value);
+    args.locs[i] = keyword.value->loc;
+  }
+  for (unsigned i = 0; i < required; ++i)
+    if (!args.values[i])
+      fail(call.loc, function + "() missing required argument '" + params[i] +
+                         "'");
+  return args;
+}
+
+Type MLIRGenImpl::dtypeArg(const TValue &v, const ast::Location &l,
+                           StringRef what) {
+  if (v.kind == TValue::Kind::DType)
+    return v.type;
+  if (v.kind == TValue::Kind::String)
+    if (Type t = parseTypeString(v.name))
+      return t;
+  fail(l, what + " must be a dtype such as tl.float32, got " + describe(v));
+}
+
+TValue MLIRGenImpl::call(const ast::CallExpr &c) {
+  TValue callee = gen(*c.callee);
+  switch (callee.kind) {
+  case TValue::Kind::Builtin:
+    return callBuiltin(callee.name, c, nullptr);
+  case TValue::Kind::Method:
+    return callBuiltin(callee.name, c, &callee.elements.front());
+  case TValue::Kind::Function:
+    return callFunction(*callee.function, c);
+  default:
+    fail(c.loc, describe(callee) + " is not callable");
+  }
+}
+
+TValue MLIRGenImpl::callFunction(const ast::FunctionDef &function,
+                                 const ast::CallExpr &c) {
+  if (callDepth > 32)
+    fail(c.loc, "calls nest too deep (recursion is not supported)");
+  SmallVector<StringRef> names;
+  for (const ast::Param &p : function.params)
+    names.push_back(p.name);
+  unsigned required = 0;
+  for (const ast::Param &p : function.params)
+    if (!p.defaultValue)
+      required = &p - function.params.data() + 1;
+  Args args = bindArgs(c, function.name, names, 0);
+  Scope inner;
+  for (auto [i, p] : llvm::enumerate(function.params)) {
+    if (!args.values[i] && p.defaultValue)
+      args.values[i] = gen(*p.defaultValue);
+    if (!args.values[i])
+      fail(c.loc, function.name + "() missing required argument '" + p.name + "'");
+    if (p.annotation) {
+      TValue annotation = gen(*p.annotation);
+      if (annotation.kind == TValue::Kind::Builtin &&
+          annotation.name == "tl.constexpr" && args.values[i]->isRuntime())
+        fail(args.locs[i], "argument '" + p.name + "' of " + function.name +
+                               "() is a constexpr, but this is a runtime value");
+    }
+    inner[p.name] = *args.values[i];
+  }
+  (void)required;
+  Scope saved = std::move(scope);
+  std::optional<TValue> savedReturn = std::move(returned);
+  scope = std::move(inner);
+  returned.reset();
+  ++callDepth;
+  gen(function.body);
+  --callDepth;
+  TValue result = returned ? *returned : TValue::none();
+  scope = std::move(saved);
+  returned = std::move(savedReturn);
+  return result;
+}
+
+/// The shape argument of tl.zeros/tl.full/tl.broadcast_to.
+static SmallVector<int64_t> shapeArg(MLIRGenImpl &g, const TValue &v,
+                                     const ast::Location &l) {
+  SmallVector<int64_t> shape;
+  if (v.kind == TValue::Kind::Tuple) {
+    for (const TValue &d : v.elements)
+      shape.push_back(g.constInt(d, l, "a shape dimension"));
+  } else {
+    shape.push_back(g.constInt(v, l, "a shape dimension"));
+  }
+  for (int64_t d : shape)
+    if (d <= 0 || !llvm::isPowerOf2_64(d))
+      g.fail(l, "tile dimensions must be powers of two, got " + Twine(d));
+  return shape;
+}
+
+TValue MLIRGenImpl::callBuiltin(const std::string &name,
+                                const ast::CallExpr &c, const TValue *self) {
+  Location location = loc(c.loc);
+  auto runtimeArg = [&](const Args &args, unsigned i, StringRef what) {
+    return toValue(*args.get(i), args.locs[i], what);
+  };
+
+  if (self && name == "to") {
+    Args args = bindArgs(c, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
+    Type to = dtypeArg(*args.get(0), args.locs[0], "the target type");
+    if (args.get(2) && isTrue(*args.get(2), args.locs[2]))
+      fail(c.loc, "bitcast conversions are not supported yet");
+    return TValue::ofValue(cast(self->value, to, c.loc));
+  }
+  if (name == "triton.jit" || name == "triton.autotune" ||
+      name == "triton.heuristics")
+    fail(c.loc, name + " is a decorator, not a function to call in a kernel");
+
+  if (name == "tl.program_id" || name == "tl.num_programs") {
+    Args args = bindArgs(c, name, {"axis"}, 1);
+    int64_t axis = constInt(*args.get(0), args.locs[0], "axis");
+    if (axis < 0 || axis > 2)
+      fail(args.locs[0], "axis must be 0, 1 or 2, got " + Twine(axis));
+    Value v = name == "tl.program_id"
+                  ? (Value)tile::ProgramIdOp::create(builder, location, axis)
+                  : (Value)tile::NumProgramsOp::create(builder, location, axis);
+    return TValue::ofValue(v);
+  }
+  if (name == "tl.arange") {
+    Args args = bindArgs(c, name, {"start", "end"}, 2);
+    int64_t start = constInt(*args.get(0), args.locs[0], "tl.arange start");
+    int64_t end = constInt(*args.get(1), args.locs[1], "tl.arange end");
+    if (end <= start)
+      fail(c.loc, "tl.arange needs start < end, got [" + Twine(start) + ", " +
+                      Twine(end) + ")");
+    if (!llvm::isPowerOf2_64(end - start))
+      fail(c.loc, "tl.arange length must be a power of two, got " +
+                      Twine(end - start));
+    auto type = RankedTensorType::get({end - start}, builder.getI32Type());
+    return TValue::ofValue(tile::MakeRangeOp::create(
+        builder, location, type, builder.getI32IntegerAttr(start),
+        builder.getI32IntegerAttr(end)));
+  }
+  if (name == "tl.zeros" || name == "tl.full") {
+    bool full = name == "tl.full";
+    Args args = full ? bindArgs(c, name, {"shape", "value", "dtype"}, 3)
+                     : bindArgs(c, name, {"shape", "dtype"}, 2);
+    SmallVector<int64_t> shape = shapeArg(*this, *args.get(0), args.locs[0]);
+    unsigned dtypeIndex = full ? 2 : 1;
+    Type element = dtypeArg(*args.get(dtypeIndex), args.locs[dtypeIndex], "dtype");
+    auto type = RankedTensorType::get(shape, element);
+    TValue value = full ? *args.get(1) : TValue::ofInt(0);
+    if (value.isRuntime()) {
+      Value scalar = cast(value.value, element, args.locs[1]);
+      return TValue::ofValue(broadcastTo(scalar, shape, c.loc, "value"));
+    }
+    if (!value.isNumber())
+      fail(args.locs[1], "the fill value must be a number");
+    Attribute scalar;
+    double d = value.kind == TValue::Kind::Float ? value.floatValue
+                                                 : double(value.intValue);
+    if (isa<FloatType>(element))
+      scalar = builder.getFloatAttr(element, d);
+    else
+      scalar = builder.getIntegerAttr(element, int64_t(d));
+    return TValue::ofValue(arith::ConstantOp::create(
+        builder, location, DenseElementsAttr::get(type, scalar)));
+  }
+  if (name == "tl.load") {
+    Args args = bindArgs(c, name, {"pointer", "mask", "other"}, 1,
+                         {"boundary_check", "padding_option", "cache_modifier",
+                          "eviction_policy", "volatile"});
+    Value ptr = runtimeArg(args, 0, "the pointer");
+    auto ptrType = dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()));
+    if (!ptrType)
+      fail(args.locs[0], "tl.load needs a pointer, got " + describe(ptr.getType()));
+    const TValue *maskArg = args.get(1);
+    const TValue *otherArg = args.get(2);
+    if (maskArg && maskArg->kind == TValue::Kind::None)
+      maskArg = nullptr;
+    if (otherArg && otherArg->kind == TValue::Kind::None)
+      otherArg = nullptr;
+    if (otherArg && !maskArg)
+      fail(args.locs[2], "tl.load: 'other' needs a 'mask'");
+    Value mask, other;
+    if (maskArg) {
+      mask = toValue(*maskArg, args.locs[1], "the mask");
+      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+        fail(args.locs[1], "the mask must be boolean (i1), got " +
+                               describe(mask.getType()));
+      // A scalar pointer takes the mask's shape, as in Triton.
+      if (shapeOf(mask).size() > shapeOf(ptr).size())
+        ptr = broadcastTo(ptr, shapeOf(mask), args.locs[0], "the pointer");
+      mask = broadcastTo(mask, shapeOf(ptr), args.locs[1], "the mask");
+    }
+    if (otherArg) {
+      Value o = convertTo(*otherArg, ptrType.getPointeeType(), args.locs[2],
+                          "'other'");
+      other = broadcastTo(o, shapeOf(ptr), args.locs[2], "'other'");
+    }
+    return TValue::ofValue(
+        tile::LoadOp::create(builder, location, ptr, mask, other));
+  }
+  if (name == "tl.store") {
+    Args args = bindArgs(c, name, {"pointer", "value", "mask"}, 2,
+                         {"boundary_check", "cache_modifier", "eviction_policy"});
+    const TValue &ptrArg = *args.get(0);
+    Value ptr = ptrArg.isRuntime() ? ptrArg.value : Value();
+    auto ptrType = ptr ? dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
+                       : nullptr;
+    if (!ptrType)
+      fail(args.locs[0], "tl.store needs a pointer to store to, got " +
+                             describe(ptrArg));
+    Value value = toValue(*args.get(1), args.locs[1], "the stored value");
+    Value mask;
+    const TValue *maskArg = args.get(2);
+    if (maskArg && maskArg->kind != TValue::Kind::None) {
+      mask = toValue(*maskArg, args.locs[2], "the mask");
+      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+        fail(args.locs[2], "the mask must be boolean (i1), got " +
+                               describe(mask.getType()));
+    }
+    // The pointer takes the shape of the value or mask it is stored with.
+    SmallVector<int64_t> shape(shapeOf(ptr));
+    if (shapeOf(value).size() > shape.size())
+      shape.assign(shapeOf(value).begin(), shapeOf(value).end());
+    ptr = broadcastTo(ptr, shape, args.locs[0], "the pointer");
+    value = broadcastTo(cast(value, ptrType.getPointeeType(), args.locs[1]),
+                        shape, args.locs[1], "the stored value");
+    if (mask)
+      mask = broadcastTo(mask, shape, args.locs[2], "the mask");
+    tile::StoreOp::create(builder, location, ptr, value, mask);
+    return TValue::none();
+  }
+  if (name == "tl.where") {
+    Args args = bindArgs(c, name, {"condition", "x", "y"}, 3);
+    Value cond = cast(toValue(*args.get(0), args.locs[0], "the condition"),
+                      builder.getI1Type(), args.locs[0]);
+    const TValue &x = *args.get(1), &y = *args.get(2);
+    Type element =
+        (x.isRuntime() || y.isRuntime())
+            ? promote(x, y, c.loc)
+            : getElementTypeOrSelf(toValue(x, args.locs[1], "x").getType());
+    auto [a, b] = unify(x, y, element, c.loc);
+    SmallVector<int64_t> shape = broadcastShapes(shapeOf(cond), shapeOf(a), c.loc);
+    cond = broadcastTo(cond, shape, args.locs[0], "the condition");
+    a = broadcastTo(a, shape, args.locs[1], "x");
+    b = broadcastTo(b, shape, args.locs[2], "y");
+    return TValue::ofValue(arith::SelectOp::create(builder, location, cond, a, b));
+  }
+  if (name == "tl.maximum" || name == "tl.minimum") {
+    Args args = bindArgs(c, name, {"x", "y", "propagate_nan"}, 2);
+    const TValue &x = *args.get(0), &y = *args.get(1);
+    if (!x.isRuntime() && !y.isRuntime())
+      fail(c.loc, name + " needs at least one tile or runtime value");
+    Type element = promote(x, y, c.loc);
+    auto [a, b] = unify(x, y, element, c.loc);
+    bool max = name == "tl.maximum";
+    Value r;
+    if (isa<FloatType>(element))
+      r = max ? (Value)arith::MaxNumFOp::create(builder, location, a, b)
+              : (Value)arith::MinNumFOp::create(builder, location, a, b);
+    else
+      r = max ? (Value)arith::MaxSIOp::create(builder, location, a, b)
+              : (Value)arith::MinSIOp::create(builder, location, a, b);
+    return TValue::ofValue(r);
+  }
+  if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
+      name == "tl.log2" || name == "tl.sqrt" || name == "tl.abs") {
+    Args args = bindArgs(c, name, {"x"}, 1);
+    Value x = toValue(*args.get(0), args.locs[0], "the argument");
+    Type element = getElementTypeOrSelf(x.getType());
+    if (name == "tl.abs") {
+      if (isa<tile::PointerType>(element))
+        fail(args.locs[0], "tl.abs needs a number, got " + describe(x.getType()));
+      return TValue::ofValue(
+          isa<FloatType>(element)
+              ? (Value)math::AbsFOp::create(builder, location, x)
+              : (Value)math::AbsIOp::create(builder, location, x));
+    }
+    if (!isa<FloatType>(element)) {
+      if (!element.isInteger())
+        fail(args.locs[0], name + " needs a number, got " + describe(x.getType()));
+      x = cast(x, builder.getF32Type(), args.locs[0]);
+      element = builder.getF32Type();
+    }
+    // 16-bit floats compute in fp32, as Triton's libdevice calls do.
+    Value wide = element.getIntOrFloatBitWidth() < 32
+                     ? cast(x, builder.getF32Type(), c.loc)
+                     : x;
+    Value r = name == "tl.exp"    ? (Value)math::ExpOp::create(builder, location, wide)
+              : name == "tl.exp2" ? (Value)math::Exp2Op::create(builder, location, wide)
+              : name == "tl.log"  ? (Value)math::LogOp::create(builder, location, wide)
+              : name == "tl.log2" ? (Value)math::Log2Op::create(builder, location, wide)
+                                  : (Value)math::SqrtOp::create(builder, location, wide);
+    return TValue::ofValue(cast(r, element, c.loc));
+  }
+  if (name == "tl.cdiv") {
+    Args args = bindArgs(c, name, {"x", "div"}, 2);
+    const TValue &x = *args.get(0), &d = *args.get(1);
+    TValue sum = binary(ast::BinaryOp::Add, x, d, c.loc);
+    TValue minusOne = binary(ast::BinaryOp::Sub, sum, TValue::ofInt(1), c.loc);
+    return binary(ast::BinaryOp::FloorDiv, minusOne, d, c.loc);
+  }
+  if (name == "tl.broadcast_to") {
+    Args args = bindArgs(c, name, {"input", "shape"}, 2);
+    Value x = toValue(*args.get(0), args.locs[0], "the input");
+    SmallVector<int64_t> shape = shapeArg(*this, *args.get(1), args.locs[1]);
+    return TValue::ofValue(broadcastTo(x, shape, c.loc, "the input"));
+  }
+  if (name == "tl.multiple_of" || name == "tl.max_contiguous") {
+    // Hints only: dropping them is always correct.
+    Args args = bindArgs(c, name, {"input", "values"}, 2);
+    return *args.get(0);
+  }
+  if (name == "tl.static_assert") {
+    Args args = bindArgs(c, name, {"cond", "msg"}, 1);
+    if (!isTrue(*args.get(0), args.locs[0]))
+      fail(c.loc, "static assertion failed" +
+                      (args.get(1) && args.get(1)->kind == TValue::Kind::String
+                           ? ": " + args.get(1)->name
+                           : std::string()));
+    return TValue::none();
+  }
+  if (name == "tl.pointer_type") {
+    Args args = bindArgs(c, name, {"element_ty"}, 1);
+    return TValue::ofDType(tile::PointerType::get(
+        &context, dtypeArg(*args.get(0), args.locs[0], "the element type")));
+  }
+  if (name == "range" || name == "tl.range" || name == "tl.static_range")
+    fail(c.loc, name + "() can only be the iterable of a 'for' loop");
+  if (name == "min" || name == "max") {
+    if (c.args.size() < 2 || !c.keywords.empty())
+      fail(c.loc, name + "() in a kernel takes two or more constexpr numbers");
+    TValue best = gen(*c.args[0]);
+    for (const ast::ExprPtr &arg : llvm::drop_begin(c.args)) {
+      TValue v = gen(*arg);
+      if (!best.isNumber() || !v.isNumber())
+        fail(arg->loc, name + "() works on constexprs; use tl.maximum or "
+                              "tl.minimum on tiles");
+      TValue less = compare(ast::CompareOp::Lt, v, best, arg->loc);
+      if ((name == "min") == (less.intValue != 0))
+        best = v;
+    }
+    return best;
+  }
+  if (name == "len") {
+    Args args = bindArgs(c, name, {"obj"}, 1);
+    if (args.get(0)->kind != TValue::Kind::Tuple)
+      fail(args.locs[0], "len() needs a tuple");
+    return TValue::ofInt(args.get(0)->elements.size());
+  }
+  if (name == "int" || name == "float" || name == "bool") {
+    Args args = bindArgs(c, name, {"x"}, 1);
+    const TValue &x = *args.get(0);
+    if (!x.isNumber())
+      fail(args.locs[0], name + "() works on constexprs; use .to() on tiles");
+    double d = x.kind == TValue::Kind::Float ? x.floatValue : double(x.intValue);
+    if (name == "int")
+      return TValue::ofInt(int64_t(d));
+    if (name == "float")
+      return TValue::ofFloat(d);
+    return TValue::ofBool(d != 0);
+  }
+  if (name == "print")
+    fail(c.loc, "print() is not supported in kernels");
+  fail(c.loc, name + " cannot be called here");
+}

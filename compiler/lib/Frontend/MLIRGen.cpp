@@ -1,0 +1,1365 @@
+//===- MLIRGen.cpp - Emits the tile IR of a kernel ------------------------===//
+//
+// The language core: values and types, operators, statements, and the
+// kernel's signature. The `tl.*` library lives in Builtins.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <set>
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+//===----------------------------------------------------------------------===//
+// TValue
+//===----------------------------------------------------------------------===//
+
+TValue TValue::ofInt(int64_t v) {
+  TValue t;
+  t.kind = Kind::Int;
+  t.intValue = v;
+  return t;
+}
+TValue TValue::ofFloat(double v) {
+  TValue t;
+  t.kind = Kind::Float;
+  t.floatValue = v;
+  return t;
+}
+TValue TValue::ofBool(bool v) {
+  TValue t;
+  t.kind = Kind::Bool;
+  t.intValue = v;
+  return t;
+}
+TValue TValue::ofString(std::string s) { return named(Kind::String, std::move(s)); }
+TValue TValue::ofDType(Type type) {
+  TValue t;
+  t.kind = Kind::DType;
+  t.type = type;
+  return t;
+}
+TValue TValue::named(Kind kind, std::string name) {
+  TValue t;
+  t.kind = kind;
+  t.name = std::move(name);
+  return t;
+}
+TValue TValue::ofValue(Value v) {
+  TValue t;
+  t.kind = Kind::Runtime;
+  t.value = v;
+  return t;
+}
+TValue TValue::ofTuple(std::vector<TValue> elements) {
+  TValue t;
+  t.kind = Kind::Tuple;
+  t.elements = std::move(elements);
+  return t;
+}
+
+bool TValue::operator==(const TValue &o) const {
+  return kind == o.kind && intValue == o.intValue &&
+         floatValue == o.floatValue && name == o.name && type == o.type &&
+         value == o.value && elements == o.elements && function == o.function;
+}
+
+//===----------------------------------------------------------------------===//
+// Errors, types and values
+//===----------------------------------------------------------------------===//
+
+MLIRGenImpl::MLIRGenImpl(MLIRContext &context, const ast::Module &module)
+    : context(context), module(module), builder(&context) {}
+
+Location MLIRGenImpl::loc(const ast::Location &l) {
+  return FileLineColLoc::get(&context, l.file ? *l.file : "<source>", l.line,
+                             l.col);
+}
+
+void MLIRGenImpl::fail(const ast::Location &l, const Twine &message) {
+  emitError(loc(l)) << message.str();
+  throw GenError();
+}
+
+std::string MLIRGenImpl::describe(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    std::string s = describe(tensor.getElementType()) + "[";
+    llvm::raw_string_ostream os(s);
+    llvm::interleaveComma(tensor.getShape(), os);
+    return s + "]";
+  }
+  if (auto ptr = dyn_cast<tile::PointerType>(type))
+    return "*" + describe(ptr.getPointeeType());
+  if (type.isF32())
+    return "fp32";
+  if (type.isF16())
+    return "fp16";
+  if (type.isBF16())
+    return "bf16";
+  if (type.isF64())
+    return "fp64";
+  if (type.isInteger())
+    return "i" + std::to_string(type.getIntOrFloatBitWidth());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+std::string MLIRGenImpl::describe(const TValue &v) {
+  switch (v.kind) {
+  case TValue::Kind::None:
+    return "None";
+  case TValue::Kind::Int:
+    return "constexpr int " + std::to_string(v.intValue);
+  case TValue::Kind::Float:
+    return "constexpr float";
+  case TValue::Kind::Bool:
+    return v.intValue ? "constexpr True" : "constexpr False";
+  case TValue::Kind::String:
+    return "string \"" + v.name + "\"";
+  case TValue::Kind::DType:
+    return "dtype " + describe(v.type);
+  case TValue::Kind::Module:
+    return "module '" + v.name + "'";
+  case TValue::Kind::Builtin:
+  case TValue::Kind::Method:
+    return "function '" + v.name + "'";
+  case TValue::Kind::Function:
+    return "function '" + v.function->name + "'";
+  case TValue::Kind::Tuple:
+    return "tuple";
+  case TValue::Kind::Slice:
+    return "slice";
+  case TValue::Kind::Runtime:
+    return describe(v.value.getType());
+  }
+  return "value";
+}
+
+Type MLIRGenImpl::parseTypeString(StringRef text) {
+  text = text.trim();
+  if (text.consume_front("*")) {
+    Type pointee = parseTypeString(text);
+    return pointee ? tile::PointerType::get(&context, pointee) : Type();
+  }
+  Builder b(&context);
+  return llvm::StringSwitch<Type>(text)
+      .Case("fp32", b.getF32Type())
+      .Case("f32", b.getF32Type())
+      .Case("fp16", b.getF16Type())
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("fp64", b.getF64Type())
+      .Case("f64", b.getF64Type())
+      .Cases({"i1", "int1"}, b.getI1Type())
+      .Cases({"i8", "int8"}, b.getI8Type())
+      .Cases({"i16", "int16"}, b.getI16Type())
+      .Cases({"i32", "int32"}, b.getI32Type())
+      .Cases({"i64", "int64"}, b.getI64Type())
+      .Default(Type());
+}
+
+Value MLIRGenImpl::materialize(const TValue &v, const ast::Location &l) {
+  Location location = loc(l);
+  switch (v.kind) {
+  case TValue::Kind::Bool:
+    return arith::ConstantOp::create(builder, location,
+                                     builder.getBoolAttr(v.intValue != 0));
+  case TValue::Kind::Int: {
+    bool fits32 = v.intValue >= INT32_MIN && v.intValue <= INT32_MAX;
+    Type type = fits32 ? builder.getI32Type() : builder.getI64Type();
+    return arith::ConstantOp::create(builder, location,
+                                     builder.getIntegerAttr(type, v.intValue));
+  }
+  case TValue::Kind::Float:
+    return arith::ConstantOp::create(builder, location,
+                                     builder.getF32FloatAttr(v.floatValue));
+  default:
+    fail(l, "expected a number, got " + describe(v));
+  }
+}
+
+Value MLIRGenImpl::toValue(const TValue &v, const ast::Location &l,
+                           StringRef what) {
+  if (v.isRuntime())
+    return v.value;
+  if (v.isNumber())
+    return materialize(v, l);
+  fail(l, what + " must be a number or a tile, got " + describe(v));
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) {
+  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+    return tensor.getShape();
+  return {};
+}
+
+/// A scalar constant of `type` with the value of a number.
+static Value constantOf(OpBuilder &b, Location loc, const TValue &v, Type type) {
+  if (isa<FloatType>(type)) {
+    double d = v.kind == TValue::Kind::Float ? v.floatValue : double(v.intValue);
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, d));
+  }
+  int64_t i = v.kind == TValue::Kind::Float ? int64_t(v.floatValue) : v.intValue;
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, i));
+}
+
+Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  Location location = loc(l);
+  Type resultType = tile::withElementType(v.getType(), to);
+  if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to))
+    fail(l, "cannot convert " + describe(from) + " to " + describe(to));
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  if (fromFloat && toFloat) {
+    // fp16 <-> bf16 goes through fp32: neither contains the other.
+    if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
+      return cast(cast(v, builder.getF32Type(), l), to, l);
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(builder, location, resultType, v);
+    return arith::TruncFOp::create(builder, location, resultType, v);
+  }
+  if (!fromFloat && !toFloat) {
+    if (to.isInteger(1)) {
+      Value zero = arith::ConstantOp::create(builder, location,
+                                             builder.getIntegerAttr(from, 0));
+      zero = broadcastTo(zero, shapeOf(v), l, "zero");
+      return arith::CmpIOp::create(builder, location, arith::CmpIPredicate::ne,
+                                   v, zero);
+    }
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()) {
+      // True is 1, not -1.
+      if (from.isInteger(1))
+        return arith::ExtUIOp::create(builder, location, resultType, v);
+      return arith::ExtSIOp::create(builder, location, resultType, v);
+    }
+    return arith::TruncIOp::create(builder, location, resultType, v);
+  }
+  if (!fromFloat) {
+    if (from.isInteger(1))
+      return arith::UIToFPOp::create(builder, location, resultType, v);
+    return arith::SIToFPOp::create(builder, location, resultType, v);
+  }
+  if (to.isInteger(1)) {
+    Value zero = arith::ConstantOp::create(builder, location,
+                                           builder.getFloatAttr(from, 0.0));
+    if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+      zero = tile::SplatOp::create(builder, location, tensor, zero);
+    return arith::CmpFOp::create(builder, location, arith::CmpFPredicate::UNE,
+                                 v, zero);
+  }
+  return arith::FPToSIOp::create(builder, location, resultType, v);
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  return s + "]";
+}
+
+SmallVector<int64_t> MLIRGenImpl::broadcastShapes(ArrayRef<int64_t> a,
+                                                  ArrayRef<int64_t> b,
+                                                  const ast::Location &l) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x != y && x != 1 && y != 1)
+      fail(l, "cannot broadcast shapes " + shapeString(a) + " and " +
+                  shapeString(b));
+    result[i] = std::max(x, y);
+  }
+  return result;
+}
+
+Value MLIRGenImpl::broadcastTo(Value v, ArrayRef<int64_t> shape,
+                               const ast::Location &l, StringRef what) {
+  Location location = loc(l);
+  Type element = getElementTypeOrSelf(v.getType());
+  if (shape.empty()) {
+    if (!shapeOf(v).empty())
+      fail(l, what + " must be a scalar, got " + describe(v.getType()));
+    return v;
+  }
+  auto target = RankedTensorType::get(shape, element);
+  if (!isa<RankedTensorType>(v.getType()))
+    return tile::SplatOp::create(builder, location, target, v);
+  ArrayRef<int64_t> from = shapeOf(v);
+  if (from.size() > shape.size())
+    fail(l, "cannot broadcast " + what + " of shape " + shapeString(from) +
+                " to shape " + shapeString(shape));
+  while (shapeOf(v).size() < shape.size()) {
+    SmallVector<int64_t> expanded(shapeOf(v));
+    expanded.insert(expanded.begin(), 1);
+    v = tile::ExpandDimsOp::create(builder, location,
+                                   RankedTensorType::get(expanded, element), v,
+                                   builder.getI32IntegerAttr(0));
+  }
+  for (auto [x, y] : llvm::zip(shapeOf(v), shape))
+    if (x != y && x != 1)
+      fail(l, "cannot broadcast " + what + " of shape " + shapeString(from) +
+                  " to shape " + shapeString(shape));
+  if (shapeOf(v) == shape)
+    return v;
+  return tile::BroadcastOp::create(builder, location, target, v);
+}
+
+/// Rank of a dtype in promotion: wider floats and wider integers win.
+static bool isFloat(Type t) { return isa<FloatType>(t); }
+
+Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
+                          const ast::Location &l) {
+  // Python numbers are weakly typed: they take the other operand's type.
+  auto numberType = [&](const TValue &v) -> Type {
+    if (v.kind == TValue::Kind::Float)
+      return builder.getF32Type();
+    if (v.kind == TValue::Kind::Bool)
+      return builder.getI1Type();
+    bool fits32 = v.intValue >= INT32_MIN && v.intValue <= INT32_MAX;
+    return fits32 ? builder.getI32Type() : builder.getI64Type();
+  };
+  if (!a.isRuntime() && !b.isRuntime())
+    fail(l, "expected a runtime operand");
+  if (!a.isRuntime() || !b.isRuntime()) {
+    const TValue &runtime = a.isRuntime() ? a : b;
+    const TValue &number = a.isRuntime() ? b : a;
+    Type t = getElementTypeOrSelf(runtime.value.getType());
+    if (isa<tile::PointerType>(t))
+      return t;
+    if (number.kind == TValue::Kind::Float && !isFloat(t))
+      return builder.getF32Type();
+    if (number.kind == TValue::Kind::Int && t.isInteger(1))
+      return numberType(number);
+    if (number.kind == TValue::Kind::Int && t.isInteger() &&
+        numberType(number).getIntOrFloatBitWidth() > t.getIntOrFloatBitWidth())
+      return numberType(number);
+    return t;
+  }
+  Type x = getElementTypeOrSelf(a.value.getType());
+  Type y = getElementTypeOrSelf(b.value.getType());
+  if (x == y)
+    return x;
+  if (isa<tile::PointerType>(x) || isa<tile::PointerType>(y))
+    fail(l, "incompatible operand types " + describe(x) + " and " + describe(y));
+  if (isFloat(x) != isFloat(y))
+    return isFloat(x) ? x : y;
+  if (isFloat(x) && x.getIntOrFloatBitWidth() == y.getIntOrFloatBitWidth())
+    return builder.getF32Type(); // fp16 with bf16
+  return x.getIntOrFloatBitWidth() >= y.getIntOrFloatBitWidth() ? x : y;
+}
+
+Value MLIRGenImpl::convertTo(const TValue &v, Type element,
+                             const ast::Location &l, StringRef what) {
+  if (v.isRuntime())
+    return cast(v.value, element, l);
+  if (!v.isNumber())
+    fail(l, what + " must be a number or a tile, got " + describe(v));
+  return constantOf(builder, loc(l), v, element);
+}
+
+std::pair<Value, Value> MLIRGenImpl::unify(const TValue &a, const TValue &b,
+                                           Type element,
+                                           const ast::Location &l) {
+  Value x = convertTo(a, element, l, "an operand");
+  Value y = convertTo(b, element, l, "an operand");
+  SmallVector<int64_t> shape = broadcastShapes(shapeOf(x), shapeOf(y), l);
+  return {broadcastTo(x, shape, l, "left operand"),
+          broadcastTo(y, shape, l, "right operand")};
+}
+
+//===----------------------------------------------------------------------===//
+// Operators
+//===----------------------------------------------------------------------===//
+
+/// Python's floor division and modulo, for constexpr ints.
+static int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
+                                        const TValue &b) {
+  using K = TValue::Kind;
+  if (!a.isNumber() || !b.isNumber())
+    return std::nullopt;
+  bool floats = a.kind == K::Float || b.kind == K::Float;
+  double x = a.kind == K::Float ? a.floatValue : double(a.intValue);
+  double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
+  int64_t i = a.intValue, j = b.intValue;
+  switch (op) {
+  case ast::BinaryOp::Add:
+    return floats ? TValue::ofFloat(x + y) : TValue::ofInt(i + j);
+  case ast::BinaryOp::Sub:
+    return floats ? TValue::ofFloat(x - y) : TValue::ofInt(i - j);
+  case ast::BinaryOp::Mul:
+    return floats ? TValue::ofFloat(x * y) : TValue::ofInt(i * j);
+  case ast::BinaryOp::Div:
+    if (y == 0)
+      return std::nullopt;
+    return TValue::ofFloat(x / y);
+  case ast::BinaryOp::FloorDiv:
+    if (y == 0)
+      return std::nullopt;
+    return floats ? TValue::ofFloat(std::floor(x / y))
+                  : TValue::ofInt(floorDiv(i, j));
+  case ast::BinaryOp::Mod:
+    if (y == 0)
+      return std::nullopt;
+    return floats ? TValue::ofFloat(x - std::floor(x / y) * y)
+                  : TValue::ofInt(i - floorDiv(i, j) * j);
+  case ast::BinaryOp::Pow:
+    if (!floats && j >= 0) {
+      int64_t r = 1;
+      for (int64_t k = 0; k < j; ++k)
+        r *= i;
+      return TValue::ofInt(r);
+    }
+    return TValue::ofFloat(std::pow(x, y));
+  case ast::BinaryOp::BitAnd:
+  case ast::BinaryOp::BitOr:
+  case ast::BinaryOp::BitXor:
+  case ast::BinaryOp::LShift:
+  case ast::BinaryOp::RShift: {
+    if (floats)
+      return std::nullopt;
+    int64_t r = op == ast::BinaryOp::BitAnd   ? (i & j)
+                : op == ast::BinaryOp::BitOr  ? (i | j)
+                : op == ast::BinaryOp::BitXor ? (i ^ j)
+                : op == ast::BinaryOp::LShift ? (i << j)
+                                              : (i >> j);
+    if (a.kind == K::Bool && b.kind == K::Bool)
+      return TValue::ofBool(r != 0);
+    return TValue::ofInt(r);
+  }
+  case ast::BinaryOp::MatMul:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+static const char *spelling(ast::BinaryOp op) {
+  switch (op) {
+  case ast::BinaryOp::Add: return "+";
+  case ast::BinaryOp::Sub: return "-";
+  case ast::BinaryOp::Mul: return "*";
+  case ast::BinaryOp::Div: return "/";
+  case ast::BinaryOp::FloorDiv: return "//";
+  case ast::BinaryOp::Mod: return "%";
+  case ast::BinaryOp::Pow: return "**";
+  case ast::BinaryOp::MatMul: return "@";
+  case ast::BinaryOp::BitAnd: return "&";
+  case ast::BinaryOp::BitOr: return "|";
+  case ast::BinaryOp::BitXor: return "^";
+  case ast::BinaryOp::LShift: return "<<";
+  case ast::BinaryOp::RShift: return ">>";
+  }
+  return "?";
+}
+
+TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
+                           const ast::Location &l) {
+  using ast::BinaryOp;
+  if (a.isNumber() && b.isNumber()) {
+    if (auto folded = foldBinary(op, a, b))
+      return *folded;
+    fail(l, Twine("invalid constexpr operation '") + spelling(op) + "'" +
+                ((op == BinaryOp::Div || op == BinaryOp::FloorDiv ||
+                  op == BinaryOp::Mod)
+                     ? " (division by zero)"
+                     : ""));
+  }
+  if ((!a.isRuntime() && !a.isNumber()) || (!b.isRuntime() && !b.isNumber()))
+    fail(l, Twine("unsupported operand types for ") + spelling(op) + ": " +
+                describe(a) + " and " + describe(b));
+  Location location = loc(l);
+
+  // Pointer arithmetic: ptr + int, int + ptr, ptr - int.
+  auto isPtr = [](const TValue &v) {
+    return v.isRuntime() &&
+           isa<tile::PointerType>(getElementTypeOrSelf(v.value.getType()));
+  };
+  if (isPtr(a) || isPtr(b)) {
+    if (isPtr(a) && isPtr(b))
+      fail(l, Twine("unsupported operand types for ") + spelling(op) + ": " +
+                  describe(a) + " and " + describe(b));
+    bool ptrFirst = isPtr(a);
+    const TValue &ptr = ptrFirst ? a : b;
+    const TValue &offset = ptrFirst ? b : a;
+    if (op != BinaryOp::Add && !(op == BinaryOp::Sub && ptrFirst))
+      fail(l, Twine("unsupported pointer operation '") + spelling(op) + "'");
+    Value off = toValue(offset, l, "pointer offset");
+    Type offType = getElementTypeOrSelf(off.getType());
+    if (!offType.isInteger() || offType.isInteger(1))
+      fail(l, "pointer offsets must be integers, got " + describe(off.getType()));
+    if (op == BinaryOp::Sub) {
+      Value zero = arith::ConstantOp::create(builder, location,
+                                             builder.getIntegerAttr(offType, 0));
+      zero = broadcastTo(zero, shapeOf(off), l, "offset");
+      off = arith::SubIOp::create(builder, location, zero, off);
+    }
+    SmallVector<int64_t> shape =
+        broadcastShapes(shapeOf(ptr.value), shapeOf(off), l);
+    Value p = broadcastTo(ptr.value, shape, l, "pointer");
+    off = broadcastTo(off, shape, l, "offset");
+    return TValue::ofValue(
+        tile::AddPtrOp::create(builder, location, p.getType(), p, off));
+  }
+
+  Type element = promote(a, b, l);
+  bool fp = isFloat(element);
+  switch (op) {
+  case BinaryOp::Div:
+    // True division: integers divide as fp32, as in Triton.
+    if (!fp)
+      element = builder.getF32Type(), fp = true;
+    break;
+  case BinaryOp::FloorDiv:
+    if (fp)
+      fail(l, "'//' needs integer operands, got " + describe(element));
+    break;
+  case BinaryOp::BitAnd:
+  case BinaryOp::BitOr:
+  case BinaryOp::BitXor:
+  case BinaryOp::LShift:
+  case BinaryOp::RShift:
+    if (fp)
+      fail(l, Twine("'") + spelling(op) + "' needs integer or boolean operands, got " +
+                  describe(element));
+    break;
+  case BinaryOp::Pow:
+  case BinaryOp::MatMul:
+    fail(l, Twine("'") + spelling(op) +
+                "' on tiles is not supported; use tl.dot for matrix products");
+  default:
+    break;
+  }
+  auto [x, y] = unify(a, b, element, l);
+  Value r;
+  switch (op) {
+  case BinaryOp::Add:
+    r = fp ? (Value)arith::AddFOp::create(builder, location, x, y)
+           : (Value)arith::AddIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::Sub:
+    r = fp ? (Value)arith::SubFOp::create(builder, location, x, y)
+           : (Value)arith::SubIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::Mul:
+    r = fp ? (Value)arith::MulFOp::create(builder, location, x, y)
+           : (Value)arith::MulIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::Div:
+    r = arith::DivFOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::FloorDiv:
+    // Triton (like C) truncates toward zero.
+    r = arith::DivSIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::Mod:
+    r = fp ? (Value)arith::RemFOp::create(builder, location, x, y)
+           : (Value)arith::RemSIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::BitAnd:
+    r = arith::AndIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::BitOr:
+    r = arith::OrIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::BitXor:
+    r = arith::XOrIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::LShift:
+    r = arith::ShLIOp::create(builder, location, x, y);
+    break;
+  case BinaryOp::RShift:
+    r = arith::ShRSIOp::create(builder, location, x, y);
+    break;
+  default:
+    fail(l, "unsupported operator");
+  }
+  return TValue::ofValue(r);
+}
+
+TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
+                            const TValue &b, const ast::Location &l) {
+  using ast::CompareOp;
+  if (op == CompareOp::Is || op == CompareOp::IsNot) {
+    bool same = a == b || (a.kind == TValue::Kind::None &&
+                           b.kind == TValue::Kind::None);
+    if (!a.isRuntime() || !b.isRuntime())
+      return TValue::ofBool((op == CompareOp::Is) == same);
+  }
+  if (op == CompareOp::In || op == CompareOp::NotIn)
+    fail(l, "'in' is not supported in kernels");
+  if (a.isNumber() && b.isNumber()) {
+    bool floats = a.kind == TValue::Kind::Float || b.kind == TValue::Kind::Float;
+    double x = a.kind == TValue::Kind::Float ? a.floatValue : double(a.intValue);
+    double y = b.kind == TValue::Kind::Float ? b.floatValue : double(b.intValue);
+    int64_t i = a.intValue, j = b.intValue;
+    auto cmp = [&](auto u, auto v) {
+      switch (op) {
+      case CompareOp::Lt: return u < v;
+      case CompareOp::Le: return u <= v;
+      case CompareOp::Gt: return u > v;
+      case CompareOp::Ge: return u >= v;
+      case CompareOp::Eq: case CompareOp::Is: return u == v;
+      default: return u != v;
+      }
+    };
+    return TValue::ofBool(floats ? cmp(x, y) : cmp(i, j));
+  }
+  if (!a.isRuntime() && !b.isRuntime()) {
+    if (op == CompareOp::Eq || op == CompareOp::Ne)
+      return TValue::ofBool((op == CompareOp::Eq) == (a == b));
+    fail(l, "cannot compare " + describe(a) + " and " + describe(b));
+  }
+  Type element = promote(a, b, l);
+  if (isa<tile::PointerType>(element))
+    fail(l, "comparing pointers is not supported");
+  auto [x, y] = unify(a, b, element, l);
+  Location location = loc(l);
+  if (isFloat(element)) {
+    using P = arith::CmpFPredicate;
+    P pred = op == CompareOp::Lt   ? P::OLT
+             : op == CompareOp::Le ? P::OLE
+             : op == CompareOp::Gt ? P::OGT
+             : op == CompareOp::Ge ? P::OGE
+             : (op == CompareOp::Eq || op == CompareOp::Is) ? P::OEQ
+                                                             : P::UNE;
+    return TValue::ofValue(arith::CmpFOp::create(builder, location, pred, x, y));
+  }
+  using P = arith::CmpIPredicate;
+  P pred = op == CompareOp::Lt   ? P::slt
+           : op == CompareOp::Le ? P::sle
+           : op == CompareOp::Gt ? P::sgt
+           : op == CompareOp::Ge ? P::sge
+           : (op == CompareOp::Eq || op == CompareOp::Is) ? P::eq
+                                                           : P::ne;
+  return TValue::ofValue(arith::CmpIOp::create(builder, location, pred, x, y));
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+int64_t MLIRGenImpl::constInt(const TValue &v, const ast::Location &l,
+                              StringRef what) {
+  if (v.kind == TValue::Kind::Int || v.kind == TValue::Kind::Bool)
+    return v.intValue;
+  if (v.isRuntime())
+    fail(l, what + " must be a constexpr (a compile-time constant), but it is "
+                   "a runtime " + describe(v));
+  fail(l, what + " must be a constexpr int, got " + describe(v));
+}
+
+bool MLIRGenImpl::isTrue(const TValue &v, const ast::Location &l) {
+  switch (v.kind) {
+  case TValue::Kind::None:
+    return false;
+  case TValue::Kind::Int:
+  case TValue::Kind::Bool:
+    return v.intValue != 0;
+  case TValue::Kind::Float:
+    return v.floatValue != 0;
+  case TValue::Kind::String:
+    return !v.name.empty();
+  case TValue::Kind::Tuple:
+    return !v.elements.empty();
+  case TValue::Kind::Runtime:
+    fail(l, "a runtime value has no compile-time truth value");
+  default:
+    return true;
+  }
+}
+
+TValue MLIRGenImpl::gen(const ast::Expr &e) {
+  using namespace ast;
+  switch (e.kind) {
+  case ExprKind::Name: {
+    const auto &name = llvm::cast<NameExpr>(e).name;
+    auto it = scope.find(name);
+    if (it != scope.end())
+      return it->second;
+    auto global = globals.find(name);
+    if (global != globals.end())
+      return global->second;
+    if (name == "range" || name == "min" || name == "max" || name == "len" ||
+        name == "int" || name == "float" || name == "bool" || name == "print")
+      return TValue::named(TValue::Kind::Builtin, name);
+    fail(e.loc, "name '" + name + "' is not defined");
+  }
+  case ExprKind::Int:
+    return TValue::ofInt(llvm::cast<IntExpr>(e).value);
+  case ExprKind::Float:
+    return TValue::ofFloat(llvm::cast<FloatExpr>(e).value);
+  case ExprKind::Bool:
+    return TValue::ofBool(llvm::cast<BoolExpr>(e).value);
+  case ExprKind::None:
+    return TValue::none();
+  case ExprKind::String:
+    return TValue::ofString(llvm::cast<StringExpr>(e).value);
+  case ExprKind::Attribute: {
+    const auto &attr = llvm::cast<AttributeExpr>(e);
+    return attribute(gen(*attr.base), attr.attr, e.loc);
+  }
+  case ExprKind::Call:
+    return call(llvm::cast<CallExpr>(e));
+  case ExprKind::Tuple: {
+    std::vector<TValue> elements;
+    for (const ExprPtr &element : llvm::cast<TupleExpr>(e).elements)
+      elements.push_back(gen(*element));
+    return TValue::ofTuple(std::move(elements));
+  }
+  case ExprKind::Slice: {
+    const auto &slice = llvm::cast<SliceExpr>(e);
+    if (slice.lower || slice.upper || slice.step)
+      fail(e.loc, "only ':' and None are supported in tile subscripts");
+    TValue v;
+    v.kind = TValue::Kind::Slice;
+    return v;
+  }
+  case ExprKind::Subscript: {
+    const auto &sub = llvm::cast<SubscriptExpr>(e);
+    TValue base = gen(*sub.base);
+    if (base.kind == TValue::Kind::Tuple) {
+      if (sub.indices.size() != 1)
+        fail(e.loc, "a tuple takes one index");
+      int64_t i = constInt(gen(*sub.indices[0]), sub.indices[0]->loc, "index");
+      int64_t n = base.elements.size();
+      if (i < -n || i >= n)
+        fail(e.loc, "tuple index out of range");
+      return base.elements[i < 0 ? i + n : i];
+    }
+    if (!base.isRuntime() || !isa<RankedTensorType>(base.value.getType()))
+      fail(e.loc, "only tiles can be subscripted, not " + describe(base));
+    Value v = base.value;
+    auto tensor = llvm::cast<RankedTensorType>(v.getType());
+    unsigned slices = 0, dim = 0;
+    for (const ExprPtr &index : sub.indices) {
+      TValue i = gen(*index);
+      if (i.kind == TValue::Kind::Slice) {
+        ++slices;
+        ++dim;
+        continue;
+      }
+      if (i.kind != TValue::Kind::None)
+        fail(index->loc, "only ':' and None are supported in tile subscripts");
+      SmallVector<int64_t> shape(shapeOf(v));
+      shape.insert(shape.begin() + dim, 1);
+      v = tile::ExpandDimsOp::create(
+          builder, loc(index->loc),
+          RankedTensorType::get(shape, tensor.getElementType()), v,
+          builder.getI32IntegerAttr(dim));
+      ++dim;
+    }
+    if (slices != tensor.getRank())
+      fail(e.loc, "subscript has " + Twine(slices) + " ':' but the tile has " +
+                      Twine(tensor.getRank()) + " dimensions");
+    return TValue::ofValue(v);
+  }
+  case ExprKind::Unary: {
+    const auto &u = llvm::cast<UnaryExpr>(e);
+    TValue x = gen(*u.operand);
+    switch (u.op) {
+    case UnaryOp::Pos:
+      return x;
+    case UnaryOp::Not:
+      if (!x.isRuntime())
+        return TValue::ofBool(!isTrue(x, e.loc));
+      if (!getElementTypeOrSelf(x.value.getType()).isInteger(1))
+        fail(e.loc, "'not' needs a boolean, got " + describe(x));
+      return binary(BinaryOp::BitXor, x, TValue::ofBool(true), e.loc);
+    case UnaryOp::Neg:
+      if (x.kind == TValue::Kind::Float)
+        return TValue::ofFloat(-x.floatValue);
+      if (x.isNumber())
+        return TValue::ofInt(-x.intValue);
+      if (x.isRuntime() && isFloat(getElementTypeOrSelf(x.value.getType())))
+        return TValue::ofValue(
+            arith::NegFOp::create(builder, loc(e.loc), x.value));
+      return binary(BinaryOp::Sub, TValue::ofInt(0), x, e.loc);
+    case UnaryOp::Invert:
+      if (x.isNumber() && x.kind != TValue::Kind::Float)
+        return TValue::ofInt(~x.intValue);
+      return binary(BinaryOp::BitXor, x, TValue::ofInt(-1), e.loc);
+    }
+    fail(e.loc, "unsupported unary operator");
+  }
+  case ExprKind::Binary: {
+    const auto &b = llvm::cast<BinaryExpr>(e);
+    TValue lhs = gen(*b.lhs);
+    TValue rhs = gen(*b.rhs);
+    return binary(b.op, lhs, rhs, e.loc);
+  }
+  case ExprKind::Compare: {
+    const auto &c = llvm::cast<CompareExpr>(e);
+    TValue lhs = gen(*c.lhs);
+    TValue rhs = gen(*c.rhs);
+    return compare(c.op, lhs, rhs, e.loc);
+  }
+  case ExprKind::BoolOp: {
+    const auto &b = llvm::cast<BoolOpExpr>(e);
+    TValue lhs = gen(*b.lhs);
+    if (!lhs.isRuntime()) {
+      // Python semantics, short-circuiting at compile time.
+      bool t = isTrue(lhs, e.loc);
+      if ((b.op == BoolOpKind::And) != t)
+        return lhs;
+      return gen(*b.rhs);
+    }
+    TValue rhs = gen(*b.rhs);
+    if (isa<RankedTensorType>(lhs.value.getType()) ||
+        (rhs.isRuntime() && isa<RankedTensorType>(rhs.value.getType())))
+      fail(e.loc, "'and'/'or' work on scalars; use '&' and '|' on tiles");
+    return binary(b.op == BoolOpKind::And ? BinaryOp::BitAnd : BinaryOp::BitOr,
+                  lhs, rhs, e.loc);
+  }
+  case ExprKind::IfExp: {
+    const auto &i = llvm::cast<IfExpExpr>(e);
+    TValue cond = gen(*i.cond);
+    if (!cond.isRuntime())
+      return gen(isTrue(cond, e.loc) ? *i.thenValue : *i.elseValue);
+    TValue x = gen(*i.thenValue), y = gen(*i.elseValue);
+    Value c = cast(cond.value, builder.getI1Type(), e.loc);
+    if (isa<RankedTensorType>(c.getType()))
+      fail(e.loc, "a conditional expression needs a scalar condition; use "
+                  "tl.where on tiles");
+    Type element = promote(x.isRuntime() ? x : TValue::ofValue(toValue(x, e.loc, "value")),
+                           y.isRuntime() ? y : TValue::ofValue(toValue(y, e.loc, "value")),
+                           e.loc);
+    auto [a, b] = unify(x, y, element, e.loc);
+    return TValue::ofValue(arith::SelectOp::create(builder, loc(e.loc), c, a, b));
+  }
+  }
+  fail(e.loc, "unsupported expression");
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+/// Names a block assigns, looking into nested blocks.
+static void collectAssigned(const ast::Block &block, std::set<std::string> &names) {
+  using namespace ast;
+  std::function<void(const Expr &)> target = [&](const Expr &t) {
+    if (auto *name = llvm::dyn_cast<NameExpr>(&t))
+      names.insert(name->name);
+    else if (auto *tuple = llvm::dyn_cast<TupleExpr>(&t))
+      for (const ExprPtr &element : tuple->elements)
+        target(*element);
+  };
+  for (const StmtPtr &s : block) {
+    if (auto *assign = llvm::dyn_cast<AssignStmt>(s.get()))
+      for (const ExprPtr &t : assign->targets)
+        target(*t);
+    else if (auto *aug = llvm::dyn_cast<AugAssignStmt>(s.get()))
+      target(*aug->target);
+    else if (auto *branch = llvm::dyn_cast<IfStmt>(s.get())) {
+      collectAssigned(branch->then, names);
+      collectAssigned(branch->orelse, names);
+    } else if (auto *loop = llvm::dyn_cast<ForStmt>(s.get())) {
+      target(*loop->target);
+      collectAssigned(loop->body, names);
+    } else if (auto *loop = llvm::dyn_cast<WhileStmt>(s.get()))
+      collectAssigned(loop->body, names);
+  }
+}
+
+void MLIRGenImpl::gen(const ast::Block &block) {
+  for (const ast::StmtPtr &s : block) {
+    if (returned)
+      fail(s->loc, "code after 'return' is not supported");
+    gen(*s);
+  }
+}
+
+/// Binds `value` to an assignment target.
+static void assignTo(MLIRGenImpl &g, const ast::Expr &target, const TValue &value) {
+  using namespace ast;
+  if (auto *name = llvm::dyn_cast<NameExpr>(&target)) {
+    g.scope[name->name] = value;
+    return;
+  }
+  if (auto *tuple = llvm::dyn_cast<TupleExpr>(&target)) {
+    if (value.kind != TValue::Kind::Tuple ||
+        value.elements.size() != tuple->elements.size())
+      g.fail(target.loc, "cannot unpack " + g.describe(value) + " into " +
+                             Twine(tuple->elements.size()) + " names");
+    for (auto [t, v] : llvm::zip(tuple->elements, value.elements))
+      assignTo(g, *t, v);
+    return;
+  }
+  g.fail(target.loc, "can only assign to names: tiles are values, not "
+                     "memory (use tl.store or tl.where)");
+}
+
+void MLIRGenImpl::gen(const ast::Stmt &s) {
+  using namespace ast;
+  switch (s.kind) {
+  case StmtKind::Pass:
+    return;
+  case StmtKind::Expr: {
+    const auto &e = llvm::cast<ExprStmt>(s);
+    if (e.value->kind != ExprKind::String) // docstrings
+      gen(*e.value);
+    return;
+  }
+  case StmtKind::Assign: {
+    const auto &assign = llvm::cast<AssignStmt>(s);
+    TValue value = gen(*assign.value);
+    if (assign.annotation) {
+      TValue annotation = gen(*assign.annotation);
+      if (annotation.kind == TValue::Kind::Builtin &&
+          annotation.name == "tl.constexpr" && value.isRuntime())
+        fail(assign.value->loc, "a constexpr needs a compile-time value");
+    }
+    for (const ExprPtr &target : assign.targets)
+      assignTo(*this, *target, value);
+    return;
+  }
+  case StmtKind::AugAssign: {
+    const auto &aug = llvm::cast<AugAssignStmt>(s);
+    TValue current = gen(*aug.target);
+    TValue value = gen(*aug.value);
+    assignTo(*this, *aug.target, binary(aug.op, current, value, s.loc));
+    return;
+  }
+  case StmtKind::Return: {
+    const auto &ret = llvm::cast<ReturnStmt>(s);
+    returned = ret.value ? gen(*ret.value) : TValue::none();
+    return;
+  }
+  case StmtKind::Assert: {
+    const auto &a = llvm::cast<AssertStmt>(s);
+    TValue cond = gen(*a.cond);
+    // A runtime assert is a no-op, as in Triton without debug mode.
+    if (!cond.isRuntime() && !isTrue(cond, s.loc)) {
+      std::string message = "assertion failed";
+      if (a.message) {
+        TValue m = gen(*a.message);
+        if (m.kind == TValue::Kind::String)
+          message += ": " + m.name;
+      }
+      fail(s.loc, message);
+    }
+    return;
+  }
+  case StmtKind::Break:
+  case StmtKind::Continue:
+    fail(s.loc, "'break' and 'continue' are not supported in kernels");
+  case StmtKind::While:
+    fail(s.loc, "'while' loops are not supported yet; use 'for ... in range'");
+  case StmtKind::If:
+    break;
+  case StmtKind::For:
+    break;
+  }
+
+  if (auto *branch = llvm::dyn_cast<IfStmt>(&s)) {
+    TValue cond = gen(*branch->cond);
+    if (!cond.isRuntime()) {
+      gen(isTrue(cond, s.loc) ? branch->then : branch->orelse);
+      return;
+    }
+    Value c = cast(cond.value, builder.getI1Type(), branch->cond->loc);
+    if (isa<RankedTensorType>(c.getType()))
+      fail(branch->cond->loc, "an 'if' needs a scalar condition, not a tile");
+    mlir::Location location = loc(s.loc);
+    auto ifOp = scf::IfOp::create(builder, location, TypeRange{}, c,
+                                  /*withElseRegion=*/true);
+    Scope before = scope;
+    auto genBranch = [&](const Block &body, mlir::Block *block) {
+      scope = before;
+      builder.setInsertionPoint(block->getTerminator());
+      gen(body);
+      if (returned)
+        fail(s.loc, "'return' inside 'if' is not supported");
+      return scope;
+    };
+    Scope thenScope = genBranch(branch->then, ifOp.thenBlock());
+    Scope elseScope = genBranch(branch->orelse, ifOp.elseBlock());
+
+    // Names that leave the branches: changed in either, or new in both.
+    std::vector<std::string> merged;
+    for (auto &[name, value] : thenScope) {
+      auto other = elseScope.find(name);
+      if (other == elseScope.end())
+        continue;
+      auto old = before.find(name);
+      bool existed = old != before.end();
+      if (value == other->second) {
+        if (existed && !(old->second == value))
+          scope[name] = value;
+        continue;
+      }
+      merged.push_back(name);
+    }
+    // Materialize both sides and check they agree.
+    SmallVector<Value> thenValues, elseValues;
+    SmallVector<Type> types;
+    for (const std::string &name : merged) {
+      builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+      Value t = toValue(thenScope[name], s.loc, "'" + name + "'");
+      builder.setInsertionPoint(ifOp.elseBlock()->getTerminator());
+      Value e = toValue(elseScope[name], s.loc, "'" + name + "'");
+      if (t.getType() != e.getType())
+        fail(s.loc, "'" + name + "' is " + describe(t.getType()) +
+                        " after the 'if' branch but " + describe(e.getType()) +
+                        " after the 'else' branch");
+      thenValues.push_back(t);
+      elseValues.push_back(e);
+      types.push_back(t.getType());
+    }
+    builder.setInsertionPoint(ifOp);
+    auto result = scf::IfOp::create(builder, location, types, c,
+                                    /*withElseRegion=*/true);
+    result.getThenRegion().takeBody(ifOp.getThenRegion());
+    result.getElseRegion().takeBody(ifOp.getElseRegion());
+    ifOp.erase();
+    result.thenBlock()->getTerminator()->setOperands(thenValues);
+    result.elseBlock()->getTerminator()->setOperands(elseValues);
+    builder.setInsertionPointAfter(result);
+    scope = before;
+    for (auto [i, name] : llvm::enumerate(merged))
+      scope[name] = TValue::ofValue(result.getResult(i));
+    return;
+  }
+
+  const auto &loop = llvm::cast<ForStmt>(s);
+  auto *target = llvm::dyn_cast<NameExpr>(loop.target.get());
+  if (!target)
+    fail(loop.target->loc, "the loop variable must be a name");
+  auto *iter = llvm::dyn_cast<CallExpr>(loop.iter.get());
+  TValue callee = iter ? gen(*iter->callee) : TValue();
+  bool isStatic = callee.kind == TValue::Kind::Builtin &&
+                  callee.name == "tl.static_range";
+  if (!iter || callee.kind != TValue::Kind::Builtin ||
+      (callee.name != "range" && callee.name != "tl.range" && !isStatic))
+    fail(loop.iter->loc, "loops must iterate over range(...), tl.range(...) "
+                         "or tl.static_range(...)");
+  Args args = bindArgs(*iter, callee.name, {"arg0", "arg1", "step"}, 1,
+                       {"num_stages", "loop_unroll_factor", "flatten"});
+  TValue lower = TValue::ofInt(0), upper = *args.get(0);
+  TValue step = args.get(2) ? *args.get(2) : TValue::ofInt(1);
+  if (args.get(1))
+    lower = *args.get(0), upper = *args.get(1);
+  if (step.isNumber() && step.intValue <= 0)
+    fail(args.locs[2], "the range step must be positive");
+
+  if (isStatic) {
+    int64_t lo = constInt(lower, iter->loc, "tl.static_range bound");
+    int64_t hi = constInt(upper, iter->loc, "tl.static_range bound");
+    int64_t st = constInt(step, iter->loc, "tl.static_range step");
+    for (int64_t i = lo; i < hi; i += st) {
+      scope[target->name] = TValue::ofInt(i);
+      gen(loop.body);
+    }
+    return;
+  }
+
+  // Bounds in one integer type: i64 if any needs it.
+  Type ivType = builder.getI32Type();
+  for (const TValue *v : {&lower, &upper, &step}) {
+    Value x = toValue(*v, iter->loc, "range bound");
+    Type t = x.getType();
+    if (!t.isInteger() || t.isInteger(1))
+      fail(iter->loc, "range bounds must be integers, got " + describe(t));
+    if (t.getIntOrFloatBitWidth() > 32)
+      ivType = builder.getI64Type();
+  }
+  mlir::Location location = loc(s.loc);
+  auto bound = [&](const TValue &v) {
+    return cast(toValue(v, iter->loc, "range bound"), ivType, iter->loc);
+  };
+  Value lb = bound(lower), ub = bound(upper), st = bound(step);
+
+  // Loop-carried: names the body assigns that exist before the loop.
+  std::set<std::string> assigned;
+  collectAssigned(loop.body, assigned);
+  std::vector<std::string> carried;
+  SmallVector<Value> inits;
+  for (const std::string &name : assigned) {
+    auto it = scope.find(name);
+    if (it == scope.end() || name == target->name)
+      continue;
+    if (!it->second.isRuntime() && !it->second.isNumber())
+      continue;
+    carried.push_back(name);
+    inits.push_back(toValue(it->second, s.loc, "'" + name + "'"));
+  }
+  auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
+  Scope before = scope;
+  mlir::Block *body = forOp.getBody();
+  builder.setInsertionPointToStart(body);
+  scope[target->name] = TValue::ofValue(forOp.getInductionVar());
+  for (auto [i, name] : llvm::enumerate(carried))
+    scope[name] = TValue::ofValue(forOp.getRegionIterArgs()[i]);
+  if (body->mightHaveTerminator())
+    builder.setInsertionPoint(body->getTerminator());
+  gen(loop.body);
+  if (returned)
+    fail(s.loc, "'return' inside a loop is not supported");
+  SmallVector<Value> yields;
+  for (auto [i, name] : llvm::enumerate(carried)) {
+    Value v = toValue(scope[name], s.loc, "'" + name + "'");
+    if (v.getType() != inits[i].getType())
+      fail(s.loc, "loop-carried '" + name + "' is " +
+                      describe(inits[i].getType()) +
+                      " before the loop but " + describe(v.getType()) +
+                      " at the end of its body");
+    yields.push_back(v);
+  }
+  if (body->mightHaveTerminator())
+    body->getTerminator()->erase();
+  builder.setInsertionPointToEnd(body);
+  scf::YieldOp::create(builder, location, yields);
+  builder.setInsertionPointAfter(forOp);
+  scope = before;
+  for (auto [i, name] : llvm::enumerate(carried))
+    scope[name] = TValue::ofValue(forOp.getResult(i));
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+/// A `-D` or signature constant: int, float or bool.
+static std::optional<TValue> parseConstant(StringRef text) {
+  text = text.trim();
+  if (text == "True" || text == "true")
+    return TValue::ofBool(true);
+  if (text == "False" || text == "false")
+    return TValue::ofBool(false);
+  int64_t i;
+  if (!text.getAsInteger(0, i))
+    return TValue::ofInt(i);
+  double d;
+  if (!text.getAsDouble(d))
+    return TValue::ofFloat(d);
+  return std::nullopt;
+}
+
+static bool isJitDecorator(const TValue &v) {
+  return v.kind == TValue::Kind::Builtin &&
+         (v.name == "triton.jit" || v.name == "triton.autotune" ||
+          v.name == "triton.heuristics");
+}
+
+OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
+  ast::Location top{module.file, 1, 1};
+  for (const ast::Import &import : module.imports) {
+    std::string full = import.name.empty() ? import.module
+                                           : import.module + "." + import.name;
+    if (full == "triton.language")
+      full = "tl";
+    if (full != "triton" && full != "tl")
+      continue; // other imports are host-side; unused names fail on use
+    if (import.name.empty() && import.alias == import.module &&
+        llvm::StringRef(import.module).contains('.'))
+      globals[import.alias] = TValue::named(TValue::Kind::Module, "triton");
+    else
+      globals[import.alias] = TValue::named(TValue::Kind::Module, full);
+  }
+  std::vector<const ast::FunctionDef *> kernels;
+  for (const ast::FunctionDef &f : module.functions) {
+    TValue fn;
+    fn.kind = TValue::Kind::Function;
+    fn.function = &f;
+    globals[f.name] = fn;
+  }
+  for (const auto &global : module.globals) {
+    TValue value = gen(*global->value);
+    for (const ast::ExprPtr &target : global->targets)
+      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
+        globals[name->name] = value;
+  }
+  for (const ast::FunctionDef &f : module.functions)
+    for (const ast::ExprPtr &d : f.decorators) {
+      const ast::Expr *e = d.get();
+      if (auto *c = llvm::dyn_cast<ast::CallExpr>(e))
+        e = c->callee.get();
+      if (isJitDecorator(gen(*e)))
+        kernels.push_back(&f);
+    }
+
+  const ast::FunctionDef *kernel = nullptr;
+  if (!spec.kernel.empty()) {
+    for (const ast::FunctionDef *f : kernels)
+      if (f->name == spec.kernel)
+        kernel = f;
+    if (!kernel)
+      fail(top, "no @triton.jit function named '" + spec.kernel + "' in this file");
+  } else if (kernels.size() == 1) {
+    kernel = kernels.front();
+  } else if (kernels.empty()) {
+    fail(top, "no @triton.jit function in this file");
+  } else {
+    std::string names;
+    for (const ast::FunctionDef *f : kernels)
+      names += (names.empty() ? "" : ", ") + f->name;
+    fail(top, "this file has several kernels (" + names +
+                  "): choose one with --kernel");
+  }
+
+  // Signature entries, one per parameter.
+  SmallVector<StringRef> signature;
+  if (!spec.signature.empty()) {
+    StringRef(spec.signature).split(signature, ',');
+    if (signature.size() != kernel->params.size())
+      fail(kernel->loc, "--signature has " + Twine(signature.size()) +
+                            " entries but '" + kernel->name + "' has " +
+                            Twine(kernel->params.size()) + " parameters");
+  }
+
+  struct Param {
+    std::string name;
+    Type type;
+    int64_t divisibility = 0;
+  };
+  std::vector<Param> runtimeParams;
+  NamedAttrList constexprAttrs;
+  for (auto [index, p] : llvm::enumerate(kernel->params)) {
+    TValue annotation;
+    if (p.annotation)
+      annotation = gen(*p.annotation);
+    bool isConstexpr = annotation.kind == TValue::Kind::Builtin &&
+                       annotation.name == "tl.constexpr";
+    std::optional<TValue> constant;
+    Type type;
+    int64_t divisibility = 0;
+    for (auto &[name, text] : spec.constexprs)
+      if (name == p.name) {
+        constant = parseConstant(text);
+        if (!constant)
+          fail(p.loc, "-D " + name + "=" + text + ": not an int, float or bool");
+      }
+    if (!signature.empty() && !constant) {
+      StringRef entry = signature[index].trim();
+      if (std::optional<TValue> c = parseConstant(entry)) {
+        constant = c;
+      } else {
+        auto [typeText, divText] = entry.split(':');
+        type = parseTypeString(typeText);
+        if (!type)
+          fail(p.loc, "--signature entry '" + entry + "' for '" + p.name +
+                          "' is not a type like *fp32, i32 or fp16");
+        if (!divText.empty() && divText.trim().getAsInteger(10, divisibility))
+          fail(p.loc, "--signature entry '" + entry + "': bad divisibility");
+        if (isConstexpr)
+          fail(p.loc, "'" + p.name + "' is a constexpr: --signature must give "
+                                     "it a value, not the type " + typeText);
+      }
+    }
+    if (isConstexpr && !constant && p.defaultValue)
+      constant = gen(*p.defaultValue);
+    if (isConstexpr && !constant)
+      fail(p.loc, "constexpr parameter '" + p.name +
+                      "' has no value: give it with -D " + p.name +
+                      "=VALUE or in --signature");
+    if (constant) {
+      scope[p.name] = *constant;
+      Attribute attr =
+          constant->kind == TValue::Kind::Float
+              ? (Attribute)builder.getF64FloatAttr(constant->floatValue)
+          : constant->kind == TValue::Kind::Bool
+              ? (Attribute)builder.getBoolAttr(constant->intValue)
+              : (Attribute)builder.getI64IntegerAttr(constant->intValue);
+      constexprAttrs.append(p.name, attr);
+      continue;
+    }
+    if (!type && annotation.kind == TValue::Kind::DType)
+      type = annotation.type;
+    if (!type && annotation.kind == TValue::Kind::String) {
+      auto [typeText, divText] = StringRef(annotation.name).split(':');
+      type = parseTypeString(typeText);
+      if (!type)
+        fail(p.annotation->loc, "'" + annotation.name +
+                                    "' is not a type like \"*fp32\" or \"i32\"");
+      if (!divText.empty())
+        (void)divText.trim().getAsInteger(10, divisibility);
+    }
+    if (!type && runtimeParams.size() < spec.argTypes.size()) {
+      StringRef text = spec.argTypes[runtimeParams.size()];
+      auto [typeText, divText] = text.split(':');
+      type = parseTypeString(typeText);
+      if (!type)
+        fail(p.loc, "argument for '" + p.name + "' has unsupported type '" +
+                        text + "'");
+      if (!divText.empty())
+        (void)divText.trim().getAsInteger(10, divisibility);
+    }
+    if (!type && p.annotation)
+      fail(p.annotation->loc, "unsupported annotation for '" + p.name +
+                                  "': use tl.constexpr, a dtype such as "
+                                  "tl.int32, or a string such as \"*fp32\"");
+    if (!type)
+      fail(p.loc, "parameter '" + p.name +
+                      "' has no type: annotate it (" + p.name +
+                      ": \"*fp32\"), or give --signature");
+    // Pointers from annotations are assumed 16-byte aligned, as for every
+    // allocation of the runtime; the metadata records it and launches check.
+    if (!divisibility && signature.empty() && isa<tile::PointerType>(type))
+      divisibility = 16;
+    runtimeParams.push_back({p.name, type, divisibility});
+  }
+
+  Location location = loc(kernel->loc);
+  OwningOpRef<ModuleOp> result = ModuleOp::create(location);
+  builder.setInsertionPointToEnd(result->getBody());
+  SmallVector<Type> argTypes;
+  for (const Param &p : runtimeParams)
+    argTypes.push_back(p.type);
+  std::string entryName = kernel->name;
+  auto func = func::FuncOp::create(builder, location, entryName,
+                                   builder.getFunctionType(argTypes, {}));
+  func->setAttr(kConstexprsAttr, constexprAttrs.getDictionary(&context));
+  mlir::Block *entry = func.addEntryBlock();
+  for (auto [i, p] : llvm::enumerate(runtimeParams)) {
+    func.setArgAttr(i, kParamNameAttr, builder.getStringAttr(p.name));
+    if (p.divisibility > 1)
+      func.setArgAttr(i, tile::kDivisibilityAttrName,
+                      builder.getI32IntegerAttr(p.divisibility));
+    scope[p.name] = TValue::ofValue(entry->getArgument(i));
+  }
+  builder.setInsertionPointToEnd(entry);
+  gen(kernel->body);
+  if (returned && returned->kind != TValue::Kind::None)
+    fail(kernel->loc, "a kernel cannot return a value");
+  func::ReturnOp::create(builder, location);
+  if (failed(verify(*result)))
+    return nullptr;
+  return result;
+}
+
+OwningOpRef<ModuleOp> tilec::mlirGen(MLIRContext &context,
+                                     const ast::Module &module,
+                                     const Specialization &spec) {
+  context.loadDialect<tile::TileDialect, arith::ArithDialect,
+                      math::MathDialect, scf::SCFDialect, func::FuncDialect>();
+  MLIRGenImpl generator(context, module);
+  try {
+    return generator.generate(spec);
+  } catch (const GenError &) {
+    return nullptr;
+  }
+}

@@ -1,0 +1,175 @@
+//===- MLIRGenImpl.h - The generator behind mlirGen -------------*- C++ -*-===//
+//
+// Internal to the frontend. MLIRGen evaluates a kernel the way Triton's code
+// generator does: constexprs (and dtypes, modules, functions) are folded at
+// compile time, everything else becomes tile IR. Types, shapes and
+// broadcasting are checked while emitting, so each error points at the
+// expression that caused it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_FRONTEND_MLIRGENIMPL_H
+#define TILEC_LIB_FRONTEND_MLIRGENIMPL_H
+
+#include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/MLIRGen.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+
+namespace tilec {
+
+/// Thrown after an error has been reported, to unwind to mlirGen.
+struct GenError {};
+
+/// A value while generating code: folded at compile time, or an MLIR value.
+struct TValue {
+  enum class Kind {
+    None,    // Python None
+    Int,     // constexpr int
+    Float,   // constexpr float
+    Bool,    // constexpr bool
+    String,  // constexpr str
+    DType,   // a dtype such as tl.float32 or a pointer type
+    Module,  // `triton`, `triton.language`
+    Builtin, // a library function, by qualified name: "tl.load"
+    Method,  // a bound method: `x.to`; self in elements[0]
+    Function,// a user @triton.jit function
+    Tuple,   // a tuple or list of values
+    Slice,   // `:` inside a subscript
+    Runtime, // an MLIR value: scalar or tensor
+  };
+  Kind kind = Kind::None;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string name; // String, Module, Builtin, Method, Function
+  mlir::Type type;  // DType
+  mlir::Value value;
+  std::vector<TValue> elements;
+  const ast::FunctionDef *function = nullptr;
+
+  static TValue none() { return {}; }
+  static TValue ofInt(int64_t v);
+  static TValue ofFloat(double v);
+  static TValue ofBool(bool v);
+  static TValue ofString(std::string s);
+  static TValue ofDType(mlir::Type t);
+  static TValue named(Kind kind, std::string name);
+  static TValue ofValue(mlir::Value v);
+  static TValue ofTuple(std::vector<TValue> elements);
+
+  bool isRuntime() const { return kind == Kind::Runtime; }
+  /// An int, float or bool constexpr.
+  bool isNumber() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  bool operator==(const TValue &other) const;
+};
+
+/// Names visible in a function body; Python scoping is per function.
+using Scope = std::map<std::string, TValue>;
+
+class MLIRGenImpl {
+public:
+  MLIRGenImpl(mlir::MLIRContext &context, const ast::Module &module);
+  mlir::OwningOpRef<mlir::ModuleOp> generate(const Specialization &spec);
+
+  //===--------------------------------------------------------------------===//
+  // Errors and locations
+  //===--------------------------------------------------------------------===//
+  mlir::Location loc(const ast::Location &l);
+  [[noreturn]] void fail(const ast::Location &l, const llvm::Twine &message);
+
+  //===--------------------------------------------------------------------===//
+  // Types and values (MLIRGen.cpp)
+  //===--------------------------------------------------------------------===//
+  /// "fp32", "*fp32", "fp32[64, 64]": how errors name a type.
+  std::string describe(mlir::Type type);
+  std::string describe(const TValue &v);
+  /// The dtype named by a Triton type string ("*fp32", "i32", "bf16").
+  mlir::Type parseTypeString(llvm::StringRef text);
+  /// A constexpr number as an MLIR scalar of its default type.
+  mlir::Value materialize(const TValue &v, const ast::Location &l);
+  /// A runtime value of `v`; numbers take their default types.
+  mlir::Value toValue(const TValue &v, const ast::Location &l,
+                      llvm::StringRef what);
+  /// A runtime value or number converted to `elementType`.
+  mlir::Value convertTo(const TValue &v, mlir::Type elementType,
+                        const ast::Location &l, llvm::StringRef what);
+  /// Casts a scalar or tensor to another element type.
+  mlir::Value cast(mlir::Value v, mlir::Type elementType,
+                   const ast::Location &l);
+  /// Broadcasts a scalar or tensor to `shape`; errors name `what`.
+  mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape,
+                          const ast::Location &l, llvm::StringRef what);
+  /// The common shape of two shapes under numpy broadcasting.
+  llvm::SmallVector<int64_t> broadcastShapes(llvm::ArrayRef<int64_t> a,
+                                             llvm::ArrayRef<int64_t> b,
+                                             const ast::Location &l);
+  /// The element type two operands compute in (Triton's promotion rules,
+  /// with Python numbers weakly typed).
+  mlir::Type promote(const TValue &a, const TValue &b, const ast::Location &l);
+  /// Converts both operands to one element type and shape.
+  std::pair<mlir::Value, mlir::Value> unify(const TValue &a, const TValue &b,
+                                            mlir::Type elementType,
+                                            const ast::Location &l);
+  TValue binary(ast::BinaryOp op, const TValue &a, const TValue &b,
+                const ast::Location &l);
+  TValue compare(ast::CompareOp op, const TValue &a, const TValue &b,
+                 const ast::Location &l);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions and statements (MLIRGen.cpp)
+  //===--------------------------------------------------------------------===//
+  TValue gen(const ast::Expr &e);
+  void gen(const ast::Block &block);
+  void gen(const ast::Stmt &s);
+  /// A constexpr int argument, or an error naming `what`.
+  int64_t constInt(const TValue &v, const ast::Location &l,
+                   llvm::StringRef what);
+  /// A runtime or constexpr condition as a truth value.
+  bool isTrue(const TValue &v, const ast::Location &l);
+
+  //===--------------------------------------------------------------------===//
+  // Calls (Builtins.cpp)
+  //===--------------------------------------------------------------------===//
+  /// Arguments of a call, bound to a library function's parameter names.
+  struct Args {
+    std::vector<std::optional<TValue>> values;
+    std::vector<ast::Location> locs;
+    const TValue *get(unsigned i) const {
+      return values[i] ? &*values[i] : nullptr;
+    }
+  };
+  Args bindArgs(const ast::CallExpr &call, llvm::StringRef function,
+                llvm::ArrayRef<llvm::StringRef> params, unsigned required,
+                llvm::ArrayRef<llvm::StringRef> ignored = {});
+  TValue call(const ast::CallExpr &call);
+  TValue callBuiltin(const std::string &name, const ast::CallExpr &call,
+                     const TValue *self);
+  TValue callFunction(const ast::FunctionDef &function,
+                      const ast::CallExpr &call);
+  TValue attribute(const TValue &base, const std::string &attr,
+                   const ast::Location &l);
+  /// A dtype argument, or an error.
+  mlir::Type dtypeArg(const TValue &v, const ast::Location &l,
+                      llvm::StringRef what);
+
+  mlir::MLIRContext &context;
+  const ast::Module &module;
+  mlir::OpBuilder builder;
+  Scope scope;
+  /// Module-level names: imports, globals and functions.
+  Scope globals;
+  /// Depth of inlined helper calls, to reject recursion.
+  unsigned callDepth = 0;
+  /// The value of `return` in the function being inlined.
+  std::optional<TValue> returned;
+};
+
+} // namespace tilec
+
+#endif // TILEC_LIB_FRONTEND_MLIRGENIMPL_H

@@ -1,0 +1,1200 @@
+//===- Parser.cpp - Parser for .tl modules --------------------------------===//
+//
+// Recursive descent over the token list, one function per level of
+// Python's grammar. Errors are not recovered from: the first one is
+// recorded and every parse function then returns null/false up the stack.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Frontend/Parser.h"
+
+#include "tilec/Frontend/Lexer.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cstdlib>
+#include <optional>
+
+using namespace tilec;
+using namespace tilec::ast;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+class Parser {
+public:
+  Parser(std::vector<Token> tokens, std::shared_ptr<std::string> file,
+         SourceError &errorOut)
+      : toks(std::move(tokens)), file(std::move(file)), errorOut(errorOut) {}
+
+  std::unique_ptr<Module> parseModule();
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Tokens and errors
+  //===--------------------------------------------------------------------===//
+
+  const Token &cur() const { return toks[pos]; }
+  const Token &peekTok(size_t n = 1) const {
+    return toks[std::min(pos + n, toks.size() - 1)];
+  }
+  bool is(TokenKind k) const { return cur().kind == k; }
+  /// Never moves past the final EndOfFile/Error token.
+  void advance() {
+    if (pos + 1 < toks.size())
+      ++pos;
+  }
+  bool consumeIf(TokenKind k) {
+    if (!is(k))
+      return false;
+    advance();
+    return true;
+  }
+  Location loc(const Token &t) const { return Location{file, t.line, t.col}; }
+  Location curLoc() const { return loc(cur()); }
+
+  /// Records the first error. Always returns false.
+  bool errorAt(const Location &l, const Twine &msg) {
+    if (!failed) {
+      failed = true;
+      errorOut.loc = l;
+      errorOut.message = msg.str();
+    }
+    return false;
+  }
+  /// An error at the current token. If the tokenizer stopped here, its
+  /// message is the better one.
+  bool error(const Twine &msg) {
+    if (is(TokenKind::Error))
+      return errorAt(curLoc(), cur().text);
+    return errorAt(curLoc(), msg);
+  }
+  bool expect(TokenKind k) {
+    if (consumeIf(k))
+      return true;
+    return error(Twine("expected '") + getTokenSpelling(k) + "'");
+  }
+  bool expectNewline() {
+    if (consumeIf(TokenKind::Newline))
+      return true;
+    return error("invalid syntax");
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Module level
+  //===--------------------------------------------------------------------===//
+
+  bool parseImport();
+  bool parseFromImport();
+  bool parseDottedName(std::string &name);
+  bool parseFunctionDef(std::vector<FunctionDef> &out);
+  bool parseParams(std::vector<Param> &params);
+  bool isMainGuard() const;
+  bool skipMainGuard();
+  bool skipSuite();
+
+  //===--------------------------------------------------------------------===//
+  // Statements
+  //===--------------------------------------------------------------------===//
+
+  bool parseStatement(Block &out);
+  bool parseSimpleStatements(Block &out);
+  bool parseSimpleStatement(Block &out);
+  bool parseExprStatement(Block &out);
+  bool parseSuite(Block &out, StringRef what, unsigned headerLine);
+  bool parseIf(Block &out);
+  bool parseFor(Block &out);
+  bool parseWhile(Block &out);
+  bool checkTarget(const Expr &e, bool allowTuple);
+
+  //===--------------------------------------------------------------------===//
+  // Expressions
+  //===--------------------------------------------------------------------===//
+
+  ExprPtr parseTestList();
+  ExprPtr parseTargetList();
+  ExprPtr parseTest();
+  ExprPtr parseOr();
+  ExprPtr parseAnd();
+  ExprPtr parseNot();
+  ExprPtr parseComparison();
+  ExprPtr parseBinary(int minPrec);
+  ExprPtr parseFactor();
+  ExprPtr parsePower();
+  ExprPtr parsePrimary();
+  ExprPtr parseAtom();
+  ExprPtr parseParenOrList();
+  ExprPtr parseCall(Location start, ExprPtr callee);
+  ExprPtr parseSubscript(ExprPtr base);
+  ExprPtr parseSubscriptIndex();
+  ExprPtr parseNumber();
+  bool startsExpr(TokenKind k) const;
+  std::optional<CompareOp> peekCompareOp(unsigned &numTokens) const;
+
+  std::vector<Token> toks;
+  size_t pos = 0;
+  std::shared_ptr<std::string> file;
+  SourceError &errorOut;
+  Module *module = nullptr;
+  bool failed = false;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Module level
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Module> Parser::parseModule() {
+  auto result = std::make_unique<Module>();
+  result->file = file;
+  module = result.get();
+  while (!failed) {
+    switch (cur().kind) {
+    case TokenKind::EndOfFile:
+      return result;
+    case TokenKind::Newline:
+      advance();
+      break;
+    case TokenKind::Indent:
+      error("unexpected indent");
+      break;
+    case TokenKind::kw_import:
+      parseImport();
+      break;
+    case TokenKind::kw_from:
+      parseFromImport();
+      break;
+    case TokenKind::At:
+    case TokenKind::kw_def:
+      parseFunctionDef(module->functions);
+      break;
+    case TokenKind::kw_class:
+      error("class definitions are not supported");
+      break;
+    case TokenKind::kw_if:
+      if (isMainGuard())
+        skipMainGuard();
+      else
+        error("'if' statement is not allowed at module level");
+      break;
+    case TokenKind::kw_for:
+    case TokenKind::kw_while:
+    case TokenKind::kw_with:
+    case TokenKind::kw_try:
+    case TokenKind::kw_async:
+      error(Twine("'") + getTokenSpelling(cur().kind) +
+            "' statement is not allowed at module level");
+      break;
+    default: {
+      Block stmts;
+      if (!parseSimpleStatements(stmts))
+        break;
+      for (StmtPtr &stmt : stmts) {
+        switch (stmt->kind) {
+        case StmtKind::Assign:
+          module->globals.emplace_back(
+              llvm::cast<AssignStmt>(stmt.release()));
+          break;
+        case StmtKind::Expr: // docstrings and other expressions
+        case StmtKind::Pass:
+          break;
+        case StmtKind::Return:
+          return errorAt(stmt->loc, "'return' outside function"), nullptr;
+        case StmtKind::Break:
+          return errorAt(stmt->loc, "'break' outside loop"), nullptr;
+        case StmtKind::Continue:
+          return errorAt(stmt->loc, "'continue' not properly in loop"),
+                 nullptr;
+        default:
+          return errorAt(stmt->loc,
+                         "statement is not allowed at module level"),
+                 nullptr;
+        }
+      }
+      break;
+    }
+    }
+  }
+  return nullptr;
+}
+
+bool Parser::parseDottedName(std::string &name) {
+  if (!is(TokenKind::Identifier))
+    return error("expected module name");
+  name = cur().text;
+  advance();
+  while (consumeIf(TokenKind::Dot)) {
+    if (!is(TokenKind::Identifier))
+      return error("expected module name");
+    name += '.';
+    name += cur().text;
+    advance();
+  }
+  return true;
+}
+
+/// Ends an import line: a newline, or a ';' before the next statement.
+static bool isSimpleStatementEnd(TokenKind k) {
+  return k == TokenKind::Newline || k == TokenKind::Semi;
+}
+
+bool Parser::parseImport() {
+  Location l = curLoc();
+  advance();
+  do {
+    Import import;
+    import.loc = l;
+    if (!parseDottedName(import.module))
+      return false;
+    import.alias = StringRef(import.module).split('.').first.str();
+    if (consumeIf(TokenKind::kw_as)) {
+      if (!is(TokenKind::Identifier))
+        return error("expected name after 'as'");
+      import.alias = cur().text;
+      advance();
+    }
+    module->imports.push_back(std::move(import));
+  } while (consumeIf(TokenKind::Comma));
+  if (!isSimpleStatementEnd(cur().kind))
+    return error("invalid syntax");
+  advance();
+  return true;
+}
+
+bool Parser::parseFromImport() {
+  Location l = curLoc();
+  advance();
+  if (is(TokenKind::Dot) || is(TokenKind::Ellipsis))
+    return error("relative imports are not supported");
+  std::string moduleName;
+  if (!parseDottedName(moduleName) || !expect(TokenKind::kw_import))
+    return false;
+  if (is(TokenKind::Star))
+    return error("wildcard imports are not supported");
+  bool paren = consumeIf(TokenKind::LParen);
+  do {
+    if (paren && is(TokenKind::RParen))
+      break; // a trailing comma
+    if (!is(TokenKind::Identifier))
+      return error("expected name to import");
+    Import import{l, moduleName, cur().text, cur().text};
+    advance();
+    if (consumeIf(TokenKind::kw_as)) {
+      if (!is(TokenKind::Identifier))
+        return error("expected name after 'as'");
+      import.alias = cur().text;
+      advance();
+    }
+    module->imports.push_back(std::move(import));
+  } while (consumeIf(TokenKind::Comma));
+  if (paren && !expect(TokenKind::RParen))
+    return false;
+  if (!isSimpleStatementEnd(cur().kind))
+    return error("invalid syntax");
+  advance();
+  return true;
+}
+
+bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
+  FunctionDef fn;
+  while (is(TokenKind::At)) {
+    advance();
+    ExprPtr decorator = parseTest();
+    if (!decorator)
+      return false;
+    if (!expectNewline())
+      return false;
+    fn.decorators.push_back(std::move(decorator));
+  }
+  if (is(TokenKind::kw_class))
+    return error("class definitions are not supported");
+  if (!is(TokenKind::kw_def))
+    return error("expected 'def' after decorator");
+  fn.loc = curLoc();
+  unsigned defLine = cur().line;
+  advance();
+  if (!is(TokenKind::Identifier))
+    return error("expected function name");
+  fn.name = cur().text;
+  advance();
+  if (!expect(TokenKind::LParen) || !parseParams(fn.params))
+    return false;
+  if (consumeIf(TokenKind::Arrow)) {
+    fn.returns = parseTest();
+    if (!fn.returns)
+      return false;
+  }
+  if (!parseSuite(fn.body, "function definition", defLine))
+    return false;
+  out.push_back(std::move(fn));
+  return true;
+}
+
+bool Parser::parseParams(std::vector<Param> &params) {
+  llvm::StringSet<> seen;
+  bool sawDefault = false;
+  while (!is(TokenKind::RParen)) {
+    if (is(TokenKind::Star) || is(TokenKind::DoubleStar) ||
+        is(TokenKind::Slash))
+      return error(Twine("'") + getTokenSpelling(cur().kind) +
+                   "' parameters are not supported");
+    if (!is(TokenKind::Identifier))
+      return error("expected parameter name");
+    Param param;
+    param.loc = curLoc();
+    param.name = cur().text;
+    if (!seen.insert(param.name).second)
+      return error(Twine("duplicate argument '") + param.name +
+                   "' in function definition");
+    advance();
+    if (consumeIf(TokenKind::Colon)) {
+      param.annotation = parseTest();
+      if (!param.annotation)
+        return false;
+    }
+    if (consumeIf(TokenKind::Equal)) {
+      param.defaultValue = parseTest();
+      if (!param.defaultValue)
+        return false;
+      sawDefault = true;
+    } else if (sawDefault) {
+      return errorAt(param.loc, "parameter without a default follows "
+                                "parameter with a default");
+    }
+    params.push_back(std::move(param));
+    if (!consumeIf(TokenKind::Comma))
+      break;
+  }
+  if (is(TokenKind::RParen)) {
+    advance();
+    return true;
+  }
+  return error("expected ',' or ')'");
+}
+
+/// `if __name__ == "__main__":`, in either operand order.
+bool Parser::isMainGuard() const {
+  const Token &a = peekTok(1), &op = peekTok(2), &b = peekTok(3);
+  auto isName = [](const Token &t) {
+    return t.is(TokenKind::Identifier) && t.text == "__name__";
+  };
+  auto isMain = [](const Token &t) {
+    return t.is(TokenKind::String) && t.text == "__main__";
+  };
+  return op.is(TokenKind::EqualEqual) &&
+         ((isName(a) && isMain(b)) || (isMain(a) && isName(b))) &&
+         peekTok(4).is(TokenKind::Colon);
+}
+
+/// Skips the host-side `if __name__ == "__main__":` block (and an `else`)
+/// without parsing it: it is plain Python that tilec does not compile.
+bool Parser::skipMainGuard() {
+  pos += 4;
+  if (!skipSuite())
+    return false;
+  if (is(TokenKind::kw_else) && peekTok().is(TokenKind::Colon)) {
+    advance();
+    return skipSuite();
+  }
+  return true;
+}
+
+/// Skips ':' and the suite after it, at the token level.
+bool Parser::skipSuite() {
+  unsigned headerLine = cur().line;
+  if (!expect(TokenKind::Colon))
+    return false;
+  if (!consumeIf(TokenKind::Newline)) {
+    // A one-line suite.
+    while (!is(TokenKind::Newline) && !is(TokenKind::EndOfFile)) {
+      if (is(TokenKind::Error))
+        return error("invalid syntax");
+      advance();
+    }
+    advance();
+    return true;
+  }
+  if (!is(TokenKind::Indent))
+    return error(Twine("expected an indented block after 'if' statement on "
+                       "line ") +
+                 Twine(headerLine));
+  unsigned depth = 0;
+  do {
+    if (is(TokenKind::Error) || is(TokenKind::EndOfFile))
+      return error("invalid syntax");
+    if (is(TokenKind::Indent))
+      ++depth;
+    else if (is(TokenKind::Dedent))
+      --depth;
+    advance();
+  } while (depth != 0);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+bool Parser::parseStatement(Block &out) {
+  switch (cur().kind) {
+  case TokenKind::Indent:
+    return error("unexpected indent");
+  case TokenKind::kw_if:
+    return parseIf(out);
+  case TokenKind::kw_for:
+    return parseFor(out);
+  case TokenKind::kw_while:
+    return parseWhile(out);
+  case TokenKind::kw_def:
+  case TokenKind::At:
+    return error("nested function definitions are not supported");
+  case TokenKind::kw_class:
+    return error("class definitions are not supported");
+  case TokenKind::kw_with:
+  case TokenKind::kw_try:
+  case TokenKind::kw_async:
+    return error(Twine("'") + getTokenSpelling(cur().kind) +
+                 "' statements are not supported");
+  default:
+    return parseSimpleStatements(out);
+  }
+}
+
+bool Parser::parseSimpleStatements(Block &out) {
+  do {
+    if (!parseSimpleStatement(out))
+      return false;
+  } while (consumeIf(TokenKind::Semi) && !is(TokenKind::Newline));
+  return expectNewline();
+}
+
+bool Parser::parseSimpleStatement(Block &out) {
+  Location l = curLoc();
+  switch (cur().kind) {
+  case TokenKind::kw_pass:
+    advance();
+    out.push_back(std::make_unique<PassStmt>(l));
+    return true;
+  case TokenKind::kw_break:
+    advance();
+    out.push_back(std::make_unique<BreakStmt>(l));
+    return true;
+  case TokenKind::kw_continue:
+    advance();
+    out.push_back(std::make_unique<ContinueStmt>(l));
+    return true;
+  case TokenKind::kw_return: {
+    advance();
+    ExprPtr value;
+    if (!isSimpleStatementEnd(cur().kind)) {
+      value = parseTestList();
+      if (!value)
+        return false;
+    }
+    out.push_back(std::make_unique<ReturnStmt>(l, std::move(value)));
+    return true;
+  }
+  case TokenKind::kw_assert: {
+    advance();
+    ExprPtr cond = parseTest(), message;
+    if (!cond)
+      return false;
+    if (consumeIf(TokenKind::Comma)) {
+      message = parseTest();
+      if (!message)
+        return false;
+    }
+    out.push_back(
+        std::make_unique<AssertStmt>(l, std::move(cond), std::move(message)));
+    return true;
+  }
+  case TokenKind::kw_import:
+  case TokenKind::kw_from:
+    return error("imports are only allowed at module level");
+  case TokenKind::kw_global:
+  case TokenKind::kw_nonlocal:
+  case TokenKind::kw_del:
+  case TokenKind::kw_raise:
+  case TokenKind::kw_yield:
+    return error(Twine("'") + getTokenSpelling(cur().kind) +
+                 "' statements are not supported");
+  default:
+    return parseExprStatement(out);
+  }
+}
+
+static std::optional<BinaryOp> getAugAssignOp(TokenKind k) {
+  switch (k) {
+  case TokenKind::PlusEqual: return BinaryOp::Add;
+  case TokenKind::MinusEqual: return BinaryOp::Sub;
+  case TokenKind::StarEqual: return BinaryOp::Mul;
+  case TokenKind::SlashEqual: return BinaryOp::Div;
+  case TokenKind::DoubleSlashEqual: return BinaryOp::FloorDiv;
+  case TokenKind::PercentEqual: return BinaryOp::Mod;
+  case TokenKind::DoubleStarEqual: return BinaryOp::Pow;
+  case TokenKind::AtEqual: return BinaryOp::MatMul;
+  case TokenKind::AmpEqual: return BinaryOp::BitAnd;
+  case TokenKind::PipeEqual: return BinaryOp::BitOr;
+  case TokenKind::CaretEqual: return BinaryOp::BitXor;
+  case TokenKind::LShiftEqual: return BinaryOp::LShift;
+  case TokenKind::RShiftEqual: return BinaryOp::RShift;
+  default: return std::nullopt;
+  }
+}
+
+bool Parser::checkTarget(const Expr &e, bool allowTuple) {
+  switch (e.kind) {
+  case ExprKind::Name:
+  case ExprKind::Attribute:
+  case ExprKind::Subscript:
+    return true;
+  case ExprKind::Tuple:
+    if (!allowTuple)
+      return errorAt(e.loc, "cannot assign to tuple here");
+    for (const ExprPtr &element : llvm::cast<TupleExpr>(e).elements)
+      if (!checkTarget(*element, /*allowTuple=*/true))
+        return false;
+    return true;
+  case ExprKind::Call:
+    return errorAt(e.loc, "cannot assign to function call");
+  case ExprKind::Int:
+  case ExprKind::Float:
+  case ExprKind::String:
+  case ExprKind::Bool:
+  case ExprKind::None:
+    return errorAt(e.loc, "cannot assign to literal");
+  default:
+    return errorAt(e.loc, "cannot assign to expression");
+  }
+}
+
+bool Parser::parseExprStatement(Block &out) {
+  Location l = curLoc();
+  ExprPtr first = parseTestList();
+  if (!first)
+    return false;
+
+  // `x: T = v`
+  if (is(TokenKind::Colon)) {
+    if (llvm::isa<TupleExpr>(*first))
+      return errorAt(first->loc,
+                     "only single target (not tuple) can be annotated");
+    if (!checkTarget(*first, /*allowTuple=*/false))
+      return false;
+    advance();
+    ExprPtr annotation = parseTest();
+    if (!annotation)
+      return false;
+    if (!is(TokenKind::Equal))
+      return error("annotations without a value are not supported");
+    advance();
+    ExprPtr value = parseTestList();
+    if (!value)
+      return false;
+    std::vector<ExprPtr> targets;
+    targets.push_back(std::move(first));
+    out.push_back(std::make_unique<AssignStmt>(
+        l, std::move(targets), std::move(value), std::move(annotation)));
+    return true;
+  }
+
+  // `x op= v`
+  if (std::optional<BinaryOp> op = getAugAssignOp(cur().kind)) {
+    if (llvm::isa<TupleExpr>(*first))
+      return errorAt(first->loc,
+                     "illegal expression for augmented assignment");
+    if (!checkTarget(*first, /*allowTuple=*/false))
+      return false;
+    advance();
+    ExprPtr value = parseTestList();
+    if (!value)
+      return false;
+    out.push_back(std::make_unique<AugAssignStmt>(l, std::move(first), *op,
+                                                  std::move(value)));
+    return true;
+  }
+
+  if (!is(TokenKind::Equal)) {
+    out.push_back(std::make_unique<ExprStmt>(l, std::move(first)));
+    return true;
+  }
+
+  // `t1 = t2 = v`: every expression but the last is a target.
+  std::vector<ExprPtr> targets;
+  targets.push_back(std::move(first));
+  while (consumeIf(TokenKind::Equal)) {
+    ExprPtr next = parseTestList();
+    if (!next)
+      return false;
+    targets.push_back(std::move(next));
+  }
+  ExprPtr value = std::move(targets.back());
+  targets.pop_back();
+  for (const ExprPtr &target : targets)
+    if (!checkTarget(*target, /*allowTuple=*/true))
+      return false;
+  out.push_back(std::make_unique<AssignStmt>(l, std::move(targets),
+                                             std::move(value), nullptr));
+  return true;
+}
+
+/// Parses ':' and the block after it: an indented block on the next lines,
+/// or simple statements on the same line.
+bool Parser::parseSuite(Block &out, StringRef what, unsigned headerLine) {
+  if (!expect(TokenKind::Colon))
+    return false;
+  if (!consumeIf(TokenKind::Newline))
+    return parseSimpleStatements(out);
+  if (!is(TokenKind::Indent))
+    return error(Twine("expected an indented block after ") + what +
+                 " on line " + Twine(headerLine));
+  advance();
+  while (!is(TokenKind::Dedent)) {
+    if (!parseStatement(out))
+      return false;
+  }
+  advance();
+  return true;
+}
+
+bool Parser::parseIf(Block &out) {
+  // Also parses an `elif`, which is an `if` nested in the else branch.
+  Location l = curLoc();
+  unsigned line = cur().line;
+  bool isElif = is(TokenKind::kw_elif);
+  advance();
+  ExprPtr cond = parseTest();
+  if (!cond)
+    return false;
+  Block then, orelse;
+  if (!parseSuite(then, isElif ? "'elif' statement" : "'if' statement", line))
+    return false;
+  if (is(TokenKind::kw_elif)) {
+    if (!parseIf(orelse))
+      return false;
+  } else if (is(TokenKind::kw_else)) {
+    unsigned elseLine = cur().line;
+    advance();
+    if (!parseSuite(orelse, "'else' statement", elseLine))
+      return false;
+  }
+  out.push_back(std::make_unique<IfStmt>(l, std::move(cond), std::move(then),
+                                         std::move(orelse)));
+  return true;
+}
+
+bool Parser::parseFor(Block &out) {
+  Location l = curLoc();
+  unsigned line = cur().line;
+  advance();
+  ExprPtr target = parseTargetList();
+  if (!target || !checkTarget(*target, /*allowTuple=*/true) ||
+      !expect(TokenKind::kw_in))
+    return false;
+  ExprPtr iter = parseTestList();
+  if (!iter)
+    return false;
+  Block body;
+  if (!parseSuite(body, "'for' statement", line))
+    return false;
+  if (is(TokenKind::kw_else))
+    return error("'for ... else' is not supported");
+  out.push_back(std::make_unique<ForStmt>(l, std::move(target),
+                                          std::move(iter), std::move(body)));
+  return true;
+}
+
+bool Parser::parseWhile(Block &out) {
+  Location l = curLoc();
+  unsigned line = cur().line;
+  advance();
+  ExprPtr cond = parseTest();
+  if (!cond)
+    return false;
+  Block body;
+  if (!parseSuite(body, "'while' statement", line))
+    return false;
+  if (is(TokenKind::kw_else))
+    return error("'while ... else' is not supported");
+  out.push_back(
+      std::make_unique<WhileStmt>(l, std::move(cond), std::move(body)));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+bool Parser::startsExpr(TokenKind k) const {
+  switch (k) {
+  case TokenKind::Identifier:
+  case TokenKind::Int:
+  case TokenKind::Float:
+  case TokenKind::String:
+  case TokenKind::FString:
+  case TokenKind::kw_True:
+  case TokenKind::kw_False:
+  case TokenKind::kw_None:
+  case TokenKind::kw_not:
+  case TokenKind::kw_lambda:
+  case TokenKind::kw_await:
+  case TokenKind::LParen:
+  case TokenKind::LSquare:
+  case TokenKind::LBrace:
+  case TokenKind::Minus:
+  case TokenKind::Plus:
+  case TokenKind::Tilde:
+  case TokenKind::Star:
+  case TokenKind::Ellipsis:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// `a` or `a, b, ...` (a tuple without parentheses).
+ExprPtr Parser::parseTestList() {
+  Location l = curLoc();
+  ExprPtr first = parseTest();
+  if (!first || !is(TokenKind::Comma))
+    return first;
+  std::vector<ExprPtr> elements;
+  elements.push_back(std::move(first));
+  while (consumeIf(TokenKind::Comma) && startsExpr(cur().kind)) {
+    ExprPtr next = parseTest();
+    if (!next)
+      return nullptr;
+    elements.push_back(std::move(next));
+  }
+  return std::make_unique<TupleExpr>(l, std::move(elements),
+                                     /*isList=*/false);
+}
+
+/// The target of a `for`: like parseTestList, but without comparisons so
+/// that `in` is left for the `for`.
+ExprPtr Parser::parseTargetList() {
+  Location l = curLoc();
+  ExprPtr first = parseBinary(1);
+  if (!first || !is(TokenKind::Comma))
+    return first;
+  std::vector<ExprPtr> elements;
+  elements.push_back(std::move(first));
+  while (consumeIf(TokenKind::Comma) && !is(TokenKind::kw_in)) {
+    ExprPtr next = parseBinary(1);
+    if (!next)
+      return nullptr;
+    elements.push_back(std::move(next));
+  }
+  return std::make_unique<TupleExpr>(l, std::move(elements),
+                                     /*isList=*/false);
+}
+
+ExprPtr Parser::parseTest() {
+  if (is(TokenKind::kw_lambda))
+    return error("lambda expressions are not supported"), nullptr;
+  Location l = curLoc();
+  ExprPtr body = parseOr();
+  if (!body)
+    return nullptr;
+  if (is(TokenKind::ColonEqual))
+    return error("assignment expressions are not supported"), nullptr;
+  if (!consumeIf(TokenKind::kw_if))
+    return body;
+  ExprPtr cond = parseOr();
+  if (!cond)
+    return nullptr;
+  if (!is(TokenKind::kw_else))
+    return error("expected 'else' after 'if' expression"), nullptr;
+  advance();
+  ExprPtr orelse = parseTest();
+  if (!orelse)
+    return nullptr;
+  return std::make_unique<IfExpExpr>(l, std::move(cond), std::move(body),
+                                     std::move(orelse));
+}
+
+ExprPtr Parser::parseOr() {
+  ExprPtr lhs = parseAnd();
+  while (lhs && is(TokenKind::kw_or)) {
+    Location l = curLoc();
+    advance();
+    ExprPtr rhs = parseAnd();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BoolOpExpr>(l, BoolOpKind::Or, std::move(lhs),
+                                       std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseAnd() {
+  ExprPtr lhs = parseNot();
+  while (lhs && is(TokenKind::kw_and)) {
+    Location l = curLoc();
+    advance();
+    ExprPtr rhs = parseNot();
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BoolOpExpr>(l, BoolOpKind::And, std::move(lhs),
+                                       std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseNot() {
+  if (!is(TokenKind::kw_not))
+    return parseComparison();
+  Location l = curLoc();
+  advance();
+  ExprPtr operand = parseNot();
+  if (!operand)
+    return nullptr;
+  return std::make_unique<UnaryExpr>(l, UnaryOp::Not, std::move(operand));
+}
+
+/// The comparison operator at the current token, if any, and how many
+/// tokens it spans (`not in` and `is not` take two).
+std::optional<CompareOp> Parser::peekCompareOp(unsigned &numTokens) const {
+  numTokens = 1;
+  switch (cur().kind) {
+  case TokenKind::Less: return CompareOp::Lt;
+  case TokenKind::LessEqual: return CompareOp::Le;
+  case TokenKind::Greater: return CompareOp::Gt;
+  case TokenKind::GreaterEqual: return CompareOp::Ge;
+  case TokenKind::EqualEqual: return CompareOp::Eq;
+  case TokenKind::NotEqual: return CompareOp::Ne;
+  case TokenKind::kw_in: return CompareOp::In;
+  case TokenKind::kw_is:
+    if (peekTok().is(TokenKind::kw_not)) {
+      numTokens = 2;
+      return CompareOp::IsNot;
+    }
+    return CompareOp::Is;
+  case TokenKind::kw_not:
+    if (peekTok().is(TokenKind::kw_in)) {
+      numTokens = 2;
+      return CompareOp::NotIn;
+    }
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+ExprPtr Parser::parseComparison() {
+  ExprPtr lhs = parseBinary(1);
+  if (!lhs)
+    return nullptr;
+  unsigned numTokens;
+  std::optional<CompareOp> op = peekCompareOp(numTokens);
+  if (!op)
+    return lhs;
+  Location l = curLoc();
+  pos += numTokens;
+  ExprPtr rhs = parseBinary(1);
+  if (!rhs)
+    return nullptr;
+  if (peekCompareOp(numTokens))
+    return error("chained comparisons are not supported"), nullptr;
+  return std::make_unique<CompareExpr>(l, *op, std::move(lhs),
+                                       std::move(rhs));
+}
+
+/// Precedence of the left-associative binary operators, loosest first.
+static int getBinaryPrecedence(TokenKind k, BinaryOp &op) {
+  switch (k) {
+  case TokenKind::Pipe: op = BinaryOp::BitOr; return 1;
+  case TokenKind::Caret: op = BinaryOp::BitXor; return 2;
+  case TokenKind::Amp: op = BinaryOp::BitAnd; return 3;
+  case TokenKind::LShift: op = BinaryOp::LShift; return 4;
+  case TokenKind::RShift: op = BinaryOp::RShift; return 4;
+  case TokenKind::Plus: op = BinaryOp::Add; return 5;
+  case TokenKind::Minus: op = BinaryOp::Sub; return 5;
+  case TokenKind::Star: op = BinaryOp::Mul; return 6;
+  case TokenKind::At: op = BinaryOp::MatMul; return 6;
+  case TokenKind::Slash: op = BinaryOp::Div; return 6;
+  case TokenKind::DoubleSlash: op = BinaryOp::FloorDiv; return 6;
+  case TokenKind::Percent: op = BinaryOp::Mod; return 6;
+  default: return 0;
+  }
+}
+
+ExprPtr Parser::parseBinary(int minPrec) {
+  ExprPtr lhs = parseFactor();
+  while (lhs) {
+    BinaryOp op;
+    int prec = getBinaryPrecedence(cur().kind, op);
+    if (prec == 0 || prec < minPrec)
+      break;
+    Location l = curLoc();
+    advance();
+    ExprPtr rhs = parseBinary(prec + 1);
+    if (!rhs)
+      return nullptr;
+    lhs = std::make_unique<BinaryExpr>(l, op, std::move(lhs), std::move(rhs));
+  }
+  return lhs;
+}
+
+ExprPtr Parser::parseFactor() {
+  UnaryOp op;
+  switch (cur().kind) {
+  case TokenKind::Minus: op = UnaryOp::Neg; break;
+  case TokenKind::Plus: op = UnaryOp::Pos; break;
+  case TokenKind::Tilde: op = UnaryOp::Invert; break;
+  default: return parsePower();
+  }
+  Location l = curLoc();
+  advance();
+  ExprPtr operand = parseFactor();
+  if (!operand)
+    return nullptr;
+  return std::make_unique<UnaryExpr>(l, op, std::move(operand));
+}
+
+ExprPtr Parser::parsePower() {
+  ExprPtr base = parsePrimary();
+  if (!base || !is(TokenKind::DoubleStar))
+    return base;
+  Location l = curLoc();
+  advance();
+  // The exponent is a factor: `2 ** -1` is valid, `a ** b ** c` nests right.
+  ExprPtr exponent = parseFactor();
+  if (!exponent)
+    return nullptr;
+  return std::make_unique<BinaryExpr>(l, BinaryOp::Pow, std::move(base),
+                                      std::move(exponent));
+}
+
+ExprPtr Parser::parsePrimary() {
+  Location start = curLoc();
+  ExprPtr e = parseAtom();
+  while (e) {
+    if (is(TokenKind::Dot)) {
+      advance();
+      if (!is(TokenKind::Identifier))
+        return error("expected attribute name after '.'"), nullptr;
+      e = std::make_unique<AttributeExpr>(curLoc(), std::move(e), cur().text);
+      advance();
+    } else if (is(TokenKind::LParen)) {
+      e = parseCall(start, std::move(e));
+    } else if (is(TokenKind::LSquare)) {
+      e = parseSubscript(std::move(e));
+    } else {
+      break;
+    }
+  }
+  return e;
+}
+
+ExprPtr Parser::parseCall(Location start, ExprPtr callee) {
+  advance(); // '('
+  std::vector<ExprPtr> args;
+  std::vector<Keyword> keywords;
+  llvm::StringSet<> seen;
+  while (!is(TokenKind::RParen)) {
+    if (is(TokenKind::Star) || is(TokenKind::DoubleStar))
+      return error("*args and **kwargs are not supported"), nullptr;
+    if (is(TokenKind::Identifier) && peekTok().is(TokenKind::Equal)) {
+      Keyword keyword;
+      keyword.loc = curLoc();
+      keyword.name = cur().text;
+      if (!seen.insert(keyword.name).second)
+        return error(Twine("keyword argument repeated: ") + keyword.name),
+               nullptr;
+      pos += 2;
+      keyword.value = parseTest();
+      if (!keyword.value)
+        return nullptr;
+      keywords.push_back(std::move(keyword));
+    } else {
+      if (!keywords.empty())
+        return error("positional argument follows keyword argument"),
+               nullptr;
+      ExprPtr arg = parseTest();
+      if (!arg)
+        return nullptr;
+      if (is(TokenKind::kw_for))
+        return error("comprehensions are not supported"), nullptr;
+      if (is(TokenKind::Equal))
+        return error("expression cannot contain assignment, perhaps you "
+                     "meant \"==\"?"),
+               nullptr;
+      args.push_back(std::move(arg));
+    }
+    if (!consumeIf(TokenKind::Comma))
+      break;
+  }
+  if (!consumeIf(TokenKind::RParen))
+    return error("expected ',' or ')'"), nullptr;
+  return std::make_unique<CallExpr>(start, std::move(callee), std::move(args),
+                                    std::move(keywords));
+}
+
+ExprPtr Parser::parseSubscript(ExprPtr base) {
+  Location l = curLoc();
+  advance(); // '['
+  if (is(TokenKind::RSquare))
+    return error("expected an index"), nullptr;
+  std::vector<ExprPtr> indices;
+  do {
+    if (is(TokenKind::RSquare))
+      break; // a trailing comma
+    ExprPtr index = parseSubscriptIndex();
+    if (!index)
+      return nullptr;
+    indices.push_back(std::move(index));
+  } while (consumeIf(TokenKind::Comma));
+  if (!consumeIf(TokenKind::RSquare))
+    return error("expected ',' or ']'"), nullptr;
+  return std::make_unique<SubscriptExpr>(l, std::move(base),
+                                         std::move(indices));
+}
+
+/// One index of a subscript: an expression or `lower:upper:step`.
+ExprPtr Parser::parseSubscriptIndex() {
+  Location l = curLoc();
+  ExprPtr lower, upper, step;
+  if (!is(TokenKind::Colon)) {
+    lower = parseTest();
+    if (!lower || !is(TokenKind::Colon))
+      return lower;
+  }
+  advance(); // ':'
+  auto endsPart = [&] {
+    return is(TokenKind::Colon) || is(TokenKind::Comma) ||
+           is(TokenKind::RSquare);
+  };
+  if (!endsPart()) {
+    upper = parseTest();
+    if (!upper)
+      return nullptr;
+  }
+  if (consumeIf(TokenKind::Colon) && !endsPart()) {
+    step = parseTest();
+    if (!step)
+      return nullptr;
+  }
+  return std::make_unique<SliceExpr>(l, std::move(lower), std::move(upper),
+                                     std::move(step));
+}
+
+ExprPtr Parser::parseNumber() {
+  const Token &tok = cur();
+  Location l = curLoc();
+  if (tok.is(TokenKind::Float)) {
+    double value = std::strtod(tok.text.c_str(), nullptr);
+    advance();
+    return std::make_unique<FloatExpr>(l, value);
+  }
+  StringRef digits = tok.text;
+  unsigned radix = 10;
+  if (digits.size() > 2 && digits[0] == '0' && llvm::isAlpha(digits[1])) {
+    char c = digits[1];
+    radix = c == 'x' ? 16 : c == 'o' ? 8 : 2;
+    digits = digits.drop_front(2);
+  }
+  uint64_t value;
+  if (digits.getAsInteger(radix, value) ||
+      value > static_cast<uint64_t>(INT64_MAX))
+    return error("integer literal is too large"), nullptr;
+  advance();
+  return std::make_unique<IntExpr>(l, static_cast<int64_t>(value));
+}
+
+ExprPtr Parser::parseAtom() {
+  Location l = curLoc();
+  switch (cur().kind) {
+  case TokenKind::Identifier: {
+    auto name = std::make_unique<NameExpr>(l, cur().text);
+    advance();
+    return name;
+  }
+  case TokenKind::Int:
+  case TokenKind::Float:
+    return parseNumber();
+  case TokenKind::String:
+  case TokenKind::FString: {
+    // Adjacent literals concatenate.
+    std::string value;
+    while (is(TokenKind::String) || is(TokenKind::FString)) {
+      if (is(TokenKind::FString))
+        return error("f-strings are not supported"), nullptr;
+      value += cur().text;
+      advance();
+    }
+    return std::make_unique<StringExpr>(l, std::move(value));
+  }
+  case TokenKind::kw_True:
+  case TokenKind::kw_False: {
+    bool value = is(TokenKind::kw_True);
+    advance();
+    return std::make_unique<BoolExpr>(l, value);
+  }
+  case TokenKind::kw_None:
+    advance();
+    return std::make_unique<NoneExpr>(l);
+  case TokenKind::LParen:
+  case TokenKind::LSquare:
+    return parseParenOrList();
+  case TokenKind::LBrace:
+    return error("dict and set literals are not supported"), nullptr;
+  case TokenKind::Ellipsis:
+    return error("'...' is not supported"), nullptr;
+  case TokenKind::Star:
+    return error("starred expressions are not supported"), nullptr;
+  case TokenKind::kw_lambda:
+    return error("lambda expressions are not supported"), nullptr;
+  case TokenKind::kw_await:
+  case TokenKind::kw_yield:
+    return error(Twine("'") + getTokenSpelling(cur().kind) +
+                 "' is not supported"),
+           nullptr;
+  case TokenKind::Indent:
+    return error("unexpected indent"), nullptr;
+  default:
+    return error("invalid syntax"), nullptr;
+  }
+}
+
+/// `(e)`, `()`, `(a,)`, `(a, b)`, `[]`, `[a, b]`.
+ExprPtr Parser::parseParenOrList() {
+  Location l = curLoc();
+  bool isList = is(TokenKind::LSquare);
+  TokenKind close = isList ? TokenKind::RSquare : TokenKind::RParen;
+  advance();
+  std::vector<ExprPtr> elements;
+  bool sawComma = false;
+  while (!is(close)) {
+    ExprPtr element = parseTest();
+    if (!element)
+      return nullptr;
+    if (is(TokenKind::kw_for))
+      return error("comprehensions are not supported"), nullptr;
+    elements.push_back(std::move(element));
+    if (!consumeIf(TokenKind::Comma))
+      break;
+    sawComma = true;
+  }
+  if (!consumeIf(close))
+    return error(Twine("expected ',' or '") + getTokenSpelling(close) + "'"),
+           nullptr;
+  if (!isList && elements.size() == 1 && !sawComma)
+    return std::move(elements.front());
+  return std::make_unique<TupleExpr>(l, std::move(elements), isList);
+}
+
+//===----------------------------------------------------------------------===//
+// Entry point
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Module> tilec::parseModule(StringRef source,
+                                           StringRef filename,
+                                           SourceError &error) {
+  auto file = std::make_shared<std::string>(filename.str());
+  return Parser(tokenize(source), std::move(file), error).parseModule();
+}

@@ -1,0 +1,54 @@
+//===- Pipeline.cpp - The pass pipeline every tool uses -------------------===//
+
+#include "tilec/Pipeline/Pipeline.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/Passes.h"
+#include "tilec/Dialect/Tile/Transforms/Passes.h"
+#include "tilec/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tilec::buildTileToTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(tile::createTileCombine());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  tilegpu::TileGPUAssignLayoutsOptions layoutOptions;
+  layoutOptions.numWarps = numWarps;
+  pm.addPass(tilegpu::createTileGPUAssignLayouts(layoutOptions));
+  pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tilec::buildTileGPUToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(tilegpu::createConvertTileGPUToNVVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+namespace {
+struct TileToTileGPUOptions : PassPipelineOptions<TileToTileGPUOptions> {
+  Option<unsigned> numWarps{*this, "num-warps", llvm::cl::desc("Warps per CTA"),
+                            llvm::cl::init(4)};
+};
+} // namespace
+
+void tilec::registerTilePipelines() {
+  PassPipelineRegistration<TileToTileGPUOptions>(
+      "tile-to-tilegpu", "Simplify tile IR and assign layouts",
+      [](OpPassManager &pm, const TileToTileGPUOptions &options) {
+        buildTileToTileGPUPipeline(pm, options.numWarps);
+      });
+  PassPipelineRegistration<>("tilegpu-to-llvm",
+                             "Lower laid-out tile IR to LLVM and NVVM",
+                             buildTileGPUToLLVMPipeline);
+}

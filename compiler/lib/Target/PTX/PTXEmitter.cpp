@@ -1,0 +1,232 @@
+//===- PTXEmitter.cpp - LLVM IR to PTX, PTX to cubin ----------------------===//
+
+#include "tilec/Target/PTX/PTXEmitter.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <mutex>
+
+// The NVPTX backend's entry points, in libLLVM.so. Declared here rather than
+// through TargetSelect.h, which names every target LLVM was built with.
+extern "C" {
+void LLVMInitializeNVPTXTargetInfo();
+void LLVMInitializeNVPTXTarget();
+void LLVMInitializeNVPTXTargetMC();
+void LLVMInitializeNVPTXAsmPrinter();
+}
+
+using namespace llvm;
+
+namespace {
+
+void initializeNVPTXTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+/// PTX ISA 8.0 (CUDA 12.0): the oldest with every sm_90 feature (wgmma,
+/// TMA), accepted by any CUDA 12 or 13 ptxas and driver.
+constexpr const char *kPTXFeatures = "+ptx80";
+
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
+  initializeNVPTXTarget();
+  Triple triple(tilec::kNVPTXTriple);
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError("NVPTX target unavailable: " + error);
+  if (arch != "sm_80" && arch != "sm_90")
+    return createStringError("unsupported GPU architecture '" + arch +
+                             "' (expected sm_80 or sm_90)");
+  // Default TargetOptions: no fast-math; fp contraction as LLVM's NVPTX
+  // default (fma fusion, as in Triton and nvcc).
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      triple, arch, kPTXFeatures, options, Reloc::PIC_, std::nullopt,
+      CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return createStringError("cannot create the NVPTX target machine for " +
+                             arch);
+  return machine;
+}
+
+} // namespace
+
+std::unique_ptr<Module>
+tilec::translateToLLVMIR(mlir::ModuleOp module, LLVMContext &llvmContext) {
+  std::unique_ptr<Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmContext, "tilec");
+  if (!llvmModule)
+    return nullptr;
+  // The data layout of nvptx64 does not depend on the chip.
+  Expected<std::unique_ptr<TargetMachine>> machine =
+      createTargetMachine("sm_90");
+  if (!machine) {
+    mlir::emitError(module.getLoc()) << toString(machine.takeError());
+    return nullptr;
+  }
+  llvmModule->setTargetTriple(Triple(kNVPTXTriple));
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  return llvmModule;
+}
+
+Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
+                                     std::string *optimizedIR) {
+  Expected<std::unique_ptr<TargetMachine>> machineOrErr =
+      createTargetMachine(arch);
+  if (!machineOrErr)
+    return machineOrErr.takeError();
+  TargetMachine &machine = **machineOrErr;
+  module.setTargetTriple(machine.getTargetTriple());
+  module.setDataLayout(machine.createDataLayout());
+
+  {
+    // Built with the target machine, the PassBuilder also runs NVPTX's own
+    // IR passes (NVVMReflect, address space inference...).
+    LoopAnalysisManager lam;
+    FunctionAnalysisManager fam;
+    CGSCCAnalysisManager cgam;
+    ModuleAnalysisManager mam;
+    PassBuilder builder(&machine);
+    builder.registerModuleAnalyses(mam);
+    builder.registerCGSCCAnalyses(cgam);
+    builder.registerFunctionAnalyses(fam);
+    builder.registerLoopAnalyses(lam);
+    builder.crossRegisterProxies(lam, fam, cgam, mam);
+    ModulePassManager mpm =
+        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+    mpm.run(module, mam);
+  }
+  if (optimizedIR) {
+    optimizedIR->clear();
+    raw_string_ostream os(*optimizedIR);
+    module.print(os, nullptr);
+  }
+
+  SmallString<0> ptx;
+  {
+    raw_svector_ostream os(ptx);
+    legacy::PassManager codegen;
+    if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                    CodeGenFileType::AssemblyFile))
+      return createStringError("the NVPTX backend cannot emit assembly");
+    codegen.run(module);
+  }
+  return std::string(ptx.str());
+}
+
+std::optional<std::string> tilec::findPtxas() {
+  // An explicit $TILEC_PTXAS wins, even when it names nothing: that is how a
+  // user (or a test) turns the others off.
+  if (const char *env = std::getenv("TILEC_PTXAS"); env && *env) {
+    if (sys::fs::can_execute(env))
+      return std::string(env);
+    return std::nullopt;
+  }
+  const char *cudaPtxas = "/usr/local/cuda/bin/ptxas";
+  if (sys::fs::can_execute(cudaPtxas))
+    return std::string(cudaPtxas);
+  if (ErrorOr<std::string> onPath = sys::findProgramByName("ptxas"))
+    return *onPath;
+  return std::nullopt;
+}
+
+namespace {
+/// A temporary file, removed when this goes out of scope.
+struct TempFile {
+  SmallString<128> path;
+  std::optional<FileRemover> remover;
+
+  Error create(StringRef suffix) {
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile("tilec", suffix, path))
+      return createStringError("cannot create a temporary file: " +
+                               ec.message());
+    remover.emplace(path);
+    return Error::success();
+  }
+};
+} // namespace
+
+Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
+                                                 StringRef arch) {
+  std::optional<std::string> ptxas = findPtxas();
+  if (!ptxas) {
+    const char *env = std::getenv("TILEC_PTXAS");
+    if (env && *env)
+      return createStringError(Twine("ptxas not found: $TILEC_PTXAS is '") +
+                               env + "', which is not an executable");
+    return createStringError(
+        "ptxas not found: install the CUDA toolkit (/usr/local/cuda/bin), put "
+        "ptxas on PATH, or set $TILEC_PTXAS");
+  }
+
+  TempFile input, output, log;
+  if (Error e = input.create("ptx"))
+    return std::move(e);
+  if (Error e = output.create("cubin"))
+    return std::move(e);
+  if (Error e = log.create("log"))
+    return std::move(e);
+  {
+    std::error_code ec;
+    raw_fd_ostream os(input.path, ec);
+    if (ec)
+      return createStringError("cannot write " + input.path + ": " +
+                               ec.message());
+    os << ptx;
+  }
+
+  std::string archFlag = ("-arch=" + arch).str();
+  SmallVector<StringRef> args = {*ptxas,      archFlag, "-O3",
+                                 input.path.str(), "-o",   output.path.str()};
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
+                                          log.path.str()};
+  std::string execError;
+  int rc = sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects,
+                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                               &execError);
+  if (rc != 0) {
+    std::string message = "ptxas failed";
+    if (!execError.empty())
+      message += ": " + execError;
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
+            MemoryBuffer::getFile(log.path)) {
+      StringRef out = (*text)->getBuffer().trim();
+      if (!out.empty())
+        message += ":\n" + out.str();
+    }
+    return createStringError(message);
+  }
+
+  ErrorOr<std::unique_ptr<MemoryBuffer>> cubin =
+      MemoryBuffer::getFile(output.path, /*IsText=*/false,
+                            /*RequiresNullTerminator=*/false);
+  if (!cubin)
+    return createStringError("cannot read the cubin ptxas wrote: " +
+                             cubin.getError().message());
+  StringRef bytes = (*cubin)->getBuffer();
+  return std::vector<char>(bytes.begin(), bytes.end());
+}

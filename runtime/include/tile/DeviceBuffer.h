@@ -1,0 +1,97 @@
+//===- DeviceBuffer.h - Owned device memory ---------------------*- C++ -*-===//
+//
+// A move-only owner of one cuMemAlloc allocation on device 0.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DEVICEBUFFER_H
+#define TILE_DEVICEBUFFER_H
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+/// Device memory freed on destruction. Throws tile::Error if CUDA is
+/// unavailable or an allocation or copy fails.
+class DeviceBuffer {
+public:
+  /// Allocates `bytes` bytes (uninitialized). A zero-byte buffer has
+  /// address 0 and allocates nothing.
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+
+  /// The device address (CUdeviceptr).
+  uint64_t address() const { return ptr; }
+  /// The size in bytes.
+  size_t size() const { return bytes; }
+
+  /// Copies `n` bytes from host memory to the start of the buffer.
+  void copyFromHost(const void *src, size_t n);
+  /// Copies the first `n` bytes of the buffer to host memory.
+  void copyToHost(void *dst, size_t n) const;
+  /// Sets every byte of the buffer to `byte`.
+  void fill(uint8_t byte);
+
+  /// The element type as Triton names it ("fp32", "i32", ...), from which
+  /// the JIT infers pointer types; empty when unknown.
+  const std::string &dtype() const { return elementType; }
+  void setDType(std::string dtype) { elementType = std::move(dtype); }
+
+  /// A buffer holding a copy of `data`, typed after T where T is float,
+  /// double, int32_t, int64_t, int8_t or bool.
+  template <class T> static DeviceBuffer fromHost(const std::vector<T> &data) {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "device buffers hold trivially copyable elements");
+    DeviceBuffer buffer(data.size() * sizeof(T));
+    buffer.copyFromHost(data.data(), buffer.size());
+    buffer.setDType(dtypeOf<T>());
+    return buffer;
+  }
+
+  /// Triton's name of a host element type, or "" when ambiguous (uint16_t
+  /// may hold fp16 or bf16: say which with setDType).
+  template <class T> static const char *dtypeOf() {
+    if (std::is_same<T, float>::value)
+      return "fp32";
+    if (std::is_same<T, double>::value)
+      return "fp64";
+    if (std::is_same<T, int32_t>::value)
+      return "i32";
+    if (std::is_same<T, int64_t>::value)
+      return "i64";
+    if (std::is_same<T, int8_t>::value)
+      return "i8";
+    if (std::is_same<T, bool>::value)
+      return "i1";
+    return "";
+  }
+
+  /// The buffer's contents as size() / sizeof(T) elements.
+  template <class T> std::vector<T> toHost() const {
+    static_assert(std::is_trivially_copyable<T>::value,
+                  "device buffers hold trivially copyable elements");
+    std::vector<T> data(bytes / sizeof(T));
+    copyToHost(data.data(), data.size() * sizeof(T));
+    return data;
+  }
+
+private:
+  void release() noexcept;
+
+  uint64_t ptr = 0;
+  size_t bytes = 0;
+  std::string elementType;
+};
+
+} // namespace tile
+
+#endif // TILE_DEVICEBUFFER_H

@@ -1,0 +1,43 @@
+//===- Driver.h - Access to the CUDA driver ---------------------*- C++ -*-===//
+//
+// The runtime loads libcuda.so.1 with dlopen on first use (never linking it),
+// initializes device 0 and makes its primary context current. On a machine
+// without a GPU every binary still starts; the first call that needs the
+// device throws a tile::Error saying why CUDA is unavailable.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DRIVER_H
+#define TILE_DRIVER_H
+
+#include <string>
+#include <string_view>
+
+namespace tile {
+
+/// Loads and initializes the driver if not yet done. Returns false, and sets
+/// `*whyNot` (e.g. "libcuda.so.1 not found: ..." or "no CUDA device") when
+/// the driver or a device is unavailable.
+bool cudaAvailable(std::string *whyNot = nullptr);
+
+/// Throws tile::Error if `result` (a CUresult) is not CUDA_SUCCESS, e.g.
+/// "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE (invalid argument)
+/// [kernel add_kernel]". `call` names the driver function.
+void checkCuda(int result, const char *call, std::string_view kernel = {});
+
+/// Waits for all work on the device (cuCtxSynchronize). Asynchronous faults
+/// surface here, so the error names the last kernel launched.
+void synchronize();
+
+/// The name of device 0, e.g. "NVIDIA H100 80GB HBM3".
+std::string deviceName();
+
+/// Device 0's compute capability as major * 10 + minor, e.g. 90.
+int computeCapability();
+
+/// The CUDA driver's version, e.g. 12080.
+int driverVersion();
+
+} // namespace tile
+
+#endif // TILE_DRIVER_H

@@ -1,0 +1,86 @@
+//===- JIT.h - Compile .tl kernels from C++ and launch them -----*- C++ -*-===//
+//
+// Triton's @jit, from C++: a JITFunction compiles its kernel for each new
+// specialization (constexpr values, argument types and alignment, warps,
+// architecture) the first time it is launched with it, keeps the result in
+// memory, and launches through the runtime.
+//
+//   tile::JITFunction add = tile::JITFunction::fromFile("vector_add.tl");
+//   add.launch({tile::cdiv(n, 1024)}, {x, y, out, n}, {{"BLOCK_SIZE", 1024}});
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_JIT_H
+#define TILE_JIT_H
+
+#include "tile/Kernel.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tile {
+
+/// A constexpr's value: an int, a float or a bool.
+class Constexpr {
+public:
+  Constexpr(int value) : text_(std::to_string(value)) {}
+  Constexpr(int64_t value) : text_(std::to_string(value)) {}
+  Constexpr(double value);
+  Constexpr(bool value) : text_(value ? "True" : "False") {}
+  /// The value as source text ("1024", "0.5", "True").
+  const std::string &text() const { return text_; }
+
+private:
+  std::string text_;
+};
+
+using Constexprs = std::vector<std::pair<std::string, Constexpr>>;
+
+struct JITOptions {
+  unsigned numWarps = 4;
+  /// "sm_80", "sm_90"; empty: the current device's.
+  std::string arch;
+};
+
+/// ceil(a / b), for grids.
+inline unsigned cdiv(int64_t a, int64_t b) { return unsigned((a + b - 1) / b); }
+
+class JITFunction {
+public:
+  /// `kernel` names the @triton.jit function; empty: the source's only one.
+  JITFunction(std::string source, std::string filename, std::string kernel = "");
+  /// Reads a .tl file. Throws tile::Error when it cannot be read.
+  static JITFunction fromFile(const std::string &path, std::string kernel = "");
+
+  /// Compiles the specialization these arguments need (once) and launches
+  /// it. Compile errors throw tile::Error with the compiler's diagnostics.
+  void launch(Grid grid, const std::vector<KernelArg> &args,
+              const Constexprs &constexprs = {},
+              const JITOptions &options = {});
+
+  /// The kernel for a specialization, compiled on first use.
+  const Kernel &specialize(const std::vector<KernelArg> &args,
+                           const Constexprs &constexprs,
+                           const JITOptions &options);
+
+  /// How many specializations were compiled (not found in the cache).
+  unsigned compileCount() const { return compiles; }
+
+  /// The type string a launch argument specializes its parameter to:
+  /// "*fp32:16", "i32", "i64:16", "fp32".
+  static std::string argType(const KernelArg &arg);
+
+private:
+  std::string source, filename, kernelName;
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Kernel>> cache;
+  unsigned compiles = 0;
+};
+
+} // namespace tile
+
+#endif // TILE_JIT_H

@@ -1,0 +1,109 @@
+//===- Kernel.h - Typed launches of tilec kernels ---------------*- C++ -*-===//
+//
+// A Kernel pairs a loaded entry with its metadata, and checks each launch's
+// arguments against the parameter types and the alignment/divisibility
+// assumptions the kernel was specialized on before handing them to the driver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_KERNEL_H
+#define TILE_KERNEL_H
+
+#include "tile/Metadata.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+class DeviceBuffer;
+class Module;
+
+/// The launch grid, in programs (CUDA blocks).
+struct Grid {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// One kernel argument; implicit from a buffer or a scalar so calls read
+/// `k.launch(grid, {x, y, out, n})`. Other integer types (size_t, unsigned)
+/// need a cast to int32_t or int64_t, which keeps the intended width explicit.
+class KernelArg {
+public:
+  enum class Kind { Pointer, I32, I64, F32 };
+
+  /// The buffer's device address.
+  KernelArg(const DeviceBuffer &buffer);
+  KernelArg(int32_t value) : kind_(Kind::I32), i32(value) {}
+  KernelArg(int64_t value) : kind_(Kind::I64), i64(value) {}
+  KernelArg(float value) : kind_(Kind::F32), f32(value) {}
+  /// A raw device address (e.g. an offset into a buffer).
+  static KernelArg pointer(uint64_t address, std::string dtype = "") {
+    KernelArg arg(int32_t(0));
+    arg.kind_ = Kind::Pointer;
+    arg.ptr = address;
+    arg.dtype_ = std::move(dtype);
+    return arg;
+  }
+
+  Kind kind() const { return kind_; }
+  uint64_t pointerValue() const { return ptr; }
+  int32_t i32Value() const { return i32; }
+  int64_t i64Value() const { return i64; }
+  float f32Value() const { return f32; }
+  /// A pointer's element type ("fp32"), when known.
+  const std::string &pointeeDType() const { return dtype_; }
+
+  /// "pointer", "i32", "i64" or "fp32", as launch errors name them.
+  const char *kindName() const;
+
+private:
+  Kind kind_;
+  std::string dtype_;
+  union {
+    uint64_t ptr;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+  };
+};
+
+/// Checks a launch without performing it: a non-zero grid, the argument
+/// count, each argument's kind against its parameter's type (an i32 is
+/// widened for an i64 parameter; fp32 accepts only float), pointer alignment
+/// and integer divisibility against `divisibility`. Returns "" when the
+/// launch is valid, else the error message, e.g. "kernel add_kernel:
+/// argument 2 (out_ptr) expects *fp32, got i32". Needs no GPU.
+std::string validateLaunch(const KernelMetadata &metadata, Grid grid,
+                           const std::vector<KernelArg> &args);
+
+/// A launchable kernel: one module entry and its metadata.
+class Kernel {
+public:
+  /// Looks up `metadata.kernel` in `module`. Throws tile::Error if absent.
+  Kernel(std::shared_ptr<Module> module, KernelMetadata metadata);
+
+  /// Loads `path` (.ptx or .cubin) and the metadata `.json` beside it
+  /// (`k.ptx` -> `k.json`).
+  static Kernel load(const std::string &path);
+
+  const KernelMetadata &metadata() const { return metadata_; }
+  const std::shared_ptr<Module> &module() const { return module_; }
+
+  /// Validates (see validateLaunch) and enqueues the kernel on `stream` (a
+  /// CUstream; null is the default stream) with blockDim =
+  /// (threadsPerBlock, 1, 1) and sharedBytes of dynamic shared memory.
+  /// Asynchronous: faults during execution surface at synchronize().
+  void launch(Grid grid, const std::vector<KernelArg> &args,
+              void *stream = nullptr) const;
+
+private:
+  std::shared_ptr<Module> module_;
+  KernelMetadata metadata_;
+  void *function_ = nullptr;
+};
+
+} // namespace tile
+
+#endif // TILE_KERNEL_H

@@ -1,0 +1,18 @@
+//===- Timing.h - Timing kernels with CUDA events ---------------*- C++ -*-===//
+
+#ifndef TILE_TIMING_H
+#define TILE_TIMING_H
+
+#include <functional>
+
+namespace tile {
+
+/// Runs `body` `warmup` times, then times `reps` runs with CUDA events on the
+/// default stream and returns the mean milliseconds per run. `body` should
+/// enqueue work (e.g. Kernel::launch) on the default stream.
+float timeKernelMs(const std::function<void()> &body, int warmup = 10,
+                   int reps = 100);
+
+} // namespace tile
+
+#endif // TILE_TIMING_H

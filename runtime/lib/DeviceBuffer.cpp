@@ -1,0 +1,75 @@
+//===- DeviceBuffer.cpp - Owned device memory -----------------------------===//
+
+#include "tile/DeviceBuffer.h"
+
+#include "DriverApi.h"
+#include "tile/Driver.h"
+#include "tile/Error.h"
+
+#include <string>
+#include <utility>
+
+using namespace tile;
+using namespace tile::cu;
+
+DeviceBuffer::DeviceBuffer(size_t n) : bytes(n) {
+  if (n == 0)
+    return;
+  CUdeviceptr address = 0;
+  CUresult r = driver().cuMemAlloc(&address, n);
+  if (r != CUDA_SUCCESS) {
+    // Name the size: the usual cause is running out of device memory.
+    try {
+      checkCuda(r, "cuMemAlloc");
+    } catch (const Error &e) {
+      throw Error(std::string(e.what()) + " allocating " + std::to_string(n) +
+                  " bytes");
+    }
+  }
+  ptr = address;
+}
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
+    : ptr(std::exchange(other.ptr, 0)), bytes(std::exchange(other.bytes, 0)) {}
+
+DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&other) noexcept {
+  if (this != &other) {
+    release();
+    ptr = std::exchange(other.ptr, 0);
+    bytes = std::exchange(other.bytes, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::release() noexcept {
+  // Errors are dropped: a destructor cannot throw, and after a sticky fault
+  // the free fails though the memory goes away with the context anyway.
+  if (ptr)
+    if (const DriverApi *api = loadedDriver())
+      api->cuMemFree(ptr);
+  ptr = 0;
+  bytes = 0;
+}
+
+void DeviceBuffer::copyFromHost(const void *src, size_t n) {
+  if (n > bytes)
+    throw Error("DeviceBuffer::copyFromHost: " + std::to_string(n) +
+                " bytes do not fit in a buffer of " + std::to_string(bytes));
+  if (n)
+    checkCuda(driver().cuMemcpyHtoD(ptr, src, n), "cuMemcpyHtoD");
+}
+
+void DeviceBuffer::copyToHost(void *dst, size_t n) const {
+  if (n > bytes)
+    throw Error("DeviceBuffer::copyToHost: " + std::to_string(n) +
+                " bytes exceed a buffer of " + std::to_string(bytes));
+  if (n)
+    checkCudaAfterLaunch(driver().cuMemcpyDtoH(dst, ptr, n), "cuMemcpyDtoH");
+}
+
+void DeviceBuffer::fill(uint8_t byte) {
+  if (bytes)
+    checkCuda(driver().cuMemsetD8(ptr, byte, bytes), "cuMemsetD8");
+}

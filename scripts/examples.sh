@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job: build tilec, compile every dsl-example to PTX with tilec,
+# and run the C++ host programs, which JIT-compile the same .tl files and
+# check the GPU's results against the CPU.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+out="$build/examples"
+mkdir -p "$out"
+
+echo "== tilec: .tl -> PTX (+ .json metadata)"
+"$build/bin/tilec" "$root/dsl-examples/vector_add.tl" -o "$out/vector_add.ptx" \
+  --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
+"$build/bin/tilec" "$root/dsl-examples/transpose.tl" -o "$out/transpose.ptx" \
+  --signature "*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 64"
+for f in "$out"/*.ptx; do
+  echo "   $f: $(grep -c '' "$f") lines, entry $(grep -m1 -o '\.entry [a-z_]*' "$f")"
+done
+
+echo "== host programs (JIT)"
+"$build/bin/vector_add" "$root/dsl-examples"
+"$build/bin/transpose" "$root/dsl-examples"

@@ -1,0 +1,68 @@
+# lit configuration of tilec's FileCheck tests: every stage through tilec
+# and tile-opt. Run from the build tree: lit -sv <build>/test.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "tilec"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".tl"]
+config.excludes = ["unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "Inputs"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tilec_obj_root, "test")
+
+# Our tools first, then LLVM's (FileCheck, not), then the caller's PATH.
+path = os.pathsep.join([config.tilec_tools_dir, config.llvm_tools_dir,
+                        config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = path
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+for var in ["TILEC_PTXAS", "TILEC_CACHE_DIR", "HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Tools by full path, as %name or bare words in RUN lines (not inside a path
+# or an option).
+tools = {"tilec": config.tilec_tools_dir, "tile-opt": config.tilec_tools_dir,
+         "FileCheck": config.llvm_tools_dir, "not": config.llvm_tools_dir,
+         "count": config.llvm_tools_dir}
+for tool, directory in tools.items():
+    full = os.path.join(directory, tool)
+    config.substitutions.append(("%" + tool + r"\b", full))
+    config.substitutions.append(
+        (r"(?<![\w/.%-])" + tool + r"(?![\w-])", full))
+
+def find_ptxas():
+    """Same search order as tilec::findPtxas()."""
+    env = os.environ.get("TILEC_PTXAS")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    cuda = "/usr/local/cuda/bin/ptxas"
+    if os.access(cuda, os.X_OK):
+        return cuda
+    return shutil.which("ptxas")
+
+
+def have_gpu():
+    if os.path.exists("/dev/nvidia0"):
+        return True
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        return subprocess.run([smi, "-L"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+ptxas = find_ptxas()
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+if have_gpu():
+    config.available_features.add("gpu")

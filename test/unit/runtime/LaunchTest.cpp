@@ -1,0 +1,257 @@
+//===- LaunchTest.cpp - Loading and launching kernels on a GPU ------------===//
+//
+// Skipped where cudaAvailable() is false. The faulting kernel runs in a child
+// process (a death test), since an illegal address poisons the context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/DeviceBuffer.h"
+#include "tile/Driver.h"
+#include "tile/Error.h"
+#include "tile/Kernel.h"
+#include "tile/Module.h"
+#include "tile/Timing.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+using namespace tile;
+
+namespace {
+
+// out[i] = x[i] + y[i] for i < n, one element per thread.
+const char *const kAddPTX = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry add_kernel(
+    .param .u64 x_ptr,
+    .param .u64 y_ptr,
+    .param .u64 out_ptr,
+    .param .s32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<12>;
+
+    ld.param.u64 %rd1, [x_ptr];
+    ld.param.u64 %rd2, [y_ptr];
+    ld.param.u64 %rd3, [out_ptr];
+    ld.param.s32 %r1, [n];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.s32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    cvta.to.global.u64 %rd4, %rd1;
+    cvta.to.global.u64 %rd5, %rd2;
+    cvta.to.global.u64 %rd6, %rd3;
+    mul.wide.s32 %rd7, %r5, 4;
+    add.s64 %rd8, %rd4, %rd7;
+    add.s64 %rd9, %rd5, %rd7;
+    add.s64 %rd10, %rd6, %rd7;
+    ld.global.f32 %f1, [%rd8];
+    ld.global.f32 %f2, [%rd9];
+    add.f32 %f3, %f1, %f2;
+    st.global.f32 [%rd10], %f3;
+DONE:
+    ret;
+}
+)";
+
+// Stores through the pointer it is given; launched with an unmapped address.
+const char *const kFaultPTX = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry oob_kernel(
+    .param .u64 p)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+
+    ld.param.u64 %rd1, [p];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, 42;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+)";
+
+KernelMetadata addMetadata(unsigned sharedBytes = 0) {
+  KernelMetadata md;
+  md.kernel = "add_kernel";
+  md.arch = "sm_80";
+  md.sharedBytes = sharedBytes;
+  md.params = {{"x_ptr", "*fp32", 16},
+               {"y_ptr", "*fp32", 16},
+               {"out_ptr", "*fp32", 16},
+               {"n", "i32", 1}};
+  return md;
+}
+
+class GPU : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string why;
+    if (!cudaAvailable(&why))
+      GTEST_SKIP() << "no CUDA device: " << why;
+  }
+};
+
+void runAdd(const Kernel &kernel, int n) {
+  std::vector<float> x(n), y(n);
+  for (int i = 0; i < n; ++i) {
+    x[i] = float(i);
+    y[i] = 0.5f * float(i % 1000);
+  }
+  DeviceBuffer dx = DeviceBuffer::fromHost(x);
+  DeviceBuffer dy = DeviceBuffer::fromHost(y);
+  // One element more than n: the bounds check must leave it alone.
+  DeviceBuffer dout((n + 1) * sizeof(float));
+  dout.fill(0xFF);
+  unsigned block = kernel.metadata().threadsPerBlock;
+  kernel.launch({(n + block - 1) / block}, {dx, dy, dout, n});
+  synchronize();
+  std::vector<float> out = dout.toHost<float>();
+  ASSERT_EQ(out.size(), size_t(n) + 1);
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], x[i] + y[i]) << "at " << i;
+  uint32_t sentinel;
+  std::memcpy(&sentinel, &out[n], sizeof(sentinel));
+  EXPECT_EQ(sentinel, 0xFFFFFFFFu);
+}
+
+TEST_F(GPU, DeviceInfo) {
+  EXPECT_FALSE(deviceName().empty());
+  EXPECT_GE(computeCapability(), 50);
+  EXPECT_GT(driverVersion(), 0);
+}
+
+TEST_F(GPU, BufferRoundTrip) {
+  std::vector<int32_t> data = {1, 2, 3, -4};
+  DeviceBuffer buffer = DeviceBuffer::fromHost(data);
+  EXPECT_EQ(buffer.size(), 16u);
+  EXPECT_NE(buffer.address(), 0u);
+  EXPECT_EQ(buffer.toHost<int32_t>(), data);
+  buffer.fill(0);
+  EXPECT_EQ(buffer.toHost<int32_t>(), std::vector<int32_t>(4, 0));
+  DeviceBuffer moved = std::move(buffer);
+  EXPECT_EQ(buffer.address(), 0u);
+  EXPECT_EQ(moved.size(), 16u);
+  EXPECT_THROW(moved.copyFromHost(data.data(), 17), Error);
+}
+
+TEST_F(GPU, AddMillionElements) {
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata());
+  runAdd(kernel, 1000003);
+}
+
+TEST_F(GPU, LargeDynamicSharedMemory) {
+  // Above 48 KiB the launch fails unless the function opted in.
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"),
+                addMetadata(100 * 1024));
+  runAdd(kernel, 4099);
+}
+
+TEST_F(GPU, LoadFromFiles) {
+  std::string dir = ::testing::TempDir();
+  std::string base = dir + "/tile_rt_test_" + std::to_string(getpid());
+  {
+    std::ofstream(base + ".ptx") << kAddPTX;
+    std::ofstream(base + ".json") << addMetadata().toJSON();
+  }
+  Kernel kernel = Kernel::load(base + ".ptx");
+  std::remove((base + ".ptx").c_str());
+  std::remove((base + ".json").c_str());
+  EXPECT_EQ(kernel.metadata().kernel, "add_kernel");
+  runAdd(kernel, 1000);
+}
+
+TEST_F(GPU, BadArgumentType) {
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata());
+  DeviceBuffer buffer(1024);
+  try {
+    kernel.launch({1}, {buffer, buffer, 7, 256});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "kernel add_kernel: argument 2 (out_ptr) expects *fp32, got "
+                 "i32");
+  }
+  EXPECT_THROW(kernel.launch({0}, {buffer, buffer, buffer, 256}), Error);
+}
+
+TEST_F(GPU, MissingEntryNamesKernel) {
+  auto module = Module::loadPTX(kAddPTX, "add_kernel");
+  try {
+    module->function("mul_kernel");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("mul_kernel"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(GPU, PTXErrorIncludesJITLog) {
+  std::string bad = kAddPTX;
+  bad.replace(bad.find("add.f32"), 7, "bogus.f32");
+  try {
+    Module::loadPTX(bad, "add_kernel");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string message = e.what();
+    EXPECT_NE(message.find("cuModuleLoadDataEx failed"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("[kernel add_kernel]"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("bogus"), std::string::npos) << message;
+  }
+}
+
+TEST_F(GPU, Timing) {
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata());
+  int n = 1 << 20;
+  DeviceBuffer x(n * 4), y(n * 4), out(n * 4);
+  float ms = timeKernelMs(
+      [&] { kernel.launch({unsigned(n / 128)}, {x, y, out, n}); }, 2, 5);
+  EXPECT_GT(ms, 0.0f);
+}
+
+/// Launches oob_kernel at an unmapped address and exits with 3 after printing
+/// the error synchronize() throws, or with 4 if none comes.
+[[noreturn]] void runFaultingKernel() {
+  try {
+    KernelMetadata md;
+    md.kernel = "oob_kernel";
+    md.params = {{"p", "*i32", 4}};
+    Kernel kernel(Module::loadPTX(kFaultPTX, "oob_kernel"), md);
+    kernel.launch({1}, {KernelArg::pointer(0x10)});
+    synchronize();
+  } catch (const Error &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    std::fflush(stderr);
+    _exit(3);
+  }
+  _exit(4);
+}
+
+// Named to sort last; it also runs in its own process ("threadsafe" re-runs
+// the binary rather than forking a process that already holds a context).
+TEST_F(GPU, ZZFaultSurfacesAtSynchronize) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(runFaultingKernel(), ::testing::ExitedWithCode(3),
+              "cuCtxSynchronize failed: CUDA_ERROR_.* after launching kernel "
+              "oob_kernel");
+}
+
+} // namespace

@@ -1,0 +1,190 @@
+//===- MetadataTest.cpp - Kernel metadata JSON tests ----------------------===//
+
+#include "tile/Error.h"
+#include "tile/Metadata.h"
+
+#include <gtest/gtest.h>
+
+using namespace tile;
+
+namespace {
+
+std::string errorOf(std::string_view json) {
+  try {
+    KernelMetadata::fromJSON(json);
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(Metadata, ParsesDesignExample) {
+  KernelMetadata md = KernelMetadata::fromJSON(R"({
+    "kernel": "axpy", "num_warps": 8, "threads_per_block": 256,
+    "shared_bytes": 65536, "arch": "sm_90",
+    "params": [{"name": "x_ptr", "type": "*fp32", "divisibility": 16},
+               {"name": "n", "type": "i32"}],
+    "constexprs": {"BLOCK": 1024, "ALPHA": 1.5, "EVEN": true}})");
+  EXPECT_EQ(md.kernel, "axpy");
+  EXPECT_EQ(md.numWarps, 8u);
+  EXPECT_EQ(md.threadsPerBlock, 256u);
+  EXPECT_EQ(md.sharedBytes, 65536u);
+  EXPECT_EQ(md.arch, "sm_90");
+  ASSERT_EQ(md.params.size(), 2u);
+  EXPECT_EQ(md.params[0].name, "x_ptr");
+  EXPECT_EQ(md.params[0].type, "*fp32");
+  EXPECT_EQ(md.params[0].divisibility, 16u);
+  EXPECT_TRUE(md.params[0].isPointer());
+  EXPECT_EQ(md.params[1].divisibility, 1u);
+  EXPECT_FALSE(md.params[1].isPointer());
+  ASSERT_EQ(md.constexprs.size(), 3u);
+  EXPECT_EQ(md.constexprs[0], std::make_pair(std::string("BLOCK"),
+                                             std::string("1024")));
+  EXPECT_EQ(md.constexprs[1].second, "1.5");
+  EXPECT_EQ(md.constexprs[2].second, "true");
+}
+
+TEST(Metadata, DefaultsForOptionalFields) {
+  KernelMetadata md =
+      KernelMetadata::fromJSON(R"({"kernel": "k", "num_warps": 2, "params": []})");
+  EXPECT_EQ(md.threadsPerBlock, 64u); // num_warps * 32
+  EXPECT_EQ(md.sharedBytes, 0u);
+  EXPECT_EQ(md.arch, "sm_90");
+  EXPECT_TRUE(md.params.empty());
+  EXPECT_TRUE(md.constexprs.empty());
+}
+
+TEST(Metadata, ToJSONMatchesDesignLayout) {
+  KernelMetadata md;
+  md.kernel = "axpy";
+  md.params = {{"x_ptr", "*fp32", 16}};
+  md.constexprs = {{"BLOCK", "1024"}};
+  EXPECT_EQ(md.toJSON(),
+            R"({"kernel": "axpy", "num_warps": 4, "threads_per_block": 128, )"
+            R"("shared_bytes": 0, "arch": "sm_90", "params": [{"name": )"
+            R"("x_ptr", "type": "*fp32", "divisibility": 16}], )"
+            R"("constexprs": {"BLOCK": 1024}})");
+}
+
+TEST(Metadata, RoundTrip) {
+  KernelMetadata md;
+  md.kernel = "we\"ird\\name\n\t\x01é";
+  md.numWarps = 8;
+  md.threadsPerBlock = 256;
+  md.sharedBytes = 98304;
+  md.arch = "sm_80";
+  md.params = {{"a\"b", "*bf16", 16}, {"n", "i64", 8}, {"s", "fp32", 1},
+               {"m", "*i1", 1}};
+  md.constexprs = {{"BLOCK", "1024"},
+                   {"EPS", "-1.5e-3"},
+                   {"FLAG", "false"},
+                   {"NAME", "\"x\\ny\""},
+                   {"SHAPE", "[1, [2, 3], {\"k\": null}]"}};
+  std::string json = md.toJSON();
+  KernelMetadata back = KernelMetadata::fromJSON(json);
+  EXPECT_EQ(back.kernel, md.kernel);
+  EXPECT_EQ(back.numWarps, md.numWarps);
+  EXPECT_EQ(back.threadsPerBlock, md.threadsPerBlock);
+  EXPECT_EQ(back.sharedBytes, md.sharedBytes);
+  EXPECT_EQ(back.arch, md.arch);
+  ASSERT_EQ(back.params.size(), md.params.size());
+  for (size_t i = 0; i < md.params.size(); ++i) {
+    EXPECT_EQ(back.params[i].name, md.params[i].name);
+    EXPECT_EQ(back.params[i].type, md.params[i].type);
+    EXPECT_EQ(back.params[i].divisibility, md.params[i].divisibility);
+  }
+  EXPECT_EQ(back.constexprs, md.constexprs);
+  EXPECT_EQ(back.toJSON(), json);
+}
+
+TEST(Metadata, StringEscapes) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "a\u00e9\ud83d\ude00\/\b\f\r", "params": []})");
+  EXPECT_EQ(md.kernel, "a\xc3\xa9\xf0\x9f\x98\x80/\b\f\r");
+}
+
+TEST(Metadata, ToJSONRejectsMalformedConstexpr) {
+  KernelMetadata md;
+  md.kernel = "k";
+  md.constexprs = {{"BLOCK", "10 24"}};
+  try {
+    md.toJSON();
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("constexpr BLOCK"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Metadata, SyntaxErrors) {
+  EXPECT_EQ(errorOf(""),
+            "invalid kernel metadata: expected a value but the text ended at "
+            "line 1, column 1");
+  EXPECT_EQ(errorOf("{\"kernel\": \"k\",\n \"params\" []}"),
+            "invalid kernel metadata: expected ':' at line 2, column 11");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": [],})"),
+            "invalid kernel metadata: expected a string key at line 1, "
+            "column 30");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": []} x)"),
+            "invalid kernel metadata: unexpected text after the JSON value at "
+            "line 1, column 31");
+  EXPECT_EQ(errorOf(R"({"kernel": "k)"),
+            "invalid kernel metadata: unterminated string at line 1, column 14");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "kernel": "j", "params": []})"),
+            "invalid kernel metadata: duplicate key \"kernel\" at line 1, "
+            "column 17");
+  EXPECT_NE(errorOf(R"({"kernel": "\q"})").find("invalid escape '\\q'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"num_warps": 012})").find("expected"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"num_warps": 1.})").find("malformed number"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kernel": tru})").find("expected a value"),
+            std::string::npos);
+  EXPECT_NE(errorOf("{\"kernel\": \"a\nb\"}").find("control character"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"kernel": "\ud800"})").find("unpaired surrogate"),
+            std::string::npos);
+  EXPECT_NE(errorOf(std::string(100, '[')).find("nesting deeper"),
+            std::string::npos);
+}
+
+TEST(Metadata, FieldErrors) {
+  EXPECT_EQ(errorOf(R"([1])"), "invalid kernel metadata: expected an object "
+                               "at the top level, got an array");
+  EXPECT_EQ(errorOf(R"({"params": []})"),
+            "invalid kernel metadata: missing field \"kernel\"");
+  EXPECT_EQ(errorOf(R"({"kernel": "k"})"),
+            "invalid kernel metadata: missing field \"params\"");
+  EXPECT_EQ(errorOf(R"({"kernel": 3, "params": []})"),
+            "invalid kernel metadata: field \"kernel\" must be a string, got "
+            "a number");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "num_warps": -4, "params": []})"),
+            "invalid kernel metadata: field \"num_warps\" must be a "
+            "non-negative integer, got -4");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "shared_bytes": 1e3, "params": []})"),
+            "invalid kernel metadata: field \"shared_bytes\" must be a "
+            "non-negative integer, got 1e3");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "shared_bytes": 99999999999, "params": []})"),
+            "invalid kernel metadata: field \"shared_bytes\" is out of range: "
+            "99999999999");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "threads_per_block": 2048, "params": []})"),
+            "invalid kernel metadata: field \"threads_per_block\" must be in "
+            "[1, 1024], got 2048");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": {}})"),
+            "invalid kernel metadata: field \"params\" must be an array, got "
+            "an object");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": [{"name": "x"}]})"),
+            "invalid kernel metadata: missing field \"params[0].type\"");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": [{"name": "x", "type": "*f32"}]})"),
+            "invalid kernel metadata: params[0].type \"*f32\" is not a known "
+            "type");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": [{"name": "x", "type": "i32",
+                        "divisibility": 0}]})"),
+            "invalid kernel metadata: params[0].divisibility must be positive");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "params": [], "constexprs": [1]})"),
+            "invalid kernel metadata: field \"constexprs\" must be an object, "
+            "got an array");
+}
+
+} // namespace

@@ -1,0 +1,208 @@
+//===- tilec.cpp - The tilec command line compiler ------------------------===//
+//
+// Compiles a Triton-style .tl kernel ahead of time to PTX (or a cubin) and
+// the metadata JSON a host needs to launch it. Any stage can be printed
+// with --emit, for debugging and for lit tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Compiler.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kExitCompileError = 1;
+constexpr int kExitUsageError = 2;
+
+const char *kDescription =
+    "tilec compiles a kernel written in Triton's kernel language (a .tl file:\n"
+    "Python with @triton.jit functions) to PTX for NVIDIA GPUs, through MLIR\n"
+    "and LLVM's NVPTX backend. Beside the PTX (or cubin) it writes a .json\n"
+    "file with what a host needs to launch the kernel: the entry name, threads\n"
+    "per block, dynamic shared memory and the parameter types. Constexpr\n"
+    "parameters are fixed with -D; runtime parameter types come from\n"
+    "annotations or --signature. A .mlir input (tile IR) starts at the tile\n"
+    "stage. Every stage can be printed with --emit.\n";
+
+const char *kFooter = R"(Output:
+  With -o FILE, the result goes to FILE and, for --emit=ptx and cubin, the
+  metadata to FILE with its extension replaced by .json. Without -o (or with
+  -o -), text stages (ast, tile, ttgpu, llvm, ptx) are printed to stdout and
+  no metadata is written; --emit=cubin needs -o.
+
+Examples:
+  tilec add.tl -o add.ptx                    # add.ptx + add.json, for sm_90
+  tilec add.tl -D BLOCK=1024 --num-warps 8 -o add.ptx
+  tilec add.tl --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024" -o add.ptx
+  tilec matmul.tl --kernel matmul --name matmul_128x128 --arch sm_80 -o mm.ptx
+  tilec add.tl --emit=cubin -o add.cubin     # runs ptxas as well
+  tilec add.tl --emit=ttgpu                  # the laid-out tile IR, on stdout
+  tilec kernel.mlir --emit=llvm              # hand-written tile IR to LLVM IR
+  tilec add.tl -o add.ptx --time             # wall time of each stage
+
+Exit status: 0 on success, 1 on a compile error (diagnostics on stderr),
+2 on a usage error.)";
+
+bool readFile(const std::string &path, std::string &contents) {
+  if (path == "-") {
+    contents.assign(std::istreambuf_iterator<char>(std::cin),
+                    std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return !in.bad();
+}
+
+bool writeFile(const std::string &path, const char *data, size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    return false;
+  out.write(data, std::streamsize(size));
+  return bool(out.flush());
+}
+
+/// `dir/k.ptx` -> `dir/k.json`; a name without extension gets `.json`.
+std::string metadataPath(const std::string &output) {
+  size_t slash = output.find_last_of('/');
+  size_t dot = output.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) ||
+      dot == (slash == std::string::npos ? 0 : slash + 1))
+    return output + ".json";
+  return output.substr(0, dot) + ".json";
+}
+
+int fail(const std::string &message, int code = kExitCompileError) {
+  std::cerr << "tilec: error: " << message << "\n";
+  return code;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app(kDescription, "tilec");
+  app.footer(kFooter);
+  app.set_version_flag("--version",
+                       std::string("tilec 0.1 (LLVM " LLVM_VERSION_STRING ")"));
+  app.get_formatter()->column_width(24);
+
+  std::string input, output, emit = "ptx";
+  std::vector<std::string> defines;
+  tilec::CompileOptions options;
+  bool timing = false;
+
+  app.add_option("file", input, "The .tl source (or .mlir tile IR; - reads stdin)")
+      ->required()
+      ->option_text(" ");
+  app.add_option("-o,--output", output,
+                 "Output file; - for stdout (see Output below)")
+      ->option_text("FILE");
+  app.add_option("--kernel", options.kernel,
+                 "The @triton.jit function to compile (default: the only one)")
+      ->option_text("NAME");
+  app.add_option("--name", options.entryName,
+                 "Name of the PTX entry (default: the kernel's)")
+      ->option_text("ENTRY");
+  app.add_option("--emit", emit,
+                 "Stop after: ast, tile, ttgpu, llvm, ptx (default), cubin")
+      ->check(CLI::IsMember({"ast", "tile", "ttgpu", "llvm", "ptx", "cubin"}))
+      ->option_text("STAGE");
+  app.add_option("--num-warps", options.numWarps,
+                 "Warps per block: 1, 2, 4 (default), 8, 16, 32")
+      ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
+      ->option_text("N");
+  app.add_option("-D", defines, "Sets a constexpr parameter, e.g. -D BLOCK=1024")
+      ->option_text("NAME=VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--signature", options.signature,
+                 "Every parameter's type in order, as Triton's AOT:\n"
+                 "\"*fp32:16, *fp32, i32, 1024\" (pointer:alignment,\n"
+                 "int:divisibility, or a constexpr's value)")
+      ->option_text("SIG");
+  app.add_option("--arch", options.arch,
+                 "GPU architecture: sm_90 (default) or sm_80")
+      ->check(CLI::IsMember({"sm_80", "sm_90"}))
+      ->option_text("ARCH");
+  app.add_flag("--time", timing,
+               "Print the wall time of each compiler stage to stderr");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e); // --help, --version
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return kExitUsageError;
+  }
+
+  if (!tilec::parseStage(emit, options.stopAfter))
+    return fail("unknown stage '" + emit + "'", kExitUsageError);
+  for (const std::string &define : defines) {
+    size_t eq = define.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == define.size())
+      return fail("-D expects NAME=VALUE, not '" + define + "'",
+                  kExitUsageError);
+    options.constexprs.emplace_back(define.substr(0, eq), define.substr(eq + 1));
+  }
+  bool toStdout = output.empty() || output == "-";
+  if (toStdout && options.stopAfter == tilec::Stage::Cubin)
+    return fail("--emit=cubin writes a binary: give the output file with -o",
+                kExitUsageError);
+  options.timing = timing;
+
+  std::string source;
+  if (!readFile(input, source))
+    return fail("cannot read '" + input + "': " + std::strerror(errno));
+
+  tilec::CompileResult result =
+      tilec::compile(source, input == "-" ? "<stdin>" : input, options);
+  if (timing)
+    std::cerr << result.timingReport;
+  if (!result.ok) {
+    std::cerr << result.diagnostics;
+    return kExitCompileError;
+  }
+
+  if (toStdout) {
+    std::cout << result.text;
+    std::cout.flush();
+    return std::cout ? 0 : fail("cannot write to stdout");
+  }
+  bool binary = options.stopAfter == tilec::Stage::Cubin;
+  const std::vector<char> &cubin = result.cubin;
+  if (!(binary ? writeFile(output, cubin.data(), cubin.size())
+               : writeFile(output, result.text.data(), result.text.size())))
+    return fail("cannot write '" + output + "': " + std::strerror(errno));
+
+  if (options.stopAfter == tilec::Stage::PTX || binary) {
+    std::string jsonPath = metadataPath(output);
+    if (jsonPath == output)
+      return fail("the metadata would overwrite '" + output + "'");
+    std::string json;
+    try {
+      json = result.metadata.toJSON();
+    } catch (const std::exception &e) {
+      return fail(std::string("invalid kernel metadata: ") + e.what());
+    }
+    json += "\n";
+    if (!writeFile(jsonPath, json.data(), json.size()))
+      return fail("cannot write '" + jsonPath + "': " + std::strerror(errno));
+  }
+  return 0;
+}
