@@ -1,0 +1,138 @@
+// RUN: tile-opt %s --tile-combine | FileCheck %s
+
+// addptr(addptr(p, a), b) -> addptr(p, a + b).
+// CHECK-LABEL: func.func @addptr_chain
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>, %[[A:.*]]: tensor<128xi32>, %[[B:.*]]: tensor<128xi32>)
+// CHECK: %[[S:.*]] = tile.splat %[[P]] : tensor<128x!tile.ptr<f32>>
+// CHECK: %[[SUM:.*]] = arith.addi %[[A]], %[[B]] : tensor<128xi32>
+// CHECK: %[[R:.*]] = tile.addptr %[[S]], %[[SUM]] : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+// CHECK-NOT: tile.addptr
+// CHECK: return %[[R]]
+func.func @addptr_chain(%p: !tile.ptr<f32>, %a: tensor<128xi32>, %b: tensor<128xi32>) -> tensor<128x!tile.ptr<f32>> {
+  %s = tile.splat %p : tensor<128x!tile.ptr<f32>>
+  %0 = tile.addptr %s, %a : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %1 = tile.addptr %0, %b : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  return %1 : tensor<128x!tile.ptr<f32>>
+}
+
+// Three in a row: one addptr of the summed offsets.
+// CHECK-LABEL: func.func @addptr_chain3
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f16>, %[[A:.*]]: i32, %[[B:.*]]: i32, %[[C:.*]]: i32)
+// CHECK-DAG: arith.addi {{.*}}%[[A]]
+// CHECK-DAG: arith.addi {{.*}}%[[C]]
+// CHECK: %[[R:.*]] = tile.addptr %[[P]], %{{.*}} : !tile.ptr<f16>, i32
+// CHECK-NOT: tile.addptr
+// CHECK: return %[[R]]
+func.func @addptr_chain3(%p: !tile.ptr<f16>, %a: i32, %b: i32, %c: i32) -> !tile.ptr<f16> {
+  %0 = tile.addptr %p, %a : !tile.ptr<f16>, i32
+  %1 = tile.addptr %0, %b : !tile.ptr<f16>, i32
+  %2 = tile.addptr %1, %c : !tile.ptr<f16>, i32
+  return %2 : !tile.ptr<f16>
+}
+
+// Offsets of different types would need a cast: left alone.
+// CHECK-LABEL: func.func @addptr_mixed_offsets
+// CHECK: %[[Q:.*]] = tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<f32>, i32
+// CHECK: tile.addptr %[[Q]], %{{.*}} : !tile.ptr<f32>, i64
+// CHECK-NOT: arith.addi
+func.func @addptr_mixed_offsets(%p: !tile.ptr<f32>, %a: i32, %b: i64) -> !tile.ptr<f32> {
+  %0 = tile.addptr %p, %a : !tile.ptr<f32>, i32
+  %1 = tile.addptr %0, %b : !tile.ptr<f32>, i64
+  return %1 : !tile.ptr<f32>
+}
+
+// CHECK-LABEL: func.func @shape_of_splat
+// CHECK-SAME: (%[[X:.*]]: i32)
+// CHECK-NEXT: %[[E:.*]] = tile.splat %[[X]] : tensor<64x1xi32>
+// CHECK-NEXT: %[[B:.*]] = tile.splat %[[X]] : tensor<64x32xi32>
+// CHECK-NEXT: return %[[E]], %[[B]]
+func.func @shape_of_splat(%x: i32) -> (tensor<64x1xi32>, tensor<64x32xi32>) {
+  %s = tile.splat %x : tensor<64xi32>
+  %e = tile.expand_dims %s {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %s2 = tile.splat %x : tensor<1x32xi32>
+  %b = tile.broadcast %s2 : tensor<1x32xi32> -> tensor<64x32xi32>
+  return %e, %b : tensor<64x1xi32>, tensor<64x32xi32>
+}
+
+// expand_dims then broadcast of a splat: one splat of the final shape.
+// CHECK-LABEL: func.func @shape_chain_of_splat
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>)
+// CHECK-NEXT: %[[S:.*]] = tile.splat %[[P]] : tensor<32x64x!tile.ptr<f32>>
+// CHECK-NEXT: return %[[S]]
+func.func @shape_chain_of_splat(%p: !tile.ptr<f32>) -> tensor<32x64x!tile.ptr<f32>> {
+  %s = tile.splat %p : tensor<64x!tile.ptr<f32>>
+  %e = tile.expand_dims %s {axis = 0 : i32} : tensor<64x!tile.ptr<f32>> -> tensor<1x64x!tile.ptr<f32>>
+  %b = tile.broadcast %e : tensor<1x64x!tile.ptr<f32>> -> tensor<32x64x!tile.ptr<f32>>
+  return %b : tensor<32x64x!tile.ptr<f32>>
+}
+
+// Elementwise ops of splats compute once on the scalars; attributes (the
+// predicate) carry over.
+// CHECK-LABEL: func.func @elementwise_of_splats
+// CHECK-SAME: (%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[I:.*]]: i32, %[[N:.*]]: i32, %[[P:.*]]: !tile.ptr<f32>)
+// CHECK: %[[MUL:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK: %[[MS:.*]] = tile.splat %[[MUL]] : tensor<128xf32>
+// CHECK: %[[CMP:.*]] = arith.cmpi slt, %[[I]], %[[N]] : i32
+// CHECK: %[[CS:.*]] = tile.splat %[[CMP]] : tensor<128xi1>
+// CHECK: %[[EXP:.*]] = math.exp %[[X]] : f32
+// CHECK: %[[ES:.*]] = tile.splat %[[EXP]] : tensor<128xf32>
+// CHECK: %[[Q:.*]] = tile.addptr %[[P]], %[[I]] : !tile.ptr<f32>, i32
+// CHECK: %[[QS:.*]] = tile.splat %[[Q]] : tensor<128x!tile.ptr<f32>>
+// CHECK-NOT: tensor<128xi32>
+// CHECK: return %[[MS]], %[[CS]], %[[ES]], %[[QS]]
+func.func @elementwise_of_splats(%x: f32, %y: f32, %i: i32, %n: i32, %p: !tile.ptr<f32>) -> (tensor<128xf32>, tensor<128xi1>, tensor<128xf32>, tensor<128x!tile.ptr<f32>>) {
+  %a = tile.splat %x : tensor<128xf32>
+  %b = tile.splat %y : tensor<128xf32>
+  %c = arith.mulf %a, %b : tensor<128xf32>
+  %ii = tile.splat %i : tensor<128xi32>
+  %nn = tile.splat %n : tensor<128xi32>
+  %m = arith.cmpi slt, %ii, %nn : tensor<128xi32>
+  %e = math.exp %a : tensor<128xf32>
+  %ps = tile.splat %p : tensor<128x!tile.ptr<f32>>
+  %q = tile.addptr %ps, %ii : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  return %c, %m, %e, %q : tensor<128xf32>, tensor<128xi1>, tensor<128xf32>, tensor<128x!tile.ptr<f32>>
+}
+
+// A splat of a splat result feeds the next op: the whole chain folds.
+// CHECK-LABEL: func.func @chain_of_splats
+// CHECK-SAME: (%[[X:.*]]: i32)
+// CHECK: %[[A:.*]] = arith.muli %[[X]], %[[X]] : i32
+// CHECK: %[[B:.*]] = arith.addi %[[A]], %[[X]] : i32
+// CHECK: %[[S:.*]] = tile.splat %[[B]] : tensor<16x16xi32>
+// CHECK-NEXT: return %[[S]]
+func.func @chain_of_splats(%x: i32) -> tensor<16x16xi32> {
+  %s = tile.splat %x : tensor<16xi32>
+  %m = arith.muli %s, %s : tensor<16xi32>
+  %e = tile.expand_dims %m {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %b = tile.broadcast %e : tensor<16x1xi32> -> tensor<16x16xi32>
+  %t = tile.splat %x : tensor<16x16xi32>
+  %r = arith.addi %b, %t : tensor<16x16xi32>
+  return %r : tensor<16x16xi32>
+}
+
+// Nothing to combine: a splat meets a non-splat tensor, a single addptr,
+// a constant tensor (not a tile.splat), expand_dims of a range, and a load.
+// CHECK-LABEL: func.func @negative
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>, %[[X:.*]]: f32, %[[R:.*]]: tensor<128xf32>, %[[O:.*]]: tensor<128xi32>)
+// CHECK-NEXT: %[[K:.*]] = arith.constant dense<2.000000e+00> : tensor<128xf32>
+// CHECK-NEXT: %[[A:.*]] = tile.splat %[[X]] : tensor<128xf32>
+// CHECK-NEXT: %[[C:.*]] = arith.addf %[[A]], %[[R]] : tensor<128xf32>
+// CHECK-NEXT: %[[D:.*]] = arith.mulf %[[A]], %[[K]] : tensor<128xf32>
+// CHECK-NEXT: %[[S:.*]] = tile.splat %[[P]] : tensor<128x!tile.ptr<f32>>
+// CHECK-NEXT: %[[Q:.*]] = tile.addptr %[[S]], %[[O]] : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+// CHECK-NEXT: %[[L:.*]] = tile.load %[[Q]] : tensor<128x!tile.ptr<f32>>
+// CHECK-NEXT: %[[RG:.*]] = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+// CHECK-NEXT: %[[E:.*]] = tile.expand_dims %[[RG]] {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+// CHECK-NEXT: return %[[C]], %[[D]], %[[L]], %[[E]]
+func.func @negative(%p: !tile.ptr<f32>, %x: f32, %r: tensor<128xf32>, %o: tensor<128xi32>) -> (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<64x1xi32>) {
+  %a = tile.splat %x : tensor<128xf32>
+  %c = arith.addf %a, %r : tensor<128xf32>
+  %k = arith.constant dense<2.0> : tensor<128xf32>
+  %d = arith.mulf %a, %k : tensor<128xf32>
+  %s = tile.splat %p : tensor<128x!tile.ptr<f32>>
+  %q = tile.addptr %s, %o : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %l = tile.load %q : tensor<128x!tile.ptr<f32>>
+  %rg = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %e = tile.expand_dims %rg {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  return %c, %d, %l, %e : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<64x1xi32>
+}
