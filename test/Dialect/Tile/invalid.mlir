@@ -174,7 +174,7 @@ func.func @splat_element_type(%x: f32) {
 // -----
 
 func.func @program_id_axis() {
-  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint: 32-bit integer attribute whose minimum value is 0 whose maximum value is 2}}
   %0 = tile.program_id 3 : i32
   return
 }
@@ -244,5 +244,23 @@ func.func @convert_element_type(%a: tensor<64xi32, #b>) {
 func.func @convert_shape(%a: tensor<64xi32, #b>) {
   // expected-error @+1 {{'tilegpu.convert_layout' op requires the same shape for all operands and results}}
   %0 = tilegpu.convert_layout %a : tensor<64xi32, #b> -> tensor<128xi32, #b>
+  return
+}
+
+// -----
+
+// A negative axis is reported as such.
+func.func @expand_dims_negative_axis(%a: tensor<64xi32>) {
+  // expected-error @+1 {{axis -1 out of range for rank 1}}
+  %0 = tile.expand_dims %a {axis = -1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  return
+}
+
+// -----
+
+// Without a mask, `other` is an error of its own.
+func.func @load_other_without_mask(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<128xf32>) {
+  // expected-error @+1 {{`other` needs a mask}}
+  %0 = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<128x!tile.ptr<f32>>, tensor<128xf32>) -> tensor<128xf32>
   return
 }

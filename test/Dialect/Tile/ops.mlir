@@ -90,3 +90,11 @@ func.func @layouts(%x: tensor<64x64xf32, #row>, %r: tensor<64xi32, #rows>, %n: t
   %1 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #rows> -> tensor<64x1xi32, #row>
   return %0, %1 : tensor<64x64xf32, #col>, tensor<64x1xi32, #row>
 }
+
+// A negative start is a range like any other.
+// CHECK-LABEL: func.func @make_range_negative_start
+// CHECK: tile.make_range {end = 4 : i32, start = -4 : i32} : tensor<8xi32>
+func.func @make_range_negative_start() -> tensor<8xi32> {
+  %0 = tile.make_range {start = -4 : i32, end = 4 : i32} : tensor<8xi32>
+  return %0 : tensor<8xi32>
+}

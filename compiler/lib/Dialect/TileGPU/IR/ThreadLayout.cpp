@@ -10,7 +10,7 @@ using namespace mlir::tilegpu;
 std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
   // Peel slices down to the root blocked layout, remembering which
   // dimensions of each parent were removed.
-  SmallVector<unsigned> removedInParent; // innermost slice first
+  SmallVector<unsigned> removedInParent; // outermost slice first
   Attribute encoding = type.getEncoding();
   while (auto slice = dyn_cast_or_null<SliceEncodingAttr>(encoding)) {
     removedInParent.push_back(slice.getDim());
@@ -23,10 +23,11 @@ std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
   if (rootRank != type.getRank() + removedInParent.size())
     return std::nullopt;
 
-  // Rebuild the root shape: insert the outermost slice's dimension first.
+  // Rebuild the root shape: the outermost slice's dimension (the first
+  // peeled) indexes its parent, one rank up from the tensor; then inward.
   SmallVector<int64_t> shape(type.getShape());
   SmallVector<bool> sliced(type.getRank(), false);
-  for (unsigned dim : llvm::reverse(removedInParent)) {
+  for (unsigned dim : removedInParent) {
     if (dim > shape.size())
       return std::nullopt;
     shape.insert(shape.begin() + dim, 1);

@@ -209,7 +209,8 @@ struct TileGPUAssignLayouts
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (numWarps == 0 || !llvm::isPowerOf2_32(numWarps)) {
-      module.emitError("num-warps must be a power of two, not ") << numWarps;
+      module.emitError("num-warps must be a power of two, not ")
+          << static_cast<unsigned>(numWarps);
       return signalPassFailure();
     }
     module->setAttr(TileGPUDialect::getNumWarpsAttrName(),

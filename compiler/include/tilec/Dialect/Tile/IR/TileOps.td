@@ -10,7 +10,14 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
-def Tile_AxisAttr : ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>;
+// An i32 attribute read as a signed value (I32Attr reads uint32_t, which
+// turns -4 into 4294967292).
+def Tile_SI32Attr : TypedSignlessIntegerAttrBase<I32, "int32_t",
+                                                 "32-bit integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+
+def Tile_AxisAttr : ConfinedAttr<Tile_SI32Attr, [IntMinValue<0>, IntMaxValue<2>]>;
 
 //===----------------------------------------------------------------------===//
 // Program grid
@@ -52,7 +59,7 @@ def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
     %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
     ```
   }];
-  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let arguments = (ins Tile_SI32Attr:$start, Tile_SI32Attr:$end);
   let results = (outs RankedTensorOf<[I32]>:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -93,7 +100,7 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
     %e = tile.expand_dims %a {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
     ```
   }];
-  let arguments = (ins Tile_AnyTensor:$src, I32Attr:$axis);
+  let arguments = (ins Tile_AnyTensor:$src, Tile_SI32Attr:$axis);
   let results = (outs Tile_AnyTensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
@@ -123,12 +130,13 @@ def Tile_LoadOp : Tile_Op<"load", [
     SameOperandsAndResultShape,
     TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
                    "::mlir::tile::getPointeeType($_self)">,
+    // Optional operands: compare only those present.
     TypesMatchWith<"mask is i1 of the pointer's shape", "ptr", "mask",
                    "::mlir::tile::getI1SameShape($_self)",
-                   "($_op.getOperands().size() <= 1) || std::equal_to<>()">,
+                   "!::llvm::cast<::mlir::tile::LoadOp>(&$_op).getMask() || std::equal_to<>()">,
     TypesMatchWith<"other is the pointee of ptr", "ptr", "other",
                    "::mlir::tile::getPointeeType($_self)",
-                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+                   "!::llvm::cast<::mlir::tile::LoadOp>(&$_op).getOther() || std::equal_to<>()">]> {
   let summary = "Masked load of a tile (`tl.load`)";
   let description = [{
     Loads every element whose mask is true; the others take `other`, or an
