@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: build tilec, compile every dsl-example to PTX with tilec,
 # and run the C++ host programs, which JIT-compile the same .tl files and
-# check the GPU's results against the CPU.
+# check the results against the CPU: on the GPU, or on tilec's interpreter
+# where there is none.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 out="$build/examples"
@@ -16,6 +17,6 @@ for f in "$out"/*.ptx; do
   echo "   $f: $(grep -c '' "$f") lines, entry $(grep -m1 -o '\.entry [a-z_]*' "$f")"
 done
 
-echo "== host programs (JIT)"
+echo "== host programs (JIT; on the interpreter when there is no GPU)"
 "$build/bin/vector_add" "$root/dsl-examples"
 "$build/bin/transpose" "$root/dsl-examples"

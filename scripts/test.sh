@@ -15,7 +15,7 @@ fi
 if [ -e /dev/nvidia0 ] || nvidia-smi -L >/dev/null 2>&1; then
   echo "   GPU: present"
 else
-  echo "   GPU: none: the GPU unit tests and the examples are reported Skipped"
+  echo "   GPU: none: the GPU unit tests are reported Skipped; the examples run on the interpreter"
 fi
 cd "$build"
 ctest --output-on-failure -j "$(nproc)"

@@ -3,6 +3,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 
@@ -27,6 +28,7 @@ for var in ["TILEC_PTXAS", "TILEC_CACHE_DIR", "HOME", "TMPDIR"]:
 # Tools by full path, as %name or bare words in RUN lines (not inside a path
 # or an option).
 tools = {"tilec": config.tilec_tools_dir, "tile-opt": config.tilec_tools_dir,
+         "tile-run": config.tilec_tools_dir,
          "FileCheck": config.llvm_tools_dir, "not": config.llvm_tools_dir,
          "count": config.llvm_tools_dir}
 for tool, directory in tools.items():
@@ -59,6 +61,29 @@ def have_gpu():
     except (OSError, subprocess.SubprocessError):
         return False
 
+
+def python_with_numpy():
+    """A Python that can import numpy, to write and check .npy files."""
+    seen = set()
+    for candidate in [sys.executable, shutil.which("python3"), "/usr/bin/python3"]:
+        if not candidate or candidate in seen:
+            continue
+        seen.add(candidate)
+        try:
+            if subprocess.run([candidate, "-c", "import numpy"],
+                              stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL,
+                              timeout=60).returncode == 0:
+                return candidate
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return None
+
+
+python = python_with_numpy()
+if python:
+    config.available_features.add("numpy")
+    config.substitutions.append(("%python", python))
 
 ptxas = find_ptxas()
 if ptxas:

@@ -13,6 +13,7 @@
 #include "tilec/Frontend/ASTDump.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/Frontend/Parser.h"
+#include "tilec/Interpreter/Interpreter.h"
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
 #include "tilec/Target/PTX/PTXEmitter.h"
@@ -94,13 +95,20 @@ private:
 
 /// One compilation: the diagnostics stream, the source manager the MLIR
 /// diagnostics are rendered against, and the stage timer.
+/// A run on the interpreter instead of code generation.
+struct InterpreterLaunch {
+  unsigned grid[3];
+  const std::vector<tilec::InterpreterArg> &args;
+};
+
 class Compilation {
 public:
   Compilation(const std::string &source, const std::string &filename,
               const tilec::CompileOptions &options,
-              tilec::CompileResult &result)
+              tilec::CompileResult &result,
+              const InterpreterLaunch *launch = nullptr)
       : source(source), filename(filename), options(options), result(result),
-        diagnostics(result.diagnostics) {
+        launch(launch), diagnostics(result.diagnostics) {
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, filename), llvm::SMLoc());
   }
@@ -116,6 +124,7 @@ private:
   func::FuncOp findKernel(ModuleOp module);
   bool recordSignature(func::FuncOp kernel);
   bool emitMachineCode(ModuleOp module);
+  bool runInterpreter(ModuleOp module, func::FuncOp kernel);
 
   /// An error with no source location: `file: error: message`.
   void error(const llvm::Twine &message) {
@@ -144,6 +153,7 @@ private:
   const std::string &filename;
   const tilec::CompileOptions &options;
   tilec::CompileResult &result;
+  const InterpreterLaunch *launch;
   llvm::raw_string_ostream diagnostics;
   llvm::SourceMgr sourceMgr;
   std::vector<TimingRecord> timings;
@@ -464,6 +474,8 @@ bool Compilation::run() {
   func::FuncOp kernel = findKernel(*module);
   if (!kernel || !recordSignature(kernel))
     return false;
+  if (launch)
+    return runInterpreter(*module, kernel);
   if (options.stopAfter == Stage::Tile) {
     printModule(*module);
     return true;
@@ -486,6 +498,23 @@ bool Compilation::run() {
   return emitMachineCode(*module);
 }
 
+bool Compilation::runInterpreter(ModuleOp module, func::FuncOp kernel) {
+  if (!runPasses(module, "tile transforms", [](OpPassManager &pm, unsigned) {
+        tilec::buildTileTransformsPipeline(pm);
+      }))
+    return false;
+  if (launch->args.size() != kernel.getNumArguments()) {
+    error("kernel '" + kernel.getSymName() + "' takes " +
+          llvm::Twine(kernel.getNumArguments()) + " runtime arguments, not " +
+          llvm::Twine(launch->args.size()));
+    return false;
+  }
+  return succeeded(timed("interpret", [&] {
+    return tilec::interpret(module, kernel.getSymName(), launch->grid[0],
+                            launch->grid[1], launch->grid[2], launch->args);
+  }));
+}
+
 void Compilation::writeTimingReport(double totalMs) {
   llvm::raw_string_ostream os(result.timingReport);
   os << "tilec: wall time per stage, ms (" << filename << ")\n";
@@ -504,6 +533,22 @@ tilec::CompileResult tilec::compile(const std::string &source,
   CompileResult result;
   Clock::time_point start = Clock::now();
   Compilation compilation(source, filename, options, result);
+  result.ok = compilation.run();
+  if (options.timing)
+    compilation.writeTimingReport(millisecondsSince(start));
+  return result;
+}
+
+tilec::CompileResult tilec::interpret(const std::string &source,
+                                      const std::string &filename,
+                                      const CompileOptions &options,
+                                      unsigned gridX, unsigned gridY,
+                                      unsigned gridZ,
+                                      const std::vector<InterpreterArg> &args) {
+  CompileResult result;
+  Clock::time_point start = Clock::now();
+  InterpreterLaunch launch{{gridX, gridY, gridZ}, args};
+  Compilation compilation(source, filename, options, result, &launch);
   result.ok = compilation.run();
   if (options.timing)
     compilation.writeTimingReport(millisecondsSince(start));

@@ -54,18 +54,27 @@ std::string JITFunction::argType(const KernelArg &arg) {
   return "";
 }
 
-const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
-                                      const Constexprs &constexprs,
-                                      const JITOptions &options) {
+tilec::CompileOptions
+JITFunction::compileOptions(const std::vector<KernelArg> &args,
+                            const Constexprs &constexprs,
+                            const JITOptions &options) const {
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
   compile.numWarps = options.numWarps;
   compile.arch = options.arch;
   if (compile.arch.empty())
-    compile.arch = "sm_" + std::to_string(computeCapability());
+    compile.arch = options.backend == Backend::CUDA
+                       ? "sm_" + std::to_string(computeCapability())
+                       : "sm_90";
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, value.text());
   for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].kind() == KernelArg::Kind::Pointer &&
+        args[i].backend() != options.backend)
+      throw Error(filename + ": argument " + std::to_string(i) +
+                  " is a buffer of the " + backendName(args[i].backend()) +
+                  " backend, but the kernel runs on the " +
+                  backendName(options.backend));
     std::string type = argType(args[i]);
     if (type.empty())
       throw Error(filename + ": argument " + std::to_string(i) +
@@ -73,7 +82,13 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
                   "with DeviceBuffer::fromHost or call setDType");
     compile.argTypes.push_back(type);
   }
+  return compile;
+}
 
+const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
+                                      const Constexprs &constexprs,
+                                      const JITOptions &options) {
+  tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::string key = compile.kernel + "|" + compile.arch + "|" +
                     std::to_string(compile.numWarps);
   for (const auto &[name, value] : compile.constexprs)
@@ -94,8 +109,40 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
   return *cache.emplace(key, std::move(kernel)).first->second;
 }
 
+void JITFunction::interpret(Grid grid, const std::vector<KernelArg> &args,
+                            const Constexprs &constexprs,
+                            const JITOptions &options) {
+  tilec::CompileOptions compile = compileOptions(args, constexprs, options);
+  std::vector<tilec::InterpreterArg> interpreterArgs;
+  for (const KernelArg &arg : args) {
+    switch (arg.kind()) {
+    case KernelArg::Kind::Pointer:
+      interpreterArgs.push_back(tilec::InterpreterArg::buffer(
+          reinterpret_cast<void *>(arg.pointerValue()), arg.bufferBytes()));
+      break;
+    case KernelArg::Kind::I32:
+      interpreterArgs.push_back(tilec::InterpreterArg::integer(arg.i32Value()));
+      break;
+    case KernelArg::Kind::I64:
+      interpreterArgs.push_back(tilec::InterpreterArg::integer(arg.i64Value()));
+      break;
+    case KernelArg::Kind::F32:
+      interpreterArgs.push_back(tilec::InterpreterArg::real(arg.f32Value()));
+      break;
+    }
+  }
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
+    throw Error(filename + ": the grid has a zero dimension");
+  tilec::CompileResult result = tilec::interpret(
+      source, filename, compile, grid.x, grid.y, grid.z, interpreterArgs);
+  if (!result.ok)
+    throw Error(result.diagnostics);
+}
+
 void JITFunction::launch(Grid grid, const std::vector<KernelArg> &args,
                          const Constexprs &constexprs,
                          const JITOptions &options) {
+  if (options.backend == Backend::Interpreter)
+    return interpret(grid, args, constexprs, options);
   specialize(args, constexprs, options).launch(grid, args);
 }

@@ -22,7 +22,8 @@ using namespace tile::cu;
 static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 KernelArg::KernelArg(const DeviceBuffer &buffer)
-    : kind_(Kind::Pointer), dtype_(buffer.dtype()), ptr(buffer.address()) {}
+    : kind_(Kind::Pointer), dtype_(buffer.dtype()), bytes_(buffer.size()),
+      backend_(buffer.backend()), ptr(buffer.address()) {}
 
 const char *KernelArg::kindName() const {
   switch (kind_) {
@@ -68,6 +69,9 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
     if (param.isPointer()) {
       if (arg.kind() != KernelArg::Kind::Pointer)
         return mismatch;
+      if (arg.backend() != Backend::CUDA)
+        return which + " is a host buffer of the interpreter, not device "
+                       "memory";
       if (div > 1 && arg.pointerValue() % div != 0)
         return which + " = " + hex(arg.pointerValue()) + " is not " +
                std::to_string(div) + "-byte aligned" + assumption;

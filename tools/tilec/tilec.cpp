@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelFlags.h"
 #include "tilec/Compiler.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -113,9 +114,9 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", output,
                  "Output file; - for stdout (see Output below)")
       ->option_text("FILE");
-  app.add_option("--kernel", options.kernel,
-                 "The @triton.jit function to compile (default: the only one)")
-      ->option_text("NAME");
+  tilec::addKernelFlags(
+      app, options, defines,
+      "The @triton.jit function to compile (default: the only one)");
   app.add_option("--name", options.entryName,
                  "Name of the PTX entry (default: the kernel's)")
       ->option_text("ENTRY");
@@ -123,18 +124,6 @@ int main(int argc, char **argv) {
                  "Stop after: ast, tile, ttgpu, llvm, ptx (default), cubin")
       ->check(CLI::IsMember({"ast", "tile", "ttgpu", "llvm", "ptx", "cubin"}))
       ->option_text("STAGE");
-  app.add_option("--num-warps", options.numWarps,
-                 "Warps per block: 1, 2, 4 (default), 8, 16, 32")
-      ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
-      ->option_text("N");
-  app.add_option("-D", defines, "Sets a constexpr parameter, e.g. -D BLOCK=1024")
-      ->option_text("NAME=VALUE")
-      ->allow_extra_args(false);
-  app.add_option("--signature", options.signature,
-                 "Every parameter's type in order, as Triton's AOT:\n"
-                 "\"*fp32:16, *fp32, i32, 1024\" (pointer:alignment,\n"
-                 "int:divisibility, or a constexpr's value)")
-      ->option_text("SIG");
   app.add_option("--arch", options.arch,
                  "GPU architecture: sm_90 (default) or sm_80")
       ->check(CLI::IsMember({"sm_80", "sm_90"}))
@@ -153,13 +142,9 @@ int main(int argc, char **argv) {
 
   if (!tilec::parseStage(emit, options.stopAfter))
     return fail("unknown stage '" + emit + "'", kExitUsageError);
-  for (const std::string &define : defines) {
-    size_t eq = define.find('=');
-    if (eq == 0 || eq == std::string::npos || eq + 1 == define.size())
-      return fail("-D expects NAME=VALUE, not '" + define + "'",
-                  kExitUsageError);
-    options.constexprs.emplace_back(define.substr(0, eq), define.substr(eq + 1));
-  }
+  std::string defineError;
+  if (!tilec::applyDefines(defines, options, defineError))
+    return fail(defineError, kExitUsageError);
   bool toStdout = output.empty() || output == "-";
   if (toStdout && options.stopAfter == tilec::Stage::Cubin)
     return fail("--emit=cubin writes a binary: give the output file with -o",

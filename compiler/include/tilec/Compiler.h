@@ -9,6 +9,7 @@
 #define TILEC_COMPILER_H
 
 #include "tile/Metadata.h"
+#include "tilec/Interpreter/InterpreterArg.h"
 
 #include <string>
 #include <utility>
@@ -57,6 +58,16 @@ struct CompileResult {
 /// `options.stopAfter`. Thread-safe: each call has its own MLIR context.
 CompileResult compile(const std::string &source, const std::string &filename,
                       const CompileOptions &options);
+
+/// Compiles `source` to tile IR (the frontend and the tile-level
+/// transforms) and runs the kernel on the CPU interpreter for the grid
+/// (x, y, z), with `args` for its runtime parameters in order; buffers are
+/// read and written in place. Compile and run errors alike go to
+/// `diagnostics`; `metadata` describes the kernel.
+CompileResult interpret(const std::string &source, const std::string &filename,
+                        const CompileOptions &options, unsigned gridX,
+                        unsigned gridY, unsigned gridZ,
+                        const std::vector<InterpreterArg> &args);
 
 /// Parses a stage name of `--emit` ("ast", "tile", "ttgpu", "llvm", "ptx",
 /// "cubin"); false when unknown.

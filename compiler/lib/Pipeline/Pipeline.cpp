@@ -14,12 +14,20 @@
 
 using namespace mlir;
 
-void tilec::buildTileToTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {
+void tilec::buildTileTransformsPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileCombine());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void tilec::buildTileToTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {
+  buildTileTransformsPipeline(pm);
+  buildTileGPULayoutPipeline(pm, numWarps);
+}
+
+void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   tilegpu::TileGPUAssignLayoutsOptions layoutOptions;
   layoutOptions.numWarps = numWarps;
   pm.addPass(tilegpu::createTileGPUAssignLayouts(layoutOptions));

@@ -7,6 +7,8 @@
 #ifndef TILE_DEVICEBUFFER_H
 #define TILE_DEVICEBUFFER_H
 
+#include "tile/Backend.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -19,9 +21,10 @@ namespace tile {
 /// unavailable or an allocation or copy fails.
 class DeviceBuffer {
 public:
-  /// Allocates `bytes` bytes (uninitialized). A zero-byte buffer has
+  /// Allocates `bytes` bytes (uninitialized): device memory for CUDA, host
+  /// memory (256-byte aligned) for the interpreter. A zero-byte buffer has
   /// address 0 and allocates nothing.
-  explicit DeviceBuffer(size_t bytes);
+  explicit DeviceBuffer(size_t bytes, Backend backend = Backend::CUDA);
   ~DeviceBuffer();
 
   DeviceBuffer(DeviceBuffer &&other) noexcept;
@@ -29,8 +32,10 @@ public:
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
 
-  /// The device address (CUdeviceptr).
+  /// The device address (CUdeviceptr), or the host address for the
+  /// interpreter.
   uint64_t address() const { return ptr; }
+  Backend backend() const { return where; }
   /// The size in bytes.
   size_t size() const { return bytes; }
 
@@ -48,10 +53,12 @@ public:
 
   /// A buffer holding a copy of `data`, typed after T where T is float,
   /// double, int32_t, int64_t, int8_t or bool.
-  template <class T> static DeviceBuffer fromHost(const std::vector<T> &data) {
+  template <class T>
+  static DeviceBuffer fromHost(const std::vector<T> &data,
+                               Backend backend = Backend::CUDA) {
     static_assert(std::is_trivially_copyable<T>::value,
                   "device buffers hold trivially copyable elements");
-    DeviceBuffer buffer(data.size() * sizeof(T));
+    DeviceBuffer buffer(data.size() * sizeof(T), backend);
     buffer.copyFromHost(data.data(), buffer.size());
     buffer.setDType(dtypeOf<T>());
     return buffer;
@@ -89,6 +96,7 @@ private:
 
   uint64_t ptr = 0;
   size_t bytes = 0;
+  Backend where = Backend::CUDA;
   std::string elementType;
 };
 

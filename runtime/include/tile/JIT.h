@@ -22,6 +22,10 @@
 #include <utility>
 #include <vector>
 
+namespace tilec {
+struct CompileOptions;
+} // namespace tilec
+
 namespace tile {
 
 /// A constexpr's value: an int, a float or a bool.
@@ -41,6 +45,9 @@ private:
 using Constexprs = std::vector<std::pair<std::string, Constexpr>>;
 
 struct JITOptions {
+  /// CUDA, or the CPU interpreter (the buffers must live where the kernel
+  /// runs: DeviceBuffer's backend).
+  Backend backend = Backend::CUDA;
   unsigned numWarps = 4;
   /// "sm_80", "sm_90"; empty: the current device's.
   std::string arch;
@@ -57,7 +64,8 @@ public:
   static JITFunction fromFile(const std::string &path, std::string kernel = "");
 
   /// Compiles the specialization these arguments need (once) and launches
-  /// it. Compile errors throw tile::Error with the compiler's diagnostics.
+  /// it, or runs it on the interpreter (synchronously). Compile errors, and
+  /// errors the interpreter finds, throw tile::Error with the diagnostics.
   void launch(Grid grid, const std::vector<KernelArg> &args,
               const Constexprs &constexprs = {},
               const JITOptions &options = {});
@@ -75,6 +83,13 @@ public:
   static std::string argType(const KernelArg &arg);
 
 private:
+  void interpret(Grid grid, const std::vector<KernelArg> &args,
+                 const Constexprs &constexprs, const JITOptions &options);
+  /// What to compile for these arguments and options.
+  tilec::CompileOptions compileOptions(const std::vector<KernelArg> &args,
+                                       const Constexprs &constexprs,
+                                       const JITOptions &options) const;
+
   std::string source, filename, kernelName;
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<Kernel>> cache;

@@ -9,6 +9,7 @@
 #ifndef TILE_KERNEL_H
 #define TILE_KERNEL_H
 
+#include "tile/Backend.h"
 #include "tile/Metadata.h"
 
 #include <cstdint>
@@ -54,6 +55,9 @@ public:
   float f32Value() const { return f32; }
   /// A pointer's element type ("fp32"), when known.
   const std::string &pointeeDType() const { return dtype_; }
+  /// For a buffer: its size in bytes and where it lives.
+  size_t bufferBytes() const { return bytes_; }
+  Backend backend() const { return backend_; }
 
   /// "pointer", "i32", "i64" or "fp32", as launch errors name them.
   const char *kindName() const;
@@ -61,6 +65,8 @@ public:
 private:
   Kind kind_;
   std::string dtype_;
+  size_t bytes_ = 0;
+  Backend backend_ = Backend::CUDA;
   union {
     uint64_t ptr;
     int32_t i32;

@@ -11,11 +11,11 @@
 // CHECK: --version
 // CHECK: -o,--output FILE
 // CHECK: --kernel NAME
+// CHECK: -D NAME=VALUE
+// CHECK: --num-warps N
+// CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin
-// CHECK: --num-warps N
-// CHECK: -D NAME=VALUE
-// CHECK: --signature SIG
 // CHECK: --arch ARCH {{.*}}sm_90 (default) or sm_80
 // CHECK: --time
 // CHECK: Output:

@@ -9,7 +9,11 @@ class OpPassManager;
 
 namespace tilec {
 
-/// tile IR -> simplified tile IR with every tensor laid out (`--emit=ttgpu`).
+/// tile IR -> simplified tile IR: what the interpreter runs.
+void buildTileTransformsPipeline(mlir::OpPassManager &pm);
+/// simplified tile IR -> every tensor laid out for `numWarps` warps.
+void buildTileGPULayoutPipeline(mlir::OpPassManager &pm, unsigned numWarps);
+/// Both: tile IR -> laid-out tile IR (`--emit=ttgpu`).
 void buildTileToTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps);
 /// laid-out tile IR -> the LLVM and NVVM dialects (`--emit=llvm`).
 void buildTileGPUToLLVMPipeline(mlir::OpPassManager &pm);

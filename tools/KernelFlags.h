@@ -1,0 +1,57 @@
+//===- KernelFlags.h - The flags that choose what to compile ----*- C++ -*-===//
+//
+// --kernel, -D, --num-warps and --signature mean the same in tilec and
+// tile-run: one definition for both.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TOOLS_KERNELFLAGS_H
+#define TILEC_TOOLS_KERNELFLAGS_H
+
+#include "tilec/Compiler.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tilec {
+
+/// Adds the kernel-selecting flags to `app`; -D values land in `defines`
+/// until applyDefines moves them into `options`.
+inline void addKernelFlags(CLI::App &app, CompileOptions &options,
+                           std::vector<std::string> &defines,
+                           const std::string &kernelHelp) {
+  app.add_option("--kernel", options.kernel, kernelHelp)->option_text("NAME");
+  app.add_option("-D", defines, "Sets a constexpr parameter, e.g. -D BLOCK=1024")
+      ->option_text("NAME=VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--num-warps", options.numWarps,
+                 "Warps per block: 1, 2, 4 (default), 8, 16, 32")
+      ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
+      ->option_text("N");
+  app.add_option("--signature", options.signature,
+                 "Every parameter's type in order, as Triton's AOT:\n"
+                 "\"*fp32:16, *bf16, i32, 1024\" (pointer:alignment,\n"
+                 "int:divisibility, or a constexpr's value)")
+      ->option_text("SIG");
+}
+
+/// Moves `-D NAME=VALUE`s into options.constexprs; false, with `error` set,
+/// on one that is not NAME=VALUE.
+inline bool applyDefines(const std::vector<std::string> &defines,
+                         CompileOptions &options, std::string &error) {
+  for (const std::string &define : defines) {
+    size_t eq = define.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == define.size()) {
+      error = "-D expects NAME=VALUE, not '" + define + "'";
+      return false;
+    }
+    options.constexprs.emplace_back(define.substr(0, eq), define.substr(eq + 1));
+  }
+  return true;
+}
+
+} // namespace tilec
+
+#endif // TILEC_TOOLS_KERNELFLAGS_H

@@ -1,0 +1,510 @@
+//===- tile-run.cpp - Runs a kernel on .npy files -------------------------===//
+//
+// Runs one kernel of a .tl file for a grid, on tilec's CPU interpreter or on
+// the GPU, with NumPy .npy files for its buffers and numbers for its
+// scalars, and writes every buffer back as .npy: the same command line on
+// both backends, so their outputs compare directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Npy.h"
+
+#include "KernelFlags.h"
+#include "tilec/Compiler.h"
+#include "tilec/Interpreter/InterpreterArg.h"
+
+#include "tile/DeviceBuffer.h"
+#include "tile/Driver.h"
+#include "tile/Error.h"
+#include "tile/Kernel.h"
+#include "tile/Module.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsageError = 2;
+
+const char *kDescription =
+    "tile-run runs one kernel of a .tl file for a grid of programs, on "
+    "tilec's\n"
+    "CPU interpreter (the default) or on the GPU, and writes every buffer it\n"
+    "was given back as .npy. The ARGs are the kernel's runtime "
+    "(non-constexpr)\n"
+    "parameters in order: a .npy file for a pointer (its dtype gives the\n"
+    "element type unless an annotation or --signature says otherwise), a\n"
+    "number for a scalar (an integer is i32, or i64 when it needs it; a real\n"
+    "number is fp32). The interpreter stops at the first out-of-bounds access\n"
+    "and names the source line, the program and the element.\n";
+
+const char *kFooter = R"(Buffers:
+  dtype float32 -> *fp32, float16 -> *fp16, float64 -> *fp64, int32 -> *i32,
+  int64 -> *i64, int16 -> *i16, int8/uint8 -> *i8, bool -> *i1; a 2-byte
+  integer array (uint16) may also hold fp16 or bf16 bits: say so with an
+  annotation or --signature ("*bf16"). Input files are read into memory and
+  never modified; after the run each buffer is written to DIR/<name>.npy,
+  named after its parameter.
+
+Examples:
+  tile-run add.tl --grid 977 -D BLOCK_SIZE=1024 x.npy y.npy out.npy 1000003
+  tile-run transpose.tl --grid 4,8 -D BLOCK_M=32 -D BLOCK_N=32 -o out \
+      in.npy out.npy 100 250 250 100
+  tile-run add.tl --grid 977 --backend cuda -o gpu x.npy y.npy out.npy 1000003
+  tile-run k.tl --grid 1 --signature "*bf16, *bf16, 128" x.npy y.npy
+
+Exit status: 0 on success, 1 on a compile or run error (diagnostics on
+stderr), 2 on a usage error (bad arguments or files).)";
+
+int fail(const std::string &message, int code) {
+  std::cerr << "tile-run: error: " << message << "\n";
+  return code;
+}
+
+bool readFile(const std::string &path, std::string &contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return !in.bad();
+}
+
+/// One ARG of the command line.
+struct Arg {
+  std::string text;
+  bool isBuffer = false;
+  // Buffer:
+  tilec::npy::Array array;
+  // Scalar:
+  enum class Kind { Int, Real, Bool } kind = Kind::Int;
+  int64_t intValue = 0;
+  double realValue = 0;
+  /// The type the ARG suggests: "*fp32:16", "i32", "fp32".
+  std::string type;
+};
+
+bool parseInteger(const std::string &text, int64_t &value, bool &overflow) {
+  const char *begin = text.data(), *end = text.data() + text.size();
+  if (begin != end && *begin == '+')
+    ++begin;
+  int base = 10;
+  bool negative = begin != end && *begin == '-';
+  if (end - begin > 2 + negative && begin[negative] == '0' &&
+      (begin[negative + 1] == 'x' || begin[negative + 1] == 'X')) {
+    base = 16;
+    if (negative)
+      return false; // keep it simple: hex literals are non-negative
+    begin += 2;
+  }
+  auto [ptr, ec] = std::from_chars(begin, end, value, base);
+  overflow = ec == std::errc::result_out_of_range;
+  return ptr == end && (ec == std::errc() || overflow) && begin != end;
+}
+
+bool parseReal(const std::string &text, double &value) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  errno = 0;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size();
+}
+
+/// Triton's name of the element type an array's dtype stands for.
+std::string defaultType(const tilec::npy::Array &a) {
+  switch (a.kind) {
+  case 'f':
+    return a.itemSize == 2 ? "fp16" : a.itemSize == 4 ? "fp32" : "fp64";
+  case 'b':
+    return "i1";
+  default:
+    return "i" + std::to_string(8 * a.itemSize);
+  }
+}
+
+/// Whether an array of `a`'s dtype can hold elements of `type` ("fp32").
+bool fits(const tilec::npy::Array &a, const std::string &type) {
+  if (type == defaultType(a))
+    return true;
+  // Two-byte integers carry fp16 or bf16 bits (numpy has no bfloat16).
+  return a.kind != 'f' && a.kind != 'b' && a.itemSize == 2 &&
+         (type == "bf16" || type == "fp16");
+}
+
+bool isIntType(const std::string &t) { return !t.empty() && t[0] == 'i'; }
+
+unsigned intWidth(const std::string &t) { return unsigned(std::atoi(&t[1])); }
+
+/// "(x_ptr, y_ptr, n)".
+std::string paramList(const tile::KernelMetadata &md) {
+  std::string list = "(";
+  for (size_t i = 0; i < md.params.size(); ++i)
+    list += (i ? ", " : "") + md.params[i].name;
+  return list + ")";
+}
+
+bool parseGrid(const std::string &text, unsigned grid[3], std::string &error) {
+  std::vector<std::string> parts;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ','))
+    parts.push_back(part);
+  if (parts.empty() || parts.size() > 3 || text.back() == ',') {
+    error = "--grid expects X[,Y[,Z]], not '" + text + "'";
+    return false;
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    grid[i] = 1;
+    if (i >= parts.size())
+      continue;
+    int64_t value;
+    bool overflow;
+    if (!parseInteger(parts[i], value, overflow) || overflow || value < 0 ||
+        value > 0x7fffffff) {
+      error =
+          "--grid expects X[,Y[,Z]] of positive integers, not '" + text + "'";
+      return false;
+    }
+    if (value == 0) {
+      error = "the grid " + text +
+              " has no programs: every extent must be at least 1";
+      return false;
+    }
+    grid[i] = unsigned(value);
+  }
+  return true;
+}
+
+/// Reads the ARGs: numbers are scalars, anything else a .npy file.
+bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
+              std::string &error) {
+  for (const std::string &text : texts) {
+    Arg arg;
+    arg.text = text;
+    int64_t integer;
+    bool overflow = false;
+    double real;
+    if (text == "True" || text == "False" || text == "true" ||
+        text == "false") {
+      arg.kind = Arg::Kind::Bool;
+      arg.intValue = text[0] == 'T' || text[0] == 't';
+      arg.type = "i1";
+    } else if (parseInteger(text, integer, overflow)) {
+      if (overflow) {
+        error = "the integer " + text + " does not fit in 64 bits";
+        return false;
+      }
+      arg.intValue = integer;
+      arg.type = integer >= INT32_MIN && integer <= INT32_MAX ? "i32" : "i64";
+    } else if (text.find_first_not_of("+-0123456789.eE") == std::string::npos
+                   ? parseReal(text, real)
+                   : (text == "inf" || text == "-inf" || text == "nan") &&
+                         parseReal(text, real)) {
+      arg.kind = Arg::Kind::Real;
+      arg.realValue = real;
+      arg.type = "fp32";
+    } else {
+      arg.isBuffer = true;
+      std::string why;
+      if (!tilec::npy::read(text, arg.array, why)) {
+        error = "cannot read '" + text + "': " + why;
+        return false;
+      }
+      // Our buffers are 64-byte aligned: the kernel may assume 16.
+      arg.type = "*" + defaultType(arg.array) + ":16";
+    }
+    args.push_back(std::move(arg));
+  }
+  return true;
+}
+
+/// Checks each ARG against its parameter's type (from the annotation,
+/// --signature or the ARG itself).
+bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
+               std::string &error) {
+  if (md.params.size() != args.size()) {
+    error = "kernel '" + md.kernel + "' takes " +
+            std::to_string(md.params.size()) + " argument" +
+            (md.params.size() == 1 ? " " : "s ") + paramList(md) + ", " +
+            std::to_string(args.size()) + " given";
+    return false;
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    const tile::ParamInfo &param = md.params[i];
+    const Arg &arg = args[i];
+    std::string which = "argument " + std::to_string(i + 1) + " ('" +
+                        param.name + "', " + param.type + ")";
+    if (param.isPointer() != arg.isBuffer) {
+      error = which + ": expected " +
+              (param.isPointer() ? "a .npy file" : "a number") + ", not '" +
+              arg.text + "'";
+      return false;
+    }
+    if (arg.isBuffer) {
+      std::string type = param.type.substr(1);
+      if (!fits(arg.array, type)) {
+        error = which + ": '" + arg.text + "' holds " + arg.array.dtypeName() +
+                ", which does not fit " + type;
+        return false;
+      }
+      continue;
+    }
+    if (!isIntType(param.type))
+      continue; // a float parameter takes any number
+    if (arg.kind == Arg::Kind::Real) {
+      error = which + ": expected an integer, not '" + arg.text + "'";
+      return false;
+    }
+    unsigned width = intWidth(param.type);
+    int64_t v = arg.intValue;
+    bool ok = width == 1    ? (v == 0 || v == 1)
+              : width >= 64 ? true
+                            : (v >= -(int64_t(1) << (width - 1)) &&
+                               v < (int64_t(1) << (width - 1)));
+    if (!ok) {
+      error = which + ": " + arg.text + " does not fit in " + param.type;
+      return false;
+    }
+  }
+  return true;
+}
+
+int runOnGPU(const std::string &source, const std::string &filename,
+             tilec::CompileOptions options, const unsigned grid[3],
+             std::vector<Arg> &args) {
+  std::string whyNot;
+  if (!tile::cudaAvailable(&whyNot))
+    return fail("--backend cuda needs a GPU: " + whyNot +
+                    " (--backend interp runs on the CPU)",
+                kExitError);
+  options.stopAfter = tilec::Stage::PTX;
+  tilec::CompileResult compiled = tilec::compile(source, filename, options);
+  if (options.timing)
+    std::cerr << compiled.timingReport;
+  if (!compiled.ok) {
+    std::cerr << compiled.diagnostics;
+    return kExitError;
+  }
+  const tile::KernelMetadata &md = compiled.metadata;
+  try {
+    auto module = tile::Module::loadPTX(compiled.text, md.kernel);
+    tile::Kernel kernel(module, md);
+    std::vector<tile::DeviceBuffer> buffers;
+    buffers.reserve(args.size());
+    std::vector<tile::KernelArg> kernelArgs;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string &type = md.params[i].type;
+      Arg &arg = args[i];
+      if (arg.isBuffer) {
+        buffers.emplace_back(arg.array.data.size());
+        buffers.back().copyFromHost(arg.array.data.data(),
+                                    arg.array.data.size());
+        buffers.back().setDType(type.substr(1));
+        kernelArgs.emplace_back(buffers.back());
+      } else if (type == "i32") {
+        kernelArgs.emplace_back(int32_t(arg.intValue));
+      } else if (type == "i64") {
+        kernelArgs.emplace_back(int64_t(arg.intValue));
+      } else if (type == "fp32") {
+        kernelArgs.emplace_back(float(arg.kind == Arg::Kind::Real
+                                          ? arg.realValue
+                                          : double(arg.intValue)));
+      } else {
+        return fail("--backend cuda: scalar parameter '" + md.params[i].name +
+                        "' of type " + type +
+                        " is not supported (i32, i64 "
+                        "and fp32 are)",
+                    kExitUsageError);
+      }
+    }
+    kernel.launch(tile::Grid{grid[0], grid[1], grid[2]}, kernelArgs);
+    tile::synchronize();
+    size_t b = 0;
+    for (Arg &arg : args)
+      if (arg.isBuffer)
+        buffers[b++].copyToHost(arg.array.data.data(), arg.array.data.size());
+  } catch (const std::exception &e) {
+    return fail(e.what(), kExitError);
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app(kDescription, "tile-run");
+  app.footer(kFooter);
+  app.get_formatter()->column_width(24);
+
+  std::string input, gridText, backend = "interp", outputDir = ".";
+  std::vector<std::string> defines, argTexts;
+  tilec::CompileOptions options;
+
+  app.add_option("file", input, "The .tl source (or .mlir tile IR)")
+      ->required()
+      ->option_text(" ");
+  app.add_option("args", argTexts,
+                 "The kernel's runtime arguments: .npy files and numbers")
+      ->option_text("ARG...");
+  app.add_option("--grid", gridText,
+                 "Programs along x, y and z (Y and Z default to 1)")
+      ->required()
+      ->option_text("X[,Y[,Z]]");
+  tilec::addKernelFlags(
+      app, options, defines,
+      "The @triton.jit function to run (default: the only one)");
+  app.add_option("--backend", backend,
+                 "interp (the CPU interpreter, default) or cuda")
+      ->check(CLI::IsMember({"interp", "cuda"}))
+      ->option_text("NAME");
+  app.add_flag("--time", options.timing,
+               "Print the wall time of each stage (and of the run) to stderr");
+  app.add_option("-o,--output-dir", outputDir,
+                 "Where to write <parameter name>.npy (default: .)")
+      ->option_text("DIR");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &e) {
+    return app.exit(e); // --help
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return kExitUsageError;
+  }
+
+  unsigned grid[3];
+  std::string error;
+  if (!parseGrid(gridText, grid, error))
+    return fail(error, kExitUsageError);
+  if (!tilec::applyDefines(defines, options, error))
+    return fail(error, kExitUsageError);
+  std::string source;
+  if (!readFile(input, source))
+    return fail("cannot read '" + input + "': " + std::strerror(errno),
+                kExitUsageError);
+  std::vector<Arg> args;
+  if (!readArgs(argTexts, args, error))
+    return fail(error, kExitUsageError);
+  for (const Arg &arg : args)
+    options.argTypes.push_back(arg.type);
+
+  // The kernel's parameters, to check the ARGs against.
+  auto compileToTile = [&](const std::vector<std::string> &argTypes) {
+    tilec::CompileOptions probe = options;
+    probe.stopAfter = tilec::Stage::Tile;
+    probe.argTypes = argTypes;
+    probe.timing = false;
+    return tilec::compile(source, input, probe);
+  };
+  tilec::CompileResult signature = compileToTile(options.argTypes);
+  if (!signature.ok) {
+    // An unannotated parameter without an ARG: too few ARGs. Count the
+    // missing ones by filling in placeholder types until every parameter
+    // has one (the placeholders may not fit the kernel; that is fine here).
+    const std::string noType = "has no type";
+    size_t at = signature.diagnostics.find(noType);
+    if (at != std::string::npos) {
+      size_t nameEnd = signature.diagnostics.rfind('\'', at);
+      size_t nameStart = signature.diagnostics.rfind('\'', nameEnd - 1);
+      std::string first =
+          signature.diagnostics.substr(nameStart, nameEnd - nameStart + 1);
+      for (size_t missing = 1; missing <= 64; ++missing) {
+        std::vector<std::string> padded = options.argTypes;
+        padded.resize(args.size() + missing, "i32");
+        tilec::CompileResult full = compileToTile(padded);
+        if (full.diagnostics.find(noType) != std::string::npos)
+          continue;
+        if (full.ok && checkArgs(full.metadata, args, error))
+          break;
+        if (full.ok)
+          return fail(error, kExitUsageError);
+        return fail("the kernel takes " +
+                        std::to_string(args.size() + missing) + " arguments, " +
+                        std::to_string(args.size()) + " given (none for " +
+                        first + ")",
+                    kExitUsageError);
+      }
+    }
+    std::cerr << signature.diagnostics;
+    if (!options.argTypes.empty()) {
+      std::string types;
+      for (const std::string &type : options.argTypes)
+        types += (types.empty() ? "" : ", ") + type;
+      std::cerr << "tile-run: note: the types of unannotated parameters come "
+                   "from the arguments: "
+                << types << "\n";
+    }
+    return kExitError;
+  }
+  const tile::KernelMetadata &md = signature.metadata;
+  if (!checkArgs(md, args, error))
+    return fail(error, kExitUsageError);
+
+  // Outputs: never over an input file.
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(outputDir, ec);
+  if (!fs::is_directory(outputDir))
+    return fail("cannot create the output directory '" + outputDir + "'",
+                kExitUsageError);
+  std::vector<std::string> outputs(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].isBuffer)
+      continue;
+    outputs[i] = (fs::path(outputDir) / (md.params[i].name + ".npy")).string();
+    for (const Arg &other : args)
+      if (other.isBuffer && fs::exists(outputs[i]) &&
+          fs::equivalent(outputs[i], other.text, ec))
+        return fail("the output '" + outputs[i] +
+                        "' would overwrite the input '" + other.text +
+                        "': write elsewhere with -o DIR",
+                    kExitUsageError);
+  }
+
+  if (backend == "cuda") {
+    if (int status = runOnGPU(source, input, options, grid, args))
+      return status;
+  } else {
+    std::vector<tilec::InterpreterArg> interpArgs;
+    for (size_t i = 0; i < args.size(); ++i) {
+      Arg &arg = args[i];
+      if (arg.isBuffer)
+        interpArgs.push_back(tilec::InterpreterArg::buffer(
+            arg.array.data.data(), arg.array.data.size()));
+      else if (arg.kind == Arg::Kind::Real)
+        interpArgs.push_back(tilec::InterpreterArg::real(arg.realValue));
+      else
+        interpArgs.push_back(tilec::InterpreterArg::integer(arg.intValue));
+    }
+    tilec::CompileResult result = tilec::interpret(
+        source, input, options, grid[0], grid[1], grid[2], interpArgs);
+    if (options.timing)
+      std::cerr << result.timingReport;
+    if (!result.ok) {
+      std::cerr << result.diagnostics;
+      return kExitError;
+    }
+  }
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].isBuffer)
+      continue;
+    if (!tilec::npy::write(outputs[i], args[i].array, error))
+      return fail("cannot write '" + outputs[i] + "': " + error, kExitError);
+  }
+  return 0;
+}
