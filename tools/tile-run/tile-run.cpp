@@ -9,7 +9,7 @@
 
 #include "Npy.h"
 
-#include "KernelFlags.h"
+#include "ToolSupport.h"
 #include "tilec/Compiler.h"
 #include "tilec/Interpreter/InterpreterArg.h"
 
@@ -71,16 +71,6 @@ stderr), 2 on a usage error (bad arguments or files).)";
 int fail(const std::string &message, int code) {
   std::cerr << "tile-run: error: " << message << "\n";
   return code;
-}
-
-bool readFile(const std::string &path, std::string &contents) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  contents = buffer.str();
-  return !in.bad();
 }
 
 /// One ARG of the command line.
@@ -393,7 +383,7 @@ int main(int argc, char **argv) {
   if (!tilec::applyDefines(defines, options, error))
     return fail(error, kExitUsageError);
   std::string source;
-  if (!readFile(input, source))
+  if (!tilec::readFile(input, source))
     return fail("cannot read '" + input + "': " + std::strerror(errno),
                 kExitUsageError);
   std::vector<Arg> args;

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelFlags.h"
+#include "ToolSupport.h"
 #include "tilec/Compiler.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -55,21 +55,6 @@ Examples:
 
 Exit status: 0 on success, 1 on a compile error (diagnostics on stderr),
 2 on a usage error.)";
-
-bool readFile(const std::string &path, std::string &contents) {
-  if (path == "-") {
-    contents.assign(std::istreambuf_iterator<char>(std::cin),
-                    std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  contents = buffer.str();
-  return !in.bad();
-}
 
 bool writeFile(const std::string &path, const char *data, size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -152,7 +137,7 @@ int main(int argc, char **argv) {
   options.timing = timing;
 
   std::string source;
-  if (!readFile(input, source))
+  if (!tilec::readFile(input, source))
     return fail("cannot read '" + input + "': " + std::strerror(errno));
 
   tilec::CompileResult result =

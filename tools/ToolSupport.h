@@ -1,17 +1,21 @@
-//===- KernelFlags.h - The flags that choose what to compile ----*- C++ -*-===//
+//===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
 // --kernel, -D, --num-warps and --signature mean the same in tilec and
-// tile-run: one definition for both.
+// tile-run, and both read their source the same way: one definition each.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_TOOLS_KERNELFLAGS_H
-#define TILEC_TOOLS_KERNELFLAGS_H
+#ifndef TILEC_TOOLS_TOOLSUPPORT_H
+#define TILEC_TOOLS_TOOLSUPPORT_H
 
 #include "tilec/Compiler.h"
 
 #include <CLI/CLI.hpp>
 
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -52,6 +56,22 @@ inline bool applyDefines(const std::vector<std::string> &defines,
   return true;
 }
 
+/// Reads a whole file, or standard input for "-"; false when unreadable.
+inline bool readFile(const std::string &path, std::string &contents) {
+  if (path == "-") {
+    contents.assign(std::istreambuf_iterator<char>(std::cin),
+                    std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return !in.bad();
+}
+
 } // namespace tilec
 
-#endif // TILEC_TOOLS_KERNELFLAGS_H
+#endif // TILEC_TOOLS_TOOLSUPPORT_H
