@@ -23,6 +23,7 @@ static const llvm::StringSet<> kLanguage = {
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "static_assert", "pointer_type",
+    "sum",        "max",          "min",      "atomic_add",
 };
 
 static Type dtypeNamed(Builder &b, StringRef name) {
@@ -348,6 +349,66 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     tile::StoreOp::create(builder, location, ptr, value, mask);
     return TValue::none();
   }
+  if (name == "tl.atomic_add") {
+    Args args = bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
+    const TValue &ptrArg = *args.get(0);
+    Value ptr = ptrArg.isRuntime() ? ptrArg.value : Value();
+    auto ptrType = ptr ? dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
+                       : nullptr;
+    if (!ptrType)
+      fail(args.locs[0], "tl.atomic_add needs a pointer, got " + describe(ptrArg));
+    Type pointee = ptrType.getPointeeType();
+    if (!pointee.isF16() && !pointee.isBF16() && !pointee.isF32() &&
+        !pointee.isF64() && !pointee.isInteger(32) && !pointee.isInteger(64))
+      fail(args.locs[0], "tl.atomic_add supports float16, bfloat16, float32, "
+                         "float64, int32 and int64, got a pointer to " +
+                             describe(pointee));
+    Value value = convertTo(*args.get(1), pointee, args.locs[1], "the added value");
+    Value mask;
+    const TValue *maskArg = args.get(2);
+    if (maskArg && maskArg->kind != TValue::Kind::None) {
+      mask = toValue(*maskArg, args.locs[2], "the mask");
+      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+        fail(args.locs[2], "the mask must be boolean (i1), got " +
+                               describe(mask.getType()));
+    }
+    // Triton's strings; None takes its defaults (acq_rel, gpu).
+    auto stringArg = [&](unsigned i, StringRef what) -> std::optional<std::string> {
+      const TValue *v = args.get(i);
+      if (!v || v->kind == TValue::Kind::None)
+        return std::nullopt;
+      if (v->kind != TValue::Kind::String)
+        fail(args.locs[i], what + " must be a string, got " + describe(*v));
+      return v->name;
+    };
+    tile::MemSemantic sem = tile::MemSemantic::AcqRel;
+    if (std::optional<std::string> s = stringArg(3, "sem")) {
+      std::optional<tile::MemSemantic> parsed = tile::symbolizeMemSemantic(*s);
+      if (!parsed)
+        fail(args.locs[3], "sem must be 'relaxed', 'acquire', 'release' or "
+                           "'acq_rel', got '" + *s + "'");
+      sem = *parsed;
+    }
+    tile::MemScope scope = tile::MemScope::GPU;
+    if (std::optional<std::string> s = stringArg(4, "scope")) {
+      std::optional<tile::MemScope> parsed = tile::symbolizeMemScope(*s);
+      if (!parsed)
+        fail(args.locs[4], "scope must be 'gpu', 'cta' or 'sys', got '" + *s + "'");
+      scope = *parsed;
+    }
+    // Pointer, value and mask broadcast against each other, as in Triton.
+    SmallVector<int64_t> shape =
+        broadcastShapes(shapeOf(ptr), shapeOf(value), c.loc);
+    if (mask)
+      shape = broadcastShapes(shape, shapeOf(mask), c.loc);
+    ptr = broadcastTo(ptr, shape, args.locs[0], "the pointer");
+    value = broadcastTo(value, shape, args.locs[1], "the added value");
+    if (mask)
+      mask = broadcastTo(mask, shape, args.locs[2], "the mask");
+    return TValue::ofValue(tile::AtomicRMWOp::create(
+        builder, location, value.getType(), tile::AtomicRMWKind::Add, sem,
+        scope, ptr, value, mask));
+  }
   if (name == "tl.where") {
     Args args = bindArgs(c, name, {"condition", "x", "y"}, 3);
     Value cond = cast(toValue(*args.get(0), args.locs[0], "the condition"),
@@ -423,6 +484,70 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     Value x = toValue(*args.get(0), args.locs[0], "the input");
     SmallVector<int64_t> shape = shapeArg(*this, *args.get(1), args.locs[1]);
     return TValue::ofValue(broadcastTo(x, shape, c.loc, "the input"));
+  }
+  if (name == "tl.sum" || name == "tl.max" || name == "tl.min") {
+    bool isSum = name == "tl.sum";
+    Args args = isSum ? bindArgs(c, name, {"input", "axis", "keep_dims", "dtype"}, 1)
+                      : bindArgs(c, name,
+                                 {"input", "axis", "return_indices",
+                                  "return_indices_tie_break_left", "keep_dims"},
+                                 1);
+    Value x = toValue(*args.get(0), args.locs[0], "the input");
+    auto type = dyn_cast<RankedTensorType>(x.getType());
+    if (!type)
+      fail(args.locs[0], name + " needs a tile, got " + describe(x.getType()));
+    Type element = type.getElementType();
+    if (isa<tile::PointerType>(element))
+      fail(args.locs[0], name + " cannot reduce pointers");
+    if (!isSum && args.get(2) && isTrue(*args.get(2), args.locs[2]))
+      fail(args.locs[2], name + ": return_indices is not supported yet");
+    unsigned keepIndex = isSum ? 2 : 4;
+    bool keepDims = args.get(keepIndex) && isTrue(*args.get(keepIndex),
+                                                  args.locs[keepIndex]);
+    // Like Triton, small integers are summed as i32; `dtype` picks another.
+    if (isSum && args.get(3) && args.get(3)->kind != TValue::Kind::None)
+      x = cast(x, dtypeArg(*args.get(3), args.locs[3], "dtype"), c.loc);
+    else if (isSum && element.isInteger() && element.getIntOrFloatBitWidth() < 32)
+      x = cast(x, builder.getI32Type(), c.loc);
+    tile::ReduceKind kind = isSum              ? tile::ReduceKind::Sum
+                            : name == "tl.max" ? tile::ReduceKind::Max
+                                               : tile::ReduceKind::Min;
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> axes;
+    if (!args.get(1) || args.get(1)->kind == TValue::Kind::None) {
+      for (int64_t d = rank - 1; d >= 0; --d)
+        axes.push_back(d);
+    } else {
+      int64_t axis = constInt(*args.get(1), args.locs[1], "axis");
+      if (axis < -rank || axis >= rank)
+        fail(args.locs[1], "axis " + Twine(axis) + " is out of range for a " +
+                               Twine(rank) + "-D tile");
+      axes.push_back(axis < 0 ? axis + rank : axis);
+    }
+    // Innermost first, so the remaining axes keep their numbers.
+    for (int64_t axis : axes) {
+      auto srcType = llvm::cast<RankedTensorType>(x.getType());
+      Type resultType = srcType.getElementType();
+      if (srcType.getRank() > 1) {
+        SmallVector<int64_t> shape(srcType.getShape());
+        shape.erase(shape.begin() + axis);
+        resultType = RankedTensorType::get(shape, srcType.getElementType());
+      }
+      x = tile::ReduceOp::create(builder, location, resultType, x, kind,
+                                 int32_t(axis));
+    }
+    if (keepDims) {
+      SmallVector<int64_t> shape(type.getShape());
+      for (int64_t axis : axes)
+        shape[axis] = 1;
+      auto keptType = RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
+      if (shapeOf(x).empty())
+        x = tile::SplatOp::create(builder, location, keptType, x);
+      else
+        x = tile::ExpandDimsOp::create(builder, location, keptType, x,
+                                       builder.getI32IntegerAttr(axes.front()));
+    }
+    return TValue::ofValue(x);
   }
   if (name == "tl.multiple_of" || name == "tl.max_contiguous") {
     // Hints only: dropping them is always correct.

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace tilec::interp;
 
@@ -177,7 +179,7 @@ LogicalResult Executor::prepare() {
         isArithOp(op) ||
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
-            tile::AddPtrOp, tile::LoadOp, tile::StoreOp, scf::ForOp, scf::IfOp,
+            tile::ReduceOp, tile::AddPtrOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, scf::ForOp, scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
       (void)fail(op, "the interpreter does not support '" +
@@ -510,6 +512,47 @@ LogicalResult Executor::executeTileOp(Operation *op) {
         copyData(result, source);
         return success();
       })
+      .Case([&](tile::ReduceOp reduce) {
+        const TValue &source = get(reduce.getSrc());
+        TValue &result = define(reduce.getResult());
+        ArrayRef<int64_t> shape = source.shape;
+        size_t axis = reduce.getAxis();
+        int64_t outer = 1, inner = 1, length = shape[axis];
+        for (size_t d = 0; d < shape.size(); ++d)
+          (d < axis ? outer : inner) *= d == axis ? 1 : shape[d];
+        if (int64_t(result.size()) != outer * inner)
+          return fail(op, "reduction to " + llvm::Twine(result.size()) +
+                              " elements at " + program());
+        tile::ReduceKind kind = reduce.getKind();
+        // In order along the axis, rounding after each step, as a thread
+        // would add its own elements.
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            size_t first = size_t(o * length * inner + i);
+            if (isInt(source.kind)) {
+              unsigned width = bitWidth(source.kind);
+              int64_t acc = source.ints[first];
+              for (int64_t k = 1; k < length; ++k) {
+                int64_t x = source.ints[first + size_t(k * inner)];
+                acc = kind == tile::ReduceKind::Sum ? wrapInt(acc + x, width)
+                      : kind == tile::ReduceKind::Max ? std::max(acc, x)
+                                                      : std::min(acc, x);
+              }
+              result.ints[size_t(o * inner + i)] = acc;
+            } else {
+              double acc = source.floats[first];
+              for (int64_t k = 1; k < length; ++k) {
+                double x = source.floats[first + size_t(k * inner)];
+                acc = kind == tile::ReduceKind::Sum
+                          ? roundFloat(acc + x, source.kind)
+                      : kind == tile::ReduceKind::Max ? std::fmax(acc, x)
+                                                      : std::fmin(acc, x);
+              }
+              result.floats[size_t(o * inner + i)] = acc;
+            }
+          }
+        return success();
+      })
       .Case([&](tile::AddPtrOp addptr) {
         const TValue &ptrs = get(addptr.getPtr());
         const TValue &offsets = get(addptr.getOffset());
@@ -533,6 +576,46 @@ LogicalResult Executor::executeTileOp(Operation *op) {
       })
       .Case<tile::LoadOp>([&](auto) { return executeLoad(op); })
       .Case<tile::StoreOp>([&](auto) { return executeStore(op); })
+      .Case([&](tile::AtomicRMWOp atomic) -> LogicalResult {
+        // Programs run one after another, so each element's add is atomic.
+        const TValue &ptrs = get(atomic.getPtr());
+        const TValue &vals = get(atomic.getVal());
+        const TValue *mask = atomic.getMask() ? &get(atomic.getMask()) : nullptr;
+        TValue &result = define(atomic.getResult());
+        size_t n = result.size();
+        if (ptrs.size() != n || vals.size() != n || (mask && mask->size() != n))
+          return fail(op, "tl.atomic_add: the pointer, value and mask tiles "
+                          "have " + llvm::Twine(ptrs.size()) + ", " +
+                              llvm::Twine(vals.size()) + " and " +
+                              llvm::Twine(mask ? mask->size() : n) +
+                              " elements at " + program());
+        ElemKind kind = result.kind;
+        bool intKind = isInt(kind);
+        for (size_t i = 0; i < n; ++i) {
+          int64_t oldInt = 0;
+          double oldFloat = 0;
+          if (!mask || mask->ints[i] != 0) {
+            uint8_t *address = this->address(op, "tl.atomic_add", ptrs, i, kind);
+            if (!address)
+              return failure();
+            readElement(address, kind, oldInt, oldFloat);
+            if (intKind)
+              writeElement(address, kind,
+                           wrapInt(int64_t(uint64_t(oldInt) + uint64_t(vals.ints[i])),
+                                   bitWidth(kind)),
+                           0);
+            else
+              writeElement(address, kind, 0,
+                           roundFloat(oldFloat + vals.floats[i], kind));
+          }
+          // Masked-off elements return 0 (undefined in Triton).
+          if (intKind)
+            result.ints[i] = oldInt;
+          else
+            result.floats[i] = oldFloat;
+        }
+        return success();
+      })
       .Default([&](Operation *) {
         return fail(op, "the interpreter does not support '" +
                             op->getName().getStringRef() + "'");

@@ -264,3 +264,30 @@ func.func @load_other_without_mask(%p: tensor<128x!tile.ptr<f32>>, %o: tensor<12
   %0 = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<128x!tile.ptr<f32>>, tensor<128xf32>) -> tensor<128xf32>
   return
 }
+
+// -----
+
+// Atomic add takes f16, bf16, f32, f64, i32 and i64 elements.
+func.func @atomic_rmw_i8(%p: !tile.ptr<i8>, %v: i8) {
+  // expected-error @+1 {{atomic add supports f16, bf16, f32, f64, i32 and i64 elements, got 'i8'}}
+  %0 = tile.atomic_rmw add, acq_rel, gpu, %p, %v : !tile.ptr<i8>
+  return
+}
+
+// -----
+
+// The added value is the pointee.
+func.func @atomic_rmw_value_type(%p: tensor<16x!tile.ptr<f32>>, %v: tensor<16xf16>) {
+  // expected-error @+1 {{value is the pointee of ptr}}
+  %0 = "tile.atomic_rmw"(%p, %v) <{kind = 0 : i32, sem = 3 : i32, scope = 0 : i32}> : (tensor<16x!tile.ptr<f32>>, tensor<16xf16>) -> tensor<16xf16>
+  return
+}
+
+// -----
+
+// An unknown memory semantic does not parse.
+func.func @atomic_rmw_bad_sem(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'sem' [relaxed, acquire, release, acq_rel]}}
+  %0 = tile.atomic_rmw add, seq_cst, gpu, %p, %v : !tile.ptr<f32>
+  return
+}

@@ -98,3 +98,16 @@ func.func @make_range_negative_start() -> tensor<8xi32> {
   %0 = tile.make_range {start = -4 : i32, end = 4 : i32} : tensor<8xi32>
   return %0 : tensor<8xi32>
 }
+
+// Atomics: kind, sem and scope as keywords; the mask is optional; a scalar
+// pointer takes a scalar value.
+// CHECK-LABEL: func.func @atomic_rmw
+// CHECK: tile.atomic_rmw add, acq_rel, gpu, %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>>
+// CHECK: tile.atomic_rmw add, relaxed, sys, %{{.*}}, %{{.*}} : !tile.ptr<i32>
+// CHECK: tile.atomic_rmw add, release, cta, %{{.*}}, %{{.*}} : tensor<4x8x!tile.ptr<bf16>>
+func.func @atomic_rmw(%p: tensor<128x!tile.ptr<f32>>, %v: tensor<128xf32>, %m: tensor<128xi1>, %q: !tile.ptr<i32>, %i: i32, %h: tensor<4x8x!tile.ptr<bf16>>, %hv: tensor<4x8xbf16>) -> (tensor<128xf32>, i32) {
+  %0 = tile.atomic_rmw add, acq_rel, gpu, %p, %v, %m : tensor<128x!tile.ptr<f32>>
+  %1 = tile.atomic_rmw add, relaxed, sys, %q, %i : !tile.ptr<i32>
+  %2 = tile.atomic_rmw add, release, cta, %h, %hv : tensor<4x8x!tile.ptr<bf16>>
+  return %0, %1 : tensor<128xf32>, i32
+}

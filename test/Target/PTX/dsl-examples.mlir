@@ -7,6 +7,14 @@
 // RUN: tilec %S/../../../dsl-examples/transpose.tl --arch sm_90 --signature "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 64, 64" -o %t.tr90.ptx && %ptxas -arch=sm_90 %t.tr90.ptx -o %t.tr90.cubin
 // RUN: tilec %S/../../../dsl-examples/transpose.tl --arch sm_80 --signature "*fp32, *fp32, i32, i32, i32, i32, 32, 128" -o %t.tru80.ptx && %ptxas -arch=sm_80 %t.tru80.ptx -o %t.tru80.cubin
 // RUN: tilec %S/../../../dsl-examples/transpose.tl --arch sm_90 --signature "*fp32, *fp32, i32, i32, i32, i32, 32, 128" -o %t.tru90.ptx && %ptxas -arch=sm_90 %t.tru90.ptx -o %t.tru90.cubin
+// RUN: tilec %S/../../../dsl-examples/dot_product.tl --arch sm_80 --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 2048" -o %t.dot80.ptx && %ptxas -arch=sm_80 %t.dot80.ptx -o %t.dot80.cubin
+// RUN: tilec %S/../../../dsl-examples/dot_product.tl --arch sm_80 --signature "*fp32, *fp32, *fp32, i32, 8" -o %t.dots80.ptx && %ptxas -arch=sm_80 %t.dots80.ptx -o %t.dots80.cubin
+// RUN: tilec %S/../../../dsl-examples/normalize.tl --arch sm_80 --num-warps 8 --signature "*fp32:16, *fp32:16, i32:16, i32:16, 4096" -o %t.nz80.ptx && %ptxas -arch=sm_80 %t.nz80.ptx -o %t.nz80.cubin
+// RUN: tilec %S/../../../dsl-examples/normalize.tl --arch sm_80 --signature "*fp32, *fp32, i32, i32, 128" -o %t.nzs80.ptx && %ptxas -arch=sm_80 %t.nzs80.ptx -o %t.nzs80.cubin
+// RUN: tilec %S/../../../dsl-examples/dot_product.tl --arch sm_90 --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 2048" -o %t.dot90.ptx && %ptxas -arch=sm_90 %t.dot90.ptx -o %t.dot90.cubin
+// RUN: tilec %S/../../../dsl-examples/dot_product.tl --arch sm_90 --signature "*fp32, *fp32, *fp32, i32, 8" -o %t.dots90.ptx && %ptxas -arch=sm_90 %t.dots90.ptx -o %t.dots90.cubin
+// RUN: tilec %S/../../../dsl-examples/normalize.tl --arch sm_90 --num-warps 8 --signature "*fp32:16, *fp32:16, i32:16, i32:16, 4096" -o %t.nz90.ptx && %ptxas -arch=sm_90 %t.nz90.ptx -o %t.nz90.cubin
+// RUN: tilec %S/../../../dsl-examples/normalize.tl --arch sm_90 --signature "*fp32, *fp32, i32, i32, 128" -o %t.nzs90.ptx && %ptxas -arch=sm_90 %t.nzs90.ptx -o %t.nzs90.cubin
 // RUN: FileCheck %s --check-prefix=ALIGNED --input-file=%t.tr90.ptx
 // RUN: FileCheck %s --check-prefix=ALIGNED --input-file=%t.tr80.ptx
 // RUN: FileCheck %s --check-prefix=UNALIGNED --input-file=%t.tru90.ptx

@@ -15,25 +15,9 @@
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
-
-static constexpr unsigned kSharedAddressSpace = 3;
-
-/// The module's dynamic shared memory: `extern __shared__ char global_smem[]`.
-static LLVM::GlobalOp getOrCreateSharedBuffer(OpBuilder &b, ModuleOp module) {
-  if (auto global = module.lookupSymbol<LLVM::GlobalOp>("global_smem"))
-    return global;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-  return LLVM::GlobalOp::create(b, module.getLoc(), type, /*isConstant=*/false,
-                                LLVM::Linkage::External, "global_smem",
-                                /*value=*/Attribute(), /*alignment=*/16,
-                                kSharedAddressSpace);
-}
 
 namespace {
 
@@ -43,7 +27,6 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
     RankedTensorType type = op.getType();
     ThreadLayout src = getThreadLayout(op.getSrc().getType());
     ThreadLayout dst = getThreadLayout(type);
@@ -59,13 +42,7 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     int64_t rowLength = type.getShape().back();
     int64_t rowStride = type.getRank() > 1 ? rowLength + 1 : rowLength;
     int64_t bytes = type.getNumElements() / rowLength * rowStride * slotBytes;
-    auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
-    if (!recorded || recorded.getInt() < bytes)
-      module->setAttr("tilegpu.shared_bytes",
-                      rewriter.getI32IntegerAttr(bytes));
-
-    LLVM::GlobalOp global = getOrCreateSharedBuffer(rewriter, module);
-    Value base = LLVM::AddressOfOp::create(rewriter, loc, global);
+    Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
     auto slotAddress = [&](ArrayRef<Value> index) {
       Value row = i32Constant(rewriter, loc, 0);
       for (auto [d, i] : llvm::enumerate(index.drop_back())) {

@@ -98,7 +98,9 @@ struct ConvertTileGPUToNVVM
     populateElementwiseToLLVMPatterns(converter, patterns);
     populateShapeToLLVMPatterns(converter, patterns);
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
+    populateAtomicToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
+    populateReduceToLLVMPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,

@@ -3,6 +3,7 @@
 #include "Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -25,18 +26,15 @@ unsigned mlir::tilegpu::getMemoryBits(Type elementType) {
   return std::max(8u, elementType.getIntOrFloatBitWidth());
 }
 
-SmallVector<SmallVector<Value>>
-mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
-                                  const ThreadLayout &layout) {
-  BlockedEncodingAttr blocked = layout.getBlocked();
-  unsigned rank = layout.getRootRank();
+SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
+                                                 BlockedEncodingAttr blocked) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value c32 = i32Constant(b, loc, 32);
   Value lane = LLVM::URemOp::create(b, loc, tid, c32);
   Value warp = LLVM::UDivOp::create(b, loc, tid, c32);
 
   // Split lane and warp ids over the dimensions, fastest first.
-  SmallVector<Value> base(rank);
+  SmallVector<Value> base(blocked.getOrder().size());
   for (unsigned d : blocked.getOrder()) {
     Value lanes = i32Constant(b, loc, blocked.getThreadsPerWarp()[d]);
     Value warps = i32Constant(b, loc, blocked.getWarpsPerCTA()[d]);
@@ -49,7 +47,14 @@ mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
     base[d] = LLVM::MulOp::create(
         b, loc, thread, i32Constant(b, loc, blocked.getSizePerThread()[d]));
   }
+  return base;
+}
 
+SmallVector<SmallVector<Value>>
+mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
+                                  const ThreadLayout &layout) {
+  unsigned rank = layout.getRootRank();
+  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
   SmallVector<SmallVector<Value>> indices;
   for (unsigned e = 0; e < layout.getNumElems(); ++e) {
     SmallVector<int64_t> offset = layout.getElemOffset(e);
@@ -97,4 +102,50 @@ SmallVector<Value> mlir::tilegpu::emitPTX(OpBuilder &b, Location loc,
       results.push_back(
           LLVM::ExtractValueOp::create(b, loc, op.getResult(0), i));
   return results;
+}
+
+Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
+                                         Operation *op, int64_t bytes) {
+  constexpr unsigned kSharedAddressSpace = 3;
+  auto module = op->getParentOfType<ModuleOp>();
+  auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
+  if (!recorded || recorded.getInt() < bytes)
+    module->setAttr("tilegpu.shared_bytes", b.getI32IntegerAttr(bytes));
+  // extern __shared__ char global_smem[];
+  auto global = module.lookupSymbol<LLVM::GlobalOp>("global_smem");
+  if (!global) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(
+        b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, "global_smem",
+        /*value=*/Attribute(), /*alignment=*/16, kSharedAddressSpace);
+  }
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
+                                                const ThreadLayout &layout) {
+  SmallVector<unsigned> copied;
+  for (unsigned d = 0; d < layout.getRootRank(); ++d)
+    if (layout.wraps(d)) // sliced dimensions (size 1) included
+      copied.push_back(d);
+  if (copied.empty())
+    return {};
+  // Before the wrap, the owner's position is inside the shape: a thread
+  // whose base_d + offset_d reaches past it holds a copy.
+  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
+  SmallVector<Value> owned;
+  for (unsigned e = 0; e < layout.getNumElems(); ++e) {
+    SmallVector<int64_t> offset = layout.getElemOffset(e);
+    Value own;
+    for (unsigned d : copied) {
+      Value end = i32Constant(b, loc, layout.getRootShape()[d] - offset[d]);
+      Value inside =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, base[d], end);
+      own = own ? LLVM::AndOp::create(b, loc, own, inside) : inside;
+    }
+    owned.push_back(own);
+  }
+  return owned;
 }

@@ -24,11 +24,29 @@ ThreadLayout getThreadLayout(Type tensorType);
 /// Bits an element takes in memory (i1 is stored as a byte).
 unsigned getMemoryBits(Type elementType);
 
+/// The address of the kernel's dynamic shared memory (one buffer every
+/// shared-memory user of the kernel starts at offset 0 of, between
+/// barriers), recording in the module attribute `tilegpu.shared_bytes` that
+/// `op` needs `bytes` of it.
+Value getSharedMemoryBase(OpBuilder &b, Location loc, Operation *op,
+                          int64_t bytes);
+
 /// Runs PTX `asm` with LLVM inline-asm `constraints`; returns the results
 /// (`resultTypes` may be empty).
 SmallVector<Value> emitPTX(OpBuilder &b, Location loc, StringRef asmString,
                            StringRef constraints, ValueRange operands,
                            TypeRange resultTypes, bool hasSideEffects);
+
+/// Per root dimension, base_d of this thread (see ThreadLayout): where its
+/// elements start before the per-element offsets and the wrap.
+SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
+                                  BlockedEncodingAttr blocked);
+
+/// Per element this thread holds, whether it owns the element: exactly one
+/// thread owns each element, the others hold copies (along a dimension the
+/// layout wraps, or a sliced one). Empty when the layout has no copies.
+SmallVector<Value> emitOwnership(OpBuilder &b, Location loc,
+                                 const ThreadLayout &layout);
 
 } // namespace mlir::tilegpu
 

@@ -30,9 +30,15 @@ void populateShapeToLLVMPatterns(const TileGPUTypeConverter &converter,
 void populateLoadStoreToLLVMPatterns(const TileGPUTypeConverter &converter,
                                      const VectorWidths &widths,
                                      RewritePatternSet &patterns);
+/// tile.atomic_rmw as predicated PTX atomics, one per element and program.
+void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                  RewritePatternSet &patterns);
 /// tilegpu.convert_layout through shared memory.
 void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
                                          RewritePatternSet &patterns);
+/// tile.reduce: in-thread, warp shuffles, then shared memory across warps.
+void populateReduceToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                  RewritePatternSet &patterns);
 /// math.exp and math.log as the GPU's ex2/lg2 instructions; the rest of
 /// `math` goes through MathToLLVM.
 void populateMathToNVVMPatterns(RewritePatternSet &patterns);

@@ -65,5 +65,40 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+LogicalResult AtomicRMWOp::verify() {
+  // The element types PTX's atom.add takes (16-bit floats from sm_70/sm_90).
+  Type element = getElementTypeOrSelf(getVal().getType());
+  if (!element.isF16() && !element.isBF16() && !element.isF32() &&
+      !element.isF64() && !element.isInteger(32) && !element.isInteger(64))
+    return emitOpError("atomic add supports f16, bf16, f32, f64, i32 and "
+                       "i64 elements, got ")
+           << element;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  RankedTensorType src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  Type result = getResult().getType();
+  if (src.getRank() == 1) {
+    if (result != src.getElementType())
+      return emitOpError("reducing a 1-D tile gives a scalar ")
+             << src.getElementType();
+    return success();
+  }
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + axis);
+  auto tensor = dyn_cast<RankedTensorType>(result);
+  if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
+      tensor.getElementType() != src.getElementType())
+    return emitOpError("result must be the source without axis ") << axis;
+  return success();
+}
+
+#include "tilec/Dialect/Tile/IR/TileEnums.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -80,7 +80,8 @@ public:
       // A store joins no class: it is laid out like its pointer (for its
       // own coalescing), and a value or mask laid out otherwise is converted.
       if (!isa<tile::StoreOp>(op) && (op->hasTrait<OpTrait::Elementwise>() ||
-                                      isa<tile::LoadOp, tile::BroadcastOp>(op))) {
+                                      isa<tile::LoadOp, tile::AtomicRMWOp,
+                                          tile::BroadcastOp>(op))) {
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
@@ -232,6 +233,7 @@ struct TileGPUAssignLayouts
       SmallVector<int64_t> shape;
       SmallVector<Access> accesses;
       SmallVector<tile::ExpandDimsOp> expands; // expand_dims producing it
+      SmallVector<tile::ReduceOp> reduces;     // reductions of it to tiles
       Attribute encoding;
     };
     llvm::MapVector<Value, ClassInfo> infos;
@@ -247,6 +249,10 @@ struct TileGPUAssignLayouts
           info.expands.push_back(expand);
       }
     }
+    func.walk([&](tile::ReduceOp reduce) {
+      if (isTensor(reduce.getResult()))
+        infos[classes.leader(reduce.getSrc())].reduces.push_back(reduce);
+    });
     func.walk([&](Operation *op) {
       Value ptr, mask;
       if (auto load = dyn_cast<tile::LoadOp>(op))
@@ -280,11 +286,23 @@ struct TileGPUAssignLayouts
     });
 
     SmallVector<tile::ExpandDimsOp> needConversion;
+    SmallVector<std::pair<tile::ReduceOp, Attribute>> reducesToConvert;
     for (Value leader : order) {
       ClassInfo &info = infos[leader];
       if (!info.encoding)
         info.encoding = chooseBlocked(&getContext(), info.shape, info.accesses,
                                       numWarps, axis);
+      // A reduction's result is laid out as the slice of its source's
+      // layout: each thread keeps what it reduced.
+      for (tile::ReduceOp reduce : info.reduces) {
+        Attribute want =
+            SliceEncodingAttr::get(&getContext(), reduce.getAxis(), info.encoding);
+        ClassInfo &result = infos[classes.leader(reduce.getResult())];
+        if (!result.encoding)
+          result.encoding = want;
+        else if (result.encoding != want)
+          reducesToConvert.push_back({reduce, want});
+      }
       for (tile::ExpandDimsOp expand : info.expands) {
         Attribute want =
             SliceEncodingAttr::get(&getContext(), expand.getAxis(), info.encoding);
@@ -322,6 +340,15 @@ struct TileGPUAssignLayouts
       if (store.getMask())
         store.getMaskMutable().assign(convert(store.getMask()));
     });
+    for (auto [reduce, want] : reducesToConvert) {
+      Value result = reduce.getResult();
+      Type classType = result.getType();
+      result.setType(withEncoding(classType, want));
+      builder.setInsertionPointAfter(reduce);
+      auto convert =
+          ConvertLayoutOp::create(builder, reduce.getLoc(), classType, result);
+      result.replaceAllUsesExcept(convert.getResult(), convert);
+    }
     for (tile::ExpandDimsOp expand : needConversion) {
       auto resultEncoding = expand.getType().getEncoding();
       builder.setInsertionPoint(expand);

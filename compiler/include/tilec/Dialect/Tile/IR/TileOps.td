@@ -7,6 +7,7 @@ include "tilec/Dialect/Tile/IR/TileDialect.td"
 include "tilec/Dialect/Tile/IR/TileTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 
@@ -107,6 +108,35 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
 }
 
 //===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "how a reduction combines", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "Sum, max or min of a tile along one axis (`tl.sum`)";
+  let description = [{
+    The result has the source's shape without `axis`; reducing the only axis
+    of a 1-D tile gives a scalar. Float max and min ignore NaNs
+    (maxnum/minnum), as Triton's do.
+    ```mlir
+    %rows = tile.reduce sum %x {axis = 1 : i32} : tensor<64x128xf32> -> tensor<64xf32>
+    %all = tile.reduce max %v {axis = 0 : i32} : tensor<128xi32> -> i32
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src, Tile_ReduceKind:$kind,
+                       Tile_SI32Attr:$axis);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 
@@ -177,6 +207,71 @@ def Tile_StoreOp : Tile_Op<"store", [
   let assemblyFormat = [{
     $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+def Tile_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind",
+    "the read-modify-write an atomic performs", [
+    I32EnumAttrCase<"Add", 0, "add">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_MemSemantic : I32EnumAttr<"MemSemantic",
+    "memory ordering of an atomic (Triton's `sem`)", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_MemScope : I32EnumAttr<"MemScope",
+    "threads an atomic is ordered with (Triton's `scope`)", [
+    I32EnumAttrCase<"GPU", 0, "gpu">,
+    I32EnumAttrCase<"CTA", 1, "cta">,
+    I32EnumAttrCase<"System", 2, "sys">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    SameOperandsShape,
+    TypesMatchWith<"value is the pointee of ptr", "ptr", "val",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"mask is i1 of the pointer's shape", "ptr", "mask",
+                   "::mlir::tile::getI1SameShape($_self)",
+                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
+  let summary = "Atomic read-modify-write of memory (`tl.atomic_add`)";
+  let description = [{
+    Atomically combines `val` into the memory `ptr` addresses and returns the
+    value found there before, element by element for tiles. Elements whose
+    `mask` is false are not touched and return 0. Each element is updated
+    once per program, however many threads of the program hold it; a scalar
+    pointer is one atomic per program. `add` on floats is a float add, on
+    integers a wrapping integer add. `sem` and `scope` are Triton's: the
+    memory ordering of the atomic and the threads it is ordered with.
+
+    ```mlir
+    %old = tile.atomic_rmw add, acq_rel, gpu, %ptrs, %vals, %mask : tensor<128x!tile.ptr<f32>>
+    %sum = tile.atomic_rmw add, relaxed, gpu, %counter, %one : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicRMWKind:$kind,
+                       Tile_MemSemantic:$sem,
+                       Tile_MemScope:$scope,
+                       Tile_PtrLike:$ptr, AnyType:$val,
+                       Optional<Tile_BoolLike>:$mask);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $kind `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict
+    `:` type($ptr)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

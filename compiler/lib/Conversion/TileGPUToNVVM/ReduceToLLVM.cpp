@@ -1,0 +1,203 @@
+//===- ReduceToLLVM.cpp - Sums, maxima and minima across a CTA ------------===//
+//
+// A reduction goes only as far as the layout spreads the axis: first over
+// the elements each thread holds, then across the lanes of a warp with
+// butterfly shuffles, then across warps through shared memory. Where the
+// layout replicates elements (a tile smaller than the CTA), only distinct
+// lanes and warps are combined, so no element counts twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
+              Value y) {
+  bool fp = isa<FloatType>(x.getType());
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return fp ? (Value)LLVM::FAddOp::create(b, loc, x, y)
+              : (Value)LLVM::AddOp::create(b, loc, x, y);
+  case tile::ReduceKind::Max:
+    return fp ? (Value)LLVM::MaxNumOp::create(b, loc, x, y)
+              : (Value)LLVM::SMaxOp::create(b, loc, x, y);
+  case tile::ReduceKind::Min:
+    return fp ? (Value)LLVM::MinNumOp::create(b, loc, x, y)
+              : (Value)LLVM::SMinOp::create(b, loc, x, y);
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+/// `v` from the lane whose id differs from ours by xor `laneMask`; values
+/// of other widths than 32 bits travel as one or two i32.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
+  Type i32 = b.getI32Type();
+  auto shuffle = [&](Value word) -> Value {
+    return NVVM::ShflOp::create(b, loc, word.getType(), i32Constant(b, loc, -1),
+                                word, i32Constant(b, loc, laneMask),
+                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr());
+  };
+  Type type = v.getType();
+  if (type.isF32() || type.isInteger(32))
+    return shuffle(v);
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type intType = b.getIntegerType(bits);
+  Value asInt = isa<FloatType>(type)
+                    ? (Value)LLVM::BitcastOp::create(b, loc, intType, v)
+                    : v;
+  Value result;
+  if (bits < 32) {
+    Value word = LLVM::ZExtOp::create(b, loc, i32, asInt);
+    result = LLVM::TruncOp::create(b, loc, intType, shuffle(word));
+  } else {
+    Value shift = LLVM::ConstantOp::create(b, loc, intType,
+                                           b.getIntegerAttr(intType, 32));
+    Value lo = LLVM::TruncOp::create(b, loc, i32, asInt);
+    Value hi = LLVM::TruncOp::create(
+        b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, shift));
+    Value newLo = LLVM::ZExtOp::create(b, loc, intType, shuffle(lo));
+    Value newHi = LLVM::ZExtOp::create(b, loc, intType, shuffle(hi));
+    result = LLVM::OrOp::create(b, loc, newLo,
+                                LLVM::ShlOp::create(b, loc, newHi, shift));
+  }
+  return isa<FloatType>(type)
+             ? (Value)LLVM::BitcastOp::create(b, loc, type, result)
+             : result;
+}
+
+struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::ReduceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    tile::ReduceKind kind = op.getKind();
+    ThreadLayout src = getThreadLayout(op.getSrc().getType());
+    BlockedEncodingAttr blocked = src.getBlocked();
+    auto resultType = dyn_cast<RankedTensorType>(op.getType());
+    std::optional<ThreadLayout> result;
+    if (resultType)
+      result = getThreadLayout(resultType);
+
+    // The root dimension being reduced.
+    unsigned axis = 0;
+    for (unsigned d = 0; d < src.getRootRank(); ++d)
+      if (src.getTensorDim(d) == int(op.getAxis()))
+        axis = d;
+    int64_t extent = src.getRootShape()[axis];
+
+    // 1. Within each thread: elements that differ only along the axis.
+    ValueRange values = adaptor.getSrc();
+    unsigned numOut = result ? result->getNumElems() : 1;
+    SmallVector<Value> acc(numOut);
+    for (unsigned e = 0; e < src.getNumElems(); ++e) {
+      SmallVector<int64_t> local = src.getLocalIndex(e);
+      local[axis] = 0;
+      unsigned o = result ? result->linearize(local) : 0;
+      acc[o] = acc[o] ? combine(rewriter, loc, kind, acc[o], values[e])
+                      : values[e];
+    }
+
+    // 2. Across the lanes that hold distinct positions along the axis.
+    unsigned spt = blocked.getSizePerThread()[axis];
+    unsigned lanes = blocked.getThreadsPerWarp()[axis];
+    unsigned laneStride = 1, warpStride = 1;
+    for (unsigned d : blocked.getOrder()) {
+      if (d == axis)
+        break;
+      laneStride *= blocked.getThreadsPerWarp()[d];
+      warpStride *= blocked.getWarpsPerCTA()[d];
+    }
+    int64_t distinctLanes =
+        std::min<int64_t>(lanes, std::max<int64_t>(1, extent / spt));
+    for (Value &v : acc)
+      for (int64_t offset = 1; offset < distinctLanes; offset *= 2)
+        v = combine(rewriter, loc, kind, v,
+                    shuffleXor(rewriter, loc, v, offset * laneStride));
+
+    // 3. Across the warps that hold distinct positions, in shared memory:
+    // slot [warp along the axis][output element, row-major].
+    unsigned warps = blocked.getWarpsPerCTA()[axis];
+    int64_t distinctWarps = std::min<int64_t>(
+        warps, std::max<int64_t>(1, extent / (int64_t(spt) * lanes)));
+    if (distinctWarps > 1) {
+      Type element = acc.front().getType();
+      Type slotType = element.isInteger(1) ? rewriter.getI8Type() : element;
+      int64_t outputs = resultType ? resultType.getNumElements() : 1;
+      int64_t bytes =
+          distinctWarps * outputs * (getMemoryBits(slotType) / 8);
+      Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
+      SmallVector<Value> outIndex;
+      if (result) {
+        for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result)) {
+          Value linear = i32Constant(rewriter, loc, 0);
+          for (auto [d, i] : llvm::enumerate(index)) {
+            linear = LLVM::MulOp::create(
+                rewriter, loc, linear,
+                i32Constant(rewriter, loc, resultType.getDimSize(d)));
+            linear = LLVM::AddOp::create(rewriter, loc, linear, i);
+          }
+          outIndex.push_back(linear);
+        }
+      } else {
+        outIndex.push_back(i32Constant(rewriter, loc, 0));
+      }
+      auto slot = [&](Value warp, Value index) {
+        Value linear = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, warp,
+                                i32Constant(rewriter, loc, outputs)),
+            index);
+        return LLVM::GEPOp::create(rewriter, loc, base.getType(), slotType,
+                                   base, ValueRange{linear});
+      };
+      // Replicated warps write the same totals to the same slots.
+      Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+      Value warp = LLVM::UDivOp::create(rewriter, loc, tid,
+                                        i32Constant(rewriter, loc, 32));
+      Value warpAlongAxis = LLVM::URemOp::create(
+          rewriter, loc,
+          LLVM::UDivOp::create(rewriter, loc, warp,
+                               i32Constant(rewriter, loc, warpStride)),
+          i32Constant(rewriter, loc, distinctWarps));
+      NVVM::Barrier0Op::create(rewriter, loc);
+      for (auto [v, index] : llvm::zip(acc, outIndex)) {
+        Value stored = element.isInteger(1)
+                           ? (Value)LLVM::ZExtOp::create(rewriter, loc, slotType, v)
+                           : v;
+        LLVM::StoreOp::create(rewriter, loc, stored, slot(warpAlongAxis, index));
+      }
+      NVVM::Barrier0Op::create(rewriter, loc);
+      for (auto [v, index] : llvm::zip(acc, outIndex)) {
+        Value total;
+        for (int64_t w = 0; w < distinctWarps; ++w) {
+          Value x = LLVM::LoadOp::create(
+              rewriter, loc, slotType, slot(i32Constant(rewriter, loc, w), index));
+          if (element.isInteger(1))
+            x = LLVM::TruncOp::create(rewriter, loc, element, x);
+          total = total ? combine(rewriter, loc, kind, total, x) : x;
+        }
+        v = total;
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {acc});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateReduceToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ReduceToLLVM>(converter, patterns.getContext());
+}

@@ -1,0 +1,133 @@
+// RUN: tile-opt %s -split-input-file --convert-tilegpu-to-nvvm | FileCheck %s
+
+// Every thread owns its one element: the predicate is the mask alone, and
+// the old value is the atomic's result, without shared memory.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32} {
+// CHECK-LABEL: llvm.func @owned_tile(
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %[[V:.*]]: f32, %[[M:.*]]: i1)
+// CHECK: %[[VI:.*]] = llvm.bitcast %[[V]] : f32 to i32
+// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.f32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %[[VI]], %[[M]] : (!llvm.ptr<1>, i32, i1) -> i32
+// CHECK: %[[OLDF:.*]] = llvm.bitcast %[[OLD]] : i32 to f32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: %[[W:.*]] = llvm.bitcast %[[OLDF]] : f32 to i32
+// CHECK: st.global.b32{{.*}}%[[W]]
+#v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @owned_tile(%p: !tile.ptr<f32>, %v: tensor<128xf32, #v1>, %m: tensor<128xi1, #v1>) {
+    %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #v1>
+    %ps = tile.splat %p : tensor<128x!tile.ptr<f32>, #v1>
+    %pp = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>, #v1>, tensor<128xi32, #v1>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v, %m : tensor<128x!tile.ptr<f32>, #v1>
+    tile.store %pp, %old : tensor<128x!tile.ptr<f32>, #v1>
+    return
+  }
+}
+
+// -----
+
+// 64 elements over 128 threads: threads 64..127 hold copies. Each element
+// is added once, by the thread whose base is below 64, and only where the
+// mask is true; the owners' old values reach the copies through shared
+// memory (64 x 4 bytes).
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 256 : i32}
+// CHECK-LABEL: llvm.func @replicated_tile(
+// CHECK-SAME: %[[M:arg3]]: i1)
+// CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
+// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "ult" %{{.*}}, %[[C64]] : i32
+// CHECK-NEXT: %[[PRED:.*]] = llvm.and %[[M]], %[[OWN]] : i1
+// CHECK-NEXT: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.add.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %{{.*}}, %[[PRED]]
+// CHECK-NOT: atom.
+// CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[SLOT]] : !llvm.ptr<3> to i64
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 + 0 ], $1;", "l,r,b" %[[ADDR]], %[[OLD]], %[[OWN]]
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: %[[SLOT2:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK-NEXT: %[[SHARED:.*]] = llvm.load %[[SLOT2]] : !llvm.ptr<3> -> i32
+// CHECK: st.global.b32{{.*}}%[[SHARED]]
+#v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @replicated_tile(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>, %v: tensor<64xi32, #v1>, %m: tensor<64xi1, #v1>) {
+    %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #v1>
+    %ps = tile.splat %p : tensor<64x!tile.ptr<i32>, #v1>
+    %pp = tile.addptr %ps, %r : tensor<64x!tile.ptr<i32>, #v1>, tensor<64xi32, #v1>
+    %old = tile.atomic_rmw add, relaxed, gpu, %pp, %v, %m : tensor<64x!tile.ptr<i32>, #v1>
+    %qs = tile.splat %q : tensor<64x!tile.ptr<i32>, #v1>
+    %qp = tile.addptr %qs, %r : tensor<64x!tile.ptr<i32>, #v1>, tensor<64xi32, #v1>
+    tile.store %qp, %old : tensor<64x!tile.ptr<i32>, #v1>
+    return
+  }
+}
+
+// -----
+
+// Copies do not add, but with the old values unused nothing is shared.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32} {
+// CHECK-LABEL: llvm.func @replicated_unused(
+// CHECK: %[[OWN:.*]] = llvm.icmp "ult"
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.noftz.f16 $0, [ $1 + 0 ], $2;", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @replicated_unused(%p: !tile.ptr<f16>, %v: tensor<64xf16, #v1>) {
+    %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #v1>
+    %ps = tile.splat %p : tensor<64x!tile.ptr<f16>, #v1>
+    %pp = tile.addptr %ps, %r : tensor<64x!tile.ptr<f16>, #v1>, tensor<64xi32, #v1>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<64x!tile.ptr<f16>, #v1>
+    return
+  }
+}
+
+// -----
+
+// A scalar atomic is one per program: thread 0's. Its old value reaches the
+// other threads through 4 bytes of shared memory.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4 : i32}
+// CHECK-LABEL: llvm.func @scalar(
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]] : i32
+// CHECK: %[[OLD:.*]] = llvm.inline_asm {{.*}}atom.acq_rel.gpu.global.add.f32 {{.*}}, %[[FIRST]] : (!llvm.ptr<1>, i32, i1) -> i32
+// CHECK-NOT: atom.
+// CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.ptrtoint %[[BASE]] : !llvm.ptr<3> to i64
+// CHECK-NEXT: %[[OLDI:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 + 0 ], $1;", "l,r,b" %[[ADDR]], %[[OLDI]], %[[FIRST]]
+// CHECK-NEXT: nvvm.barrier0
+// CHECK-NEXT: %[[SHARED:.*]] = llvm.load %[[BASE]] : !llvm.ptr<3> -> f32
+// CHECK-NOT: atom.
+// CHECK: %[[W:.*]] = llvm.bitcast %[[SHARED]] : f32 to i32
+// CHECK: st.global.b32{{.*}}%[[W]]
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @scalar(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %v: f32) {
+    %old = tile.atomic_rmw add, acq_rel, gpu, %p, %v : !tile.ptr<f32>
+    tile.store %q, %old : !tile.ptr<f32>
+    return
+  }
+}
+
+// -----
+
+// A slice of a 2-D layout replicates along the sliced dimension: only the
+// threads at index 0 of it add (base_1 < 1). bf16 adds with a CAS loop
+// (sm_80 has no atom.add.bf16).
+// CHECK-LABEL: llvm.func @sliced(
+// CHECK: %[[OWN:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;{{.*}}@!$3 bra atom_done_${:uid};{{.*}}atom.acq_rel.gpu.global.cas.b16 $0, [ $1 + 0 ], %atom_cur, %atom_new;{{.*}}@%atom_retry bra atom_retry_${:uid};{{.*}}", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#b2 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#rows = #tilegpu.slice<{dim = 1, parent = #b2}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @sliced(%p: !tile.ptr<bf16>, %v: tensor<32xbf16, #rows>) {
+    %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #rows>
+    %ps = tile.splat %p : tensor<32x!tile.ptr<bf16>, #rows>
+    %pp = tile.addptr %ps, %r : tensor<32x!tile.ptr<bf16>, #rows>, tensor<32xi32, #rows>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<32x!tile.ptr<bf16>, #rows>
+    return
+  }
+}
