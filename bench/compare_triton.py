@@ -41,11 +41,13 @@ def load_tl(name):
 class TilecKernel:
     """A kernel compiled by tilec, launched from its .ptx and .json."""
 
-    def __init__(self, tilec, name, signature, workdir):
-        ptx = os.path.join(workdir, f"{name}_{abs(hash(signature))}.ptx")
+    def __init__(self, tilec, name, signature, workdir, num_warps=4):
+        ptx = os.path.join(workdir,
+                           f"{name}_{abs(hash(signature))}_{num_warps}.ptx")
         start = time.perf_counter()
         subprocess.run([tilec, os.path.join(EXAMPLES, name + ".tl"), "-o", ptx,
-                        "--signature", signature], check=True)
+                        "--signature", signature, "--num-warps",
+                        str(num_warps)], check=True)
         self.compile_ms = (time.perf_counter() - start) * 1e3
         with open(ptx[:-4] + ".json") as f:
             self.meta = json.load(f)
