@@ -13,6 +13,10 @@ echo "== tilec: .tl -> PTX (+ .json metadata)"
   --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024"
 "$build/bin/tilec" "$root/dsl-examples/transpose.tl" -o "$out/transpose.ptx" \
   --signature "*fp32:16, *fp32:16, i32, i32, i32, i32, 64, 64"
+"$build/bin/tilec" "$root/dsl-examples/dot_product.tl" -o "$out/dot_product.ptx" \
+  --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 2048"
+"$build/bin/tilec" "$root/dsl-examples/normalize.tl" -o "$out/normalize.ptx" \
+  --num-warps 8 --signature "*fp32:16, *fp32:16, i32:16, i32:16, 4096"
 for f in "$out"/*.ptx; do
   echo "   $f: $(grep -c '' "$f") lines, entry $(grep -m1 -o '\.entry [a-z_]*' "$f")"
 done
@@ -20,3 +24,5 @@ done
 echo "== host programs (JIT; on the interpreter when there is no GPU)"
 "$build/bin/vector_add" "$root/dsl-examples"
 "$build/bin/transpose" "$root/dsl-examples"
+"$build/bin/dot_product" "$root/dsl-examples"
+"$build/bin/normalize" "$root/dsl-examples"

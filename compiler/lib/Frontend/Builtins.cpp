@@ -215,12 +215,34 @@ static SmallVector<int64_t> shapeArg(MLIRGenImpl &g, const TValue &v,
   return shape;
 }
 
+/// Argument 0 of a memory operation: a pointer or a tile of pointers.
+static std::pair<Value, tile::PointerType>
+pointerArg(MLIRGenImpl &g, const MLIRGenImpl::Args &args, StringRef error) {
+  const TValue &arg = *args.get(0);
+  Value ptr = arg.isRuntime() ? arg.value : Value();
+  auto type = ptr ? dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
+                  : nullptr;
+  if (!type)
+    g.fail(args.locs[0], error + ", got " + g.describe(arg));
+  return {ptr, type};
+}
+
+/// An optional boolean `mask` argument; null when absent or None.
+static Value optionalMask(MLIRGenImpl &g, const MLIRGenImpl::Args &args,
+                          unsigned index) {
+  const TValue *arg = args.get(index);
+  if (!arg || arg->kind == TValue::Kind::None)
+    return Value();
+  Value mask = g.toValue(*arg, args.locs[index], "the mask");
+  if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+    g.fail(args.locs[index], "the mask must be boolean (i1), got " +
+                                 g.describe(mask.getType()));
+  return mask;
+}
+
 TValue MLIRGenImpl::callBuiltin(const std::string &name,
                                 const ast::CallExpr &c, const TValue *self) {
   Location location = loc(c.loc);
-  auto runtimeArg = [&](const Args &args, unsigned i, StringRef what) {
-    return toValue(*args.get(i), args.locs[i], what);
-  };
 
   if (self && name == "to") {
     Args args = bindArgs(c, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
@@ -287,24 +309,14 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     Args args = bindArgs(c, name, {"pointer", "mask", "other"}, 1,
                          {"boundary_check", "padding_option", "cache_modifier",
                           "eviction_policy", "volatile"});
-    Value ptr = runtimeArg(args, 0, "the pointer");
-    auto ptrType = dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()));
-    if (!ptrType)
-      fail(args.locs[0], "tl.load needs a pointer, got " + describe(ptr.getType()));
-    const TValue *maskArg = args.get(1);
+    auto [ptr, ptrType] = pointerArg(*this, args, "tl.load needs a pointer");
+    Value mask = optionalMask(*this, args, 1), other;
     const TValue *otherArg = args.get(2);
-    if (maskArg && maskArg->kind == TValue::Kind::None)
-      maskArg = nullptr;
     if (otherArg && otherArg->kind == TValue::Kind::None)
       otherArg = nullptr;
-    if (otherArg && !maskArg)
+    if (otherArg && !mask)
       fail(args.locs[2], "tl.load: 'other' needs a 'mask'");
-    Value mask, other;
-    if (maskArg) {
-      mask = toValue(*maskArg, args.locs[1], "the mask");
-      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
-        fail(args.locs[1], "the mask must be boolean (i1), got " +
-                               describe(mask.getType()));
+    if (mask) {
       // A scalar pointer takes the mask's shape, as in Triton.
       if (shapeOf(mask).size() > shapeOf(ptr).size())
         ptr = broadcastTo(ptr, shapeOf(mask), args.locs[0], "the pointer");
@@ -321,22 +333,10 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "tl.store") {
     Args args = bindArgs(c, name, {"pointer", "value", "mask"}, 2,
                          {"boundary_check", "cache_modifier", "eviction_policy"});
-    const TValue &ptrArg = *args.get(0);
-    Value ptr = ptrArg.isRuntime() ? ptrArg.value : Value();
-    auto ptrType = ptr ? dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
-                       : nullptr;
-    if (!ptrType)
-      fail(args.locs[0], "tl.store needs a pointer to store to, got " +
-                             describe(ptrArg));
+    auto [ptr, ptrType] =
+        pointerArg(*this, args, "tl.store needs a pointer to store to");
     Value value = toValue(*args.get(1), args.locs[1], "the stored value");
-    Value mask;
-    const TValue *maskArg = args.get(2);
-    if (maskArg && maskArg->kind != TValue::Kind::None) {
-      mask = toValue(*maskArg, args.locs[2], "the mask");
-      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
-        fail(args.locs[2], "the mask must be boolean (i1), got " +
-                               describe(mask.getType()));
-    }
+    Value mask = optionalMask(*this, args, 2);
     // The pointer takes the shape of the value or mask it is stored with.
     SmallVector<int64_t> shape(shapeOf(ptr));
     if (shapeOf(value).size() > shape.size())
@@ -351,12 +351,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   }
   if (name == "tl.atomic_add") {
     Args args = bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
-    const TValue &ptrArg = *args.get(0);
-    Value ptr = ptrArg.isRuntime() ? ptrArg.value : Value();
-    auto ptrType = ptr ? dyn_cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
-                       : nullptr;
-    if (!ptrType)
-      fail(args.locs[0], "tl.atomic_add needs a pointer, got " + describe(ptrArg));
+    auto [ptr, ptrType] = pointerArg(*this, args, "tl.atomic_add needs a pointer");
     Type pointee = ptrType.getPointeeType();
     if (!pointee.isF16() && !pointee.isBF16() && !pointee.isF32() &&
         !pointee.isF64() && !pointee.isInteger(32) && !pointee.isInteger(64))
@@ -364,14 +359,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                          "float64, int32 and int64, got a pointer to " +
                              describe(pointee));
     Value value = convertTo(*args.get(1), pointee, args.locs[1], "the added value");
-    Value mask;
-    const TValue *maskArg = args.get(2);
-    if (maskArg && maskArg->kind != TValue::Kind::None) {
-      mask = toValue(*maskArg, args.locs[2], "the mask");
-      if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
-        fail(args.locs[2], "the mask must be boolean (i1), got " +
-                               describe(mask.getType()));
-    }
+    Value mask = optionalMask(*this, args, 2);
     // Triton's strings; None takes its defaults (acq_rel, gpu).
     auto stringArg = [&](unsigned i, StringRef what) -> std::optional<std::string> {
       const TValue *v = args.get(i);
