@@ -179,13 +179,8 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
     auto slotAddress = [&](ArrayRef<Value> index) -> Value {
       if (index.empty())
         return base;
-      Value linear = index.front();
-      for (auto [d, i] : llvm::enumerate(index.drop_front())) {
-        linear = LLVM::MulOp::create(
-            rewriter, loc, linear,
-            i32Constant(rewriter, loc, tensorType.getDimSize(d + 1)));
-        linear = LLVM::AddOp::create(rewriter, loc, linear, i);
-      }
+      Value linear =
+          linearizeRowMajor(rewriter, loc, index, tensorType.getShape());
       return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
                                  ValueRange{linear});
     };

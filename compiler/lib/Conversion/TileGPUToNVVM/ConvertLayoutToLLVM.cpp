@@ -44,12 +44,8 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     int64_t bytes = type.getNumElements() / rowLength * rowStride * slotBytes;
     Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
     auto slotAddress = [&](ArrayRef<Value> index) {
-      Value row = i32Constant(rewriter, loc, 0);
-      for (auto [d, i] : llvm::enumerate(index.drop_back())) {
-        row = LLVM::MulOp::create(
-            rewriter, loc, row, i32Constant(rewriter, loc, type.getDimSize(d)));
-        row = LLVM::AddOp::create(rewriter, loc, row, i);
-      }
+      Value row = linearizeRowMajor(rewriter, loc, index.drop_back(),
+                                    type.getShape().drop_back());
       Value linear = LLVM::AddOp::create(
           rewriter, loc,
           LLVM::MulOp::create(rewriter, loc, row,

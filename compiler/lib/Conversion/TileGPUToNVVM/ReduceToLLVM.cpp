@@ -139,16 +139,9 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
       Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
       SmallVector<Value> outIndex;
       if (result) {
-        for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result)) {
-          Value linear = i32Constant(rewriter, loc, 0);
-          for (auto [d, i] : llvm::enumerate(index)) {
-            linear = LLVM::MulOp::create(
-                rewriter, loc, linear,
-                i32Constant(rewriter, loc, resultType.getDimSize(d)));
-            linear = LLVM::AddOp::create(rewriter, loc, linear, i);
-          }
-          outIndex.push_back(linear);
-        }
+        for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result))
+          outIndex.push_back(
+              linearizeRowMajor(rewriter, loc, index, resultType.getShape()));
       } else {
         outIndex.push_back(i32Constant(rewriter, loc, 0));
       }

@@ -121,7 +121,7 @@ struct ExpandDimsToLLVM : OpConversionPattern<tile::ExpandDimsOp> {
     auto slice = dyn_cast_or_null<SliceEncodingAttr>(
         op.getSrc().getType().getEncoding());
     if (!slice || slice.getParent() != op.getType().getEncoding() ||
-        slice.getDim() != op.getAxis())
+        int64_t(slice.getDim()) != op.getAxis())
       return rewriter.notifyMatchFailure(op, "source is not a slice of result");
     rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});
     return success();

@@ -149,3 +149,17 @@ SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
   }
   return owned;
 }
+
+Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,
+                                       ArrayRef<Value> index,
+                                       ArrayRef<int64_t> shape) {
+  if (index.empty())
+    return i32Constant(b, loc, 0);
+  Value linear = index.front();
+  for (unsigned d = 1; d < index.size(); ++d)
+    linear = LLVM::AddOp::create(
+        b, loc,
+        LLVM::MulOp::create(b, loc, linear, i32Constant(b, loc, shape[d])),
+        index[d]);
+  return linear;
+}

@@ -18,6 +18,10 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 SmallVector<SmallVector<Value>> emitElementIndices(OpBuilder &b, Location loc,
                                                    const ThreadLayout &layout);
 
+/// The row-major linear index of `index` in `shape` (0 for no dimension).
+Value linearizeRowMajor(OpBuilder &b, Location loc, ArrayRef<Value> index,
+                        ArrayRef<int64_t> shape);
+
 /// The layout of a tensor type, which the layout passes guarantee.
 ThreadLayout getThreadLayout(Type tensorType);
 
