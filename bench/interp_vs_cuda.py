@@ -49,6 +49,26 @@ CASES = [
 ]
 
 
+def odd_extents_case(R, C, K, warps):
+    """test/Interpreter/odd_extents.tl, every buffer followed by 64 sentinels
+    that no access may reach (tiles of R x C, C and K, none a power of two
+    in general)."""
+    def tail(a):
+        return np.concatenate([a.ravel(), np.full(64, -77, a.dtype)])
+    return (f"odd_extents {R}x{C}x{K}", "test/Interpreter/odd_extents.tl", "1",
+            ["-D", f"R={R}", "-D", f"C={C}", "-D", f"K={K}", "--num-warps", str(warps)],
+            [("x", tail(rng.integers(-9, 10, (R, C)).astype(np.float32))),
+             ("w", tail(rng.integers(-3, 4, K).astype(np.float32))),
+             ("y", tail(np.zeros(R * C, np.float32))),
+             ("out", tail(np.zeros(R + 3 * C + 1, np.float32))),
+             ("acc", tail(np.arange(C + 1, dtype=np.float32)))], 0)
+
+
+CASES += [odd_extents_case(3, 5, 3, 4), odd_extents_case(6, 100, 3, 4),
+          odd_extents_case(24, 200, 5, 8), odd_extents_case(1, 1000, 7, 4),
+          odd_extents_case(100, 3, 3, 2)]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

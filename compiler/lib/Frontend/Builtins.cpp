@@ -9,7 +9,6 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -23,7 +22,8 @@ static const llvm::StringSet<> kLanguage = {
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "static_assert", "pointer_type",
-    "sum",        "max",          "min",      "atomic_add",
+    "sum",        "max",          "min",      "atomic_add",  "div_rn",
+    "fdiv",
 };
 
 static Type dtypeNamed(Builder &b, StringRef name) {
@@ -209,9 +209,11 @@ static SmallVector<int64_t> shapeArg(MLIRGenImpl &g, const TValue &v,
   } else {
     shape.push_back(g.constInt(v, l, "a shape dimension"));
   }
+  // Any positive extent: unlike Triton, the GPU lowering pads tiles to
+  // powers of two and leaves the padding out of every memory access.
   for (int64_t d : shape)
-    if (d <= 0 || !llvm::isPowerOf2_64(d))
-      g.fail(l, "tile dimensions must be powers of two, got " + Twine(d));
+    if (d <= 0)
+      g.fail(l, "tile dimensions must be positive, got " + Twine(d));
   return shape;
 }
 
@@ -272,9 +274,6 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     if (end <= start)
       fail(c.loc, "tl.arange needs start < end, got [" + Twine(start) + ", " +
                       Twine(end) + ")");
-    if (!llvm::isPowerOf2_64(end - start))
-      fail(c.loc, "tl.arange length must be a power of two, got " +
-                      Twine(end - start));
     auto type = RankedTensorType::get({end - start}, builder.getI32Type());
     return TValue::ofValue(tile::MakeRangeOp::create(
         builder, location, type, builder.getI32IntegerAttr(start),
@@ -460,6 +459,18 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                                   : (Value)math::SqrtOp::create(builder, location, wide);
     return TValue::ofValue(cast(r, element, c.loc));
   }
+  if (name == "tl.div_rn" || name == "tl.fdiv") {
+    bool fdiv = name == "tl.fdiv";
+    Args args = fdiv ? bindArgs(c, name, {"x", "y", "ieee_rounding"}, 2)
+                     : bindArgs(c, name, {"x", "y"}, 2);
+    TValue q = binary(ast::BinaryOp::Div, *args.get(0), *args.get(1), c.loc);
+    // Correctly rounded: without the `arcp` of Triton's '/'.
+    bool ieee = !fdiv || (args.get(2) && isTrue(*args.get(2), args.locs[2]));
+    if (ieee && q.isRuntime())
+      if (auto divide = q.value.getDefiningOp<arith::DivFOp>())
+        divide.setFastmath(arith::FastMathFlags::none);
+    return q;
+  }
   if (name == "tl.cdiv") {
     Args args = bindArgs(c, name, {"x", "div"}, 2);
     const TValue &x = *args.get(0), &d = *args.get(1);
@@ -497,6 +508,10 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
       x = cast(x, dtypeArg(*args.get(3), args.locs[3], "dtype"), c.loc);
     else if (isSum && element.isInteger() && element.getIntOrFloatBitWidth() < 32)
       x = cast(x, builder.getI32Type(), c.loc);
+    // Like Triton, max and min of narrower types work in 32 bits.
+    else if (!isSum && element.getIntOrFloatBitWidth() < 32)
+      x = cast(x, element.isInteger() ? (Type)builder.getI32Type()
+                                      : (Type)builder.getF32Type(), c.loc);
     tile::ReduceKind kind = isSum              ? tile::ReduceKind::Sum
                             : name == "tl.max" ? tile::ReduceKind::Max
                                                : tile::ReduceKind::Min;

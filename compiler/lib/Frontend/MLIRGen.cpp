@@ -569,7 +569,12 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
            : (Value)arith::MulIOp::create(builder, location, x, y);
     break;
   case BinaryOp::Div:
-    r = arith::DivFOp::create(builder, location, x, y);
+    // Triton's '/' is not correctly rounded (div.full.f32 on the GPU, within
+    // 2 ulp); `arcp` says so, and tl.div_rn drops it.
+    r = arith::DivFOp::create(
+        builder, location, x, y,
+        arith::FastMathFlagsAttr::get(builder.getContext(),
+                                      arith::FastMathFlags::arcp));
     break;
   case BinaryOp::FloorDiv:
     // Triton (like C) truncates toward zero.

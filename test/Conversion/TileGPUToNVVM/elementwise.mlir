@@ -5,7 +5,7 @@
 // becomes exactly two scalar LLVM ops.
 // CHECK-LABEL: llvm.func @elementwise(
 // CHECK-SAME: %[[X:.*]]: !llvm.ptr<1>, %[[Y:.*]]: !llvm.ptr<1>, %{{.*}}: i32)
-// CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// CHECK-SAME: attributes {nvvm.kernel, nvvm.reqntid = array<i32: 128, 1, 1>}
 // CHECK: nvvm.read.ptx.sreg.ctaid.x : i32
 // CHECK: nvvm.read.ptx.sreg.ctaid.y : i32
 // CHECK: nvvm.read.ptx.sreg.ctaid.z : i32
@@ -163,5 +163,23 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %yp = tile.addptr %ys, %r : tensor<512x!tile.ptr<f32>, #v1>, tensor<512xi32, #v1>
     tile.store %yp, %acc : tensor<512x!tile.ptr<f32>, #v1>
     return
+  }
+}
+
+// -----
+
+// Triton's '/' (marked arcp) on f32 is div.full.f32; a correctly rounded
+// division (no flag) and f64 stay LLVM fdiv (div.rn).
+// CHECK-LABEL: llvm.func @division(
+// CHECK-SAME: %[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f64)
+// CHECK: llvm.call_intrinsic "llvm.nvvm.div.full"(%[[A]], %[[B]]) : (f32, f32) -> f32
+// CHECK: llvm.fdiv %[[A]], %[[B]] : f32
+// CHECK: llvm.fdiv {{.*}}%[[C]], %[[C]] {{.*}}: f64
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @division(%a: f32, %b: f32, %c: f64) -> (f32, f32, f64) {
+    %fast = arith.divf %a, %b fastmath<arcp> : f32
+    %exact = arith.divf %a, %b : f32
+    %wide = arith.divf %c, %c fastmath<arcp> : f64
+    return %fast, %exact, %wide : f32, f32, f64
   }
 }

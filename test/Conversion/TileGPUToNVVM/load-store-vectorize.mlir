@@ -5,7 +5,7 @@
 // CHECK-LABEL: llvm.func @add_kernel(
 // CHECK-SAME: !llvm.ptr<1>
 // CHECK-SAME: nvvm.kernel
-// CHECK-SAME: nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK-SAME: nvvm.reqntid = array<i32: 128, 1, 1>
 // CHECK-NOT: tile.
 // CHECK-COUNT-4: ld.global.v4.b32
 // CHECK-NOT: ld.global

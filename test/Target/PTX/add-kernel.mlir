@@ -13,7 +13,7 @@
 // CHECK-NEXT: .param .u64 {{.*}}add_kernel_param_1,
 // CHECK-NEXT: .param .u64 {{.*}}add_kernel_param_2,
 // CHECK-NEXT: .param .u32 add_kernel_param_3
-// CHECK: .maxntid 128, 1, 1
+// CHECK: .reqntid 128, 1, 1
 // CHECK-COUNT-4: ld.global.v4.b32
 // CHECK-COUNT-2: st.global.v4.b32
 // CHECK: ret;

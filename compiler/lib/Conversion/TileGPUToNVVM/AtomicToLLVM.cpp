@@ -1,11 +1,12 @@
 //===- AtomicToLLVM.cpp - Atomic read-modify-writes of global memory ------===//
 //
 // Each element a thread holds is one PTX `atom`, guarded by a predicate:
-// the element's mask, and that this thread owns the element. Replicated
-// layouts give several threads a copy of an element, and each copy must not
-// add again; a scalar atomic is one per program, done by thread 0. Where the
-// old values are used, the owners share them with the copies through shared
-// memory (barrier, owners write, barrier, everyone reads), as Triton does.
+// the element's mask, and that this thread owns the element (no thread owns
+// padding). Replicated layouts give several threads a copy of an element,
+// and each copy must not add again; a scalar atomic is one per program, done
+// by thread 0. Where the old values are used, the owners share them with the
+// copies through shared memory (barrier, owners write, barrier, everyone
+// reads), as Triton does.
 //
 // bf16 has `atom.add.noftz.bf16` from sm_90 only, and this pass does not
 // know the target: it adds bf16 with a compare-and-swap loop, which both
@@ -166,10 +167,11 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
     Type element = olds.front().getType();
     unsigned bits = element.getIntOrFloatBitWidth();
     Type word = rewriter.getIntegerType(bits);
-    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
-    int64_t numElements = tensorType ? tensorType.getNumElements() : 1;
-    Value base =
-        getSharedMemoryBase(rewriter, loc, op, numElements * (bits / 8));
+    SmallVector<int64_t> shape;
+    if (layout)
+      shape = layout->getPaddedTensorShape();
+    Value base = getSharedMemoryBase(
+        rewriter, loc, op, ShapedType::getNumElements(shape) * (bits / 8));
 
     SmallVector<SmallVector<Value>> indices;
     if (layout)
@@ -179,8 +181,7 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
     auto slotAddress = [&](ArrayRef<Value> index) -> Value {
       if (index.empty())
         return base;
-      Value linear =
-          linearizeRowMajor(rewriter, loc, index, tensorType.getShape());
+      Value linear = linearizeRowMajor(rewriter, loc, index, shape);
       return LLVM::GEPOp::create(rewriter, loc, base.getType(), element, base,
                                  ValueRange{linear});
     };

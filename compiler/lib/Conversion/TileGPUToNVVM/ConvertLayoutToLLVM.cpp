@@ -38,14 +38,17 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
                                          : element;
     unsigned slotBytes = getMemoryBits(slotType) / 8;
 
-    // Row-major slots, each innermost row padded by one slot (rank >= 2).
-    int64_t rowLength = type.getShape().back();
+    // Row-major slots of the padded shape, each innermost row padded by one
+    // slot (rank >= 2).
+    SmallVector<int64_t> shape = dst.getPaddedTensorShape();
+    int64_t rows = ShapedType::getNumElements(ArrayRef(shape).drop_back());
+    int64_t rowLength = shape.back();
     int64_t rowStride = type.getRank() > 1 ? rowLength + 1 : rowLength;
-    int64_t bytes = type.getNumElements() / rowLength * rowStride * slotBytes;
+    int64_t bytes = rows * rowStride * slotBytes;
     Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
     auto slotAddress = [&](ArrayRef<Value> index) {
       Value row = linearizeRowMajor(rewriter, loc, index.drop_back(),
-                                    type.getShape().drop_back());
+                                    ArrayRef(shape).drop_back());
       Value linear = LLVM::AddOp::create(
           rewriter, loc,
           LLVM::MulOp::create(rewriter, loc, row,

@@ -5,12 +5,15 @@
 // aligned and equally masked. Each group is one PTX `ld.global` or
 // `st.global` of up to 16 bytes (v4.b32), guarded by its mask predicate, as
 // Triton does: LLVM cannot express a predicated vector access itself.
+// Padding (see ThreadLayout) is never accessed: its predicate is false, and
+// groups are narrow enough that none straddles the end of a tile.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -122,12 +125,31 @@ SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words
   return elems;
 }
 
-Value trueValue(OpBuilder &b, Location loc) {
-  return LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
-}
+/// Per group starting at element `g`, the predicate of its access: its
+/// mask, and that it is no padding.
+struct GroupPredicate {
+  ValueRange mask;
+  SmallVector<Value> valid;
+
+  GroupPredicate(OpBuilder &b, Location loc, Value ptr, ValueRange mask)
+      : mask(mask) {
+    if (auto type = dyn_cast<RankedTensorType>(ptr.getType()))
+      valid = emitValidity(b, loc, getThreadLayout(type));
+  }
+
+  Value operator()(OpBuilder &b, Location loc, unsigned g) const {
+    Value pred = mask.empty() ? Value() : mask[g];
+    if (!valid.empty())
+      pred = pred ? LLVM::AndOp::create(b, loc, pred, valid[g]) : valid[g];
+    if (!pred)
+      pred = LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+    return pred;
+  }
+};
 
 /// Width of the groups for `op`, clamped to what the thread holds
-/// contiguously.
+/// contiguously and to a divisor of the extent, so that a group (aligned to
+/// its width) is all real elements or all padding.
 unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
                     unsigned numElems) {
   auto type = dyn_cast<RankedTensorType>(ptr.getType());
@@ -140,6 +162,8 @@ unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
   unsigned contiguous = std::min<int64_t>(
       layout.getBlocked().getSizePerThread()[fast], layout.getLocalCount(fast));
   width = std::min(width, contiguous);
+  width = std::min<int64_t>(
+      width, tile::highestPowerOf2Divisor(layout.getRootExtent()[fast]));
   while (width > 1 && numElems % width)
     width /= 2;
   return std::max(1u, width);
@@ -161,10 +185,11 @@ struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
     unsigned n = ptrs.size();
     unsigned width = groupWidth(op, op.getPtr(), widths, n);
     Packing p(width, getMemoryBits(memType));
+    GroupPredicate predicate(rewriter, loc, op.getPtr(), adaptor.getMask());
 
     SmallVector<Value> results;
     for (unsigned g = 0; g < n; g += width) {
-      Value pred = op.getMask() ? adaptor.getMask()[g] : trueValue(rewriter, loc);
+      Value pred = predicate(rewriter, loc, g);
       SmallVector<Value> others;
       for (unsigned i = 0; i < width; ++i)
         others.push_back(
@@ -219,9 +244,10 @@ struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
     unsigned width = groupWidth(op, op.getPtr(), widths, n);
     Type memType = memoryType(rewriter, values.front().getType());
     Packing p(width, getMemoryBits(memType));
+    GroupPredicate predicate(rewriter, loc, op.getPtr(), adaptor.getMask());
 
     for (unsigned g = 0; g < n; g += width) {
-      Value pred = op.getMask() ? adaptor.getMask()[g] : trueValue(rewriter, loc);
+      Value pred = predicate(rewriter, loc, g);
       SmallVector<Value> elems;
       for (unsigned i = 0; i < width; ++i)
         elems.push_back(toMemory(rewriter, loc, values[g + i]));

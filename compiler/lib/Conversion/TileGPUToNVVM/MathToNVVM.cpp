@@ -1,8 +1,11 @@
-//===- MathToNVVM.cpp - exp and log on the GPU's special function unit ----===//
+//===- MathToNVVM.cpp - exp, log and '/' the way Triton computes them -----===//
 //
 // Like Triton, tl.exp and tl.log use the fast approximate base-2 instructions
 // (ex2.approx, lg2.approx) with a change of base; 16-bit floats compute in
 // f32. LLVM's llvm.exp/llvm.log would become libm calls NVPTX cannot link.
+// Triton's fp32 '/' (an arith.divf marked `arcp`) is div.full.f32, within
+// 2 ulp and much cheaper than the correctly rounded div.rn.f32, which
+// tl.div_rn keeps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +13,7 @@
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cmath>
@@ -57,6 +61,22 @@ struct Base2ToPTX : OpRewritePattern<OpTy> {
   double preScale, postScale;
 };
 
+struct DivFullToNVVM : OpRewritePattern<arith::DivFOp> {
+  DivFullToNVVM(MLIRContext *context)
+      : OpRewritePattern<arith::DivFOp>(context, /*benefit=*/2) {}
+
+  LogicalResult matchAndRewrite(arith::DivFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.div.full"),
+        ValueRange{op.getLhs(), op.getRhs()});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
@@ -65,4 +85,5 @@ void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<Base2ToPTX<math::Exp2Op>>(context, "ex2.approx.f32", 1.0, 1.0);
   patterns.add<Base2ToPTX<math::LogOp>>(context, "lg2.approx.f32", 1.0, M_LN2);
   patterns.add<Base2ToPTX<math::Log2Op>>(context, "lg2.approx.f32", 1.0, 1.0);
+  patterns.add<DivFullToNVVM>(context);
 }

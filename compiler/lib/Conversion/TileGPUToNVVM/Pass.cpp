@@ -85,7 +85,9 @@ struct ConvertTileGPUToNVVM
         return;
       func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                     UnitAttr::get(context));
-      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+      // Launches always have exactly these threads (the metadata's
+      // threads_per_block), as Triton's do: ptxas may rely on it.
+      func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     DenseI32ArrayAttr::get(context, {int32_t(threads), 1, 1}));
     });
   }

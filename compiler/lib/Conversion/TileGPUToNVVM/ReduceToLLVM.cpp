@@ -4,7 +4,8 @@
 // the elements each thread holds, then across the lanes of a warp with
 // butterfly shuffles, then across warps through shared memory. Where the
 // layout replicates elements (a tile smaller than the CTA), only distinct
-// lanes and warps are combined, so no element counts twice.
+// lanes and warps are combined, so no element counts twice. Padding (see
+// ThreadLayout) enters as the identity of the combination.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +33,51 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   case tile::ReduceKind::Min:
     return fp ? (Value)LLVM::MinNumOp::create(b, loc, x, y)
               : (Value)LLVM::SMinOp::create(b, loc, x, y);
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+/// Combines `values` pairwise, a balanced tree: log2(n) dependent steps
+/// rather than n - 1, which shortens the wait between a CTA's loads and what
+/// follows its reduction.
+Value combineTree(OpBuilder &b, Location loc, tile::ReduceKind kind,
+                  ArrayRef<Value> values) {
+  SmallVector<Value> level(values);
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(combine(b, loc, kind, level[i], level[i + 1]));
+    if (level.size() % 2)
+      next.push_back(level.back());
+    level = std::move(next);
+  }
+  return level.front();
+}
+
+/// The value that leaves any other unchanged when combined with it.
+Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type type) {
+  auto constant = [&](TypedAttr attr) {
+    return LLVM::ConstantOp::create(b, loc, type, attr);
+  };
+  if (auto fp = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = fp.getFloatSemantics();
+    switch (kind) {
+    case tile::ReduceKind::Sum: // -0 + x is x, also for x = -0
+      return constant(b.getFloatAttr(type, APFloat::getZero(sem, true)));
+    case tile::ReduceKind::Max:
+      return constant(b.getFloatAttr(type, APFloat::getInf(sem, true)));
+    case tile::ReduceKind::Min:
+      return constant(b.getFloatAttr(type, APFloat::getInf(sem, false)));
+    }
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  switch (kind) {
+  case tile::ReduceKind::Sum:
+    return constant(b.getIntegerAttr(type, 0));
+  case tile::ReduceKind::Max:
+    return constant(b.getIntegerAttr(type, APInt::getSignedMinValue(bits)));
+  case tile::ReduceKind::Min:
+    return constant(b.getIntegerAttr(type, APInt::getSignedMaxValue(bits)));
   }
   llvm_unreachable("unknown reduce kind");
 }
@@ -97,16 +143,24 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     int64_t extent = src.getRootShape()[axis];
 
     // 1. Within each thread: elements that differ only along the axis.
-    ValueRange values = adaptor.getSrc();
+    SmallVector<Value> values(adaptor.getSrc());
+    SmallVector<Value> valid = emitValidity(rewriter, loc, src);
+    if (!valid.empty()) {
+      Value neutral =
+          identity(rewriter, loc, kind, values.front().getType());
+      for (auto [v, isReal] : llvm::zip(values, valid))
+        v = LLVM::SelectOp::create(rewriter, loc, isReal, v, neutral);
+    }
     unsigned numOut = result ? result->getNumElems() : 1;
-    SmallVector<Value> acc(numOut);
+    SmallVector<SmallVector<Value>> perOutput(numOut);
     for (unsigned e = 0; e < src.getNumElems(); ++e) {
       SmallVector<int64_t> local = src.getLocalIndex(e);
       local[axis] = 0;
-      unsigned o = result ? result->linearize(local) : 0;
-      acc[o] = acc[o] ? combine(rewriter, loc, kind, acc[o], values[e])
-                      : values[e];
+      perOutput[result ? result->linearize(local) : 0].push_back(values[e]);
     }
+    SmallVector<Value> acc;
+    for (ArrayRef<Value> group : perOutput)
+      acc.push_back(combineTree(rewriter, loc, kind, group));
 
     // 2. Across the lanes that hold distinct positions along the axis.
     unsigned spt = blocked.getSizePerThread()[axis];
@@ -133,7 +187,10 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     if (distinctWarps > 1) {
       Type element = acc.front().getType();
       Type slotType = element.isInteger(1) ? rewriter.getI8Type() : element;
-      int64_t outputs = resultType ? resultType.getNumElements() : 1;
+      SmallVector<int64_t> outShape;
+      if (result)
+        outShape = result->getPaddedTensorShape();
+      int64_t outputs = ShapedType::getNumElements(outShape);
       int64_t bytes =
           distinctWarps * outputs * (getMemoryBits(slotType) / 8);
       Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
@@ -141,7 +198,7 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
       if (result) {
         for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result))
           outIndex.push_back(
-              linearizeRowMajor(rewriter, loc, index, resultType.getShape()));
+              linearizeRowMajor(rewriter, loc, index, outShape));
       } else {
         outIndex.push_back(i32Constant(rewriter, loc, 0));
       }
@@ -172,15 +229,15 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
       }
       NVVM::Barrier0Op::create(rewriter, loc);
       for (auto [v, index] : llvm::zip(acc, outIndex)) {
-        Value total;
+        SmallVector<Value> partials;
         for (int64_t w = 0; w < distinctWarps; ++w) {
           Value x = LLVM::LoadOp::create(
               rewriter, loc, slotType, slot(i32Constant(rewriter, loc, w), index));
           if (element.isInteger(1))
             x = LLVM::TruncOp::create(rewriter, loc, element, x);
-          total = total ? combine(rewriter, loc, kind, total, x) : x;
+          partials.push_back(x);
         }
-        v = total;
+        v = combineTree(rewriter, loc, kind, partials);
       }
     }
     rewriter.replaceOpWithMultiple(op, {acc});

@@ -63,7 +63,7 @@ mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
       if (layout.getTensorDim(d) < 0)
         continue;
       Value i = LLVM::AddOp::create(b, loc, base[d], i32Constant(b, loc, offset[d]));
-      // Shapes are powers of two: wrapping is a mask.
+      // Padded shapes are powers of two: wrapping is a mask.
       if (layout.wraps(d))
         i = LLVM::AndOp::create(b, loc, i,
                                 i32Constant(b, loc, layout.getRootShape()[d] - 1));
@@ -124,30 +124,56 @@ Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
-                                                const ThreadLayout &layout) {
-  SmallVector<unsigned> copied;
-  for (unsigned d = 0; d < layout.getRootRank(); ++d)
-    if (layout.wraps(d)) // sliced dimensions (size 1) included
-      copied.push_back(d);
-  if (copied.empty())
-    return {};
-  // Before the wrap, the owner's position is inside the shape: a thread
-  // whose base_d + offset_d reaches past it holds a copy.
+/// Per element, the conjunction over `dims` of base_d + offset_d < extent_d,
+/// the position first wrapped by the padded shape where `wrap` says.
+static SmallVector<Value> emitBelow(OpBuilder &b, Location loc,
+                                    const ThreadLayout &layout,
+                                    ArrayRef<unsigned> dims, bool wrap) {
   SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
-  SmallVector<Value> owned;
+  SmallVector<Value> result;
   for (unsigned e = 0; e < layout.getNumElems(); ++e) {
     SmallVector<int64_t> offset = layout.getElemOffset(e);
-    Value own;
-    for (unsigned d : copied) {
-      Value end = i32Constant(b, loc, layout.getRootShape()[d] - offset[d]);
-      Value inside =
-          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, base[d], end);
-      own = own ? LLVM::AndOp::create(b, loc, own, inside) : inside;
+    Value all;
+    for (unsigned d : dims) {
+      Value position = LLVM::AddOp::create(b, loc, base[d],
+                                           i32Constant(b, loc, offset[d]));
+      if (wrap && layout.wraps(d))
+        position = LLVM::AndOp::create(
+            b, loc, position, i32Constant(b, loc, layout.getRootShape()[d] - 1));
+      Value below = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ult, position,
+          i32Constant(b, loc, layout.getRootExtent()[d]));
+      all = all ? LLVM::AndOp::create(b, loc, all, below) : below;
     }
-    owned.push_back(own);
+    result.push_back(all);
   }
-  return owned;
+  return result;
+}
+
+SmallVector<Value> mlir::tilegpu::emitValidity(OpBuilder &b, Location loc,
+                                               const ThreadLayout &layout) {
+  SmallVector<unsigned> padded;
+  for (unsigned d = 0; d < layout.getRootRank(); ++d)
+    if (layout.isPadded(d))
+      padded.push_back(d);
+  if (padded.empty())
+    return {};
+  return emitBelow(b, loc, layout, padded, /*wrap=*/true);
+}
+
+SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
+                                                const ThreadLayout &layout) {
+  // Before the wrap, the owner's position is inside the padded shape: a
+  // thread whose base_d + offset_d reaches past it holds a copy. Past the
+  // extent, inside the padded shape, lies padding: so the owner of a real
+  // element is the thread whose unwrapped position is below the extent.
+  SmallVector<unsigned> dims;
+  for (unsigned d = 0; d < layout.getRootRank(); ++d)
+    if (layout.wraps(d) || layout.isPadded(d)) // sliced dimensions included
+      dims.push_back(d);
+  if (dims.empty())
+    return {};
+  return emitBelow(b, loc, layout, dims, /*wrap=*/false);
 }
 
 Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,

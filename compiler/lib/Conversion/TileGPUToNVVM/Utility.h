@@ -14,7 +14,7 @@ namespace mlir::tilegpu {
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
 /// Per tensor dimension, the index of each element this thread holds:
-/// result[e][d].
+/// result[e][d]; indices of padding lie past the extent.
 SmallVector<SmallVector<Value>> emitElementIndices(OpBuilder &b, Location loc,
                                                    const ThreadLayout &layout);
 
@@ -46,9 +46,15 @@ SmallVector<Value> emitPTX(OpBuilder &b, Location loc, StringRef asmString,
 SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
                                   BlockedEncodingAttr blocked);
 
+/// Per element this thread holds, whether it is a real element rather than
+/// padding (see ThreadLayout). Empty when the layout has no padding.
+SmallVector<Value> emitValidity(OpBuilder &b, Location loc,
+                                const ThreadLayout &layout);
+
 /// Per element this thread holds, whether it owns the element: exactly one
-/// thread owns each element, the others hold copies (along a dimension the
-/// layout wraps, or a sliced one). Empty when the layout has no copies.
+/// thread owns each real element, the others hold copies (along a dimension
+/// the layout wraps, or a sliced one), and nobody owns padding. Empty when
+/// the thread owns every element it holds.
 SmallVector<Value> emitOwnership(OpBuilder &b, Location loc,
                                  const ThreadLayout &layout);
 

@@ -60,9 +60,11 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
   if (arch != "sm_80" && arch != "sm_90")
     return createStringError("unsupported GPU architecture '" + arch +
                              "' (expected sm_80 or sm_90)");
-  // Default TargetOptions: no fast-math; fp contraction as LLVM's NVPTX
-  // default (fma fusion, as in Triton and nvcc).
+  // No fast-math, but a * b + c may fuse into one fma, as Triton (its
+  // default enable_fp_fusion) and nvcc (--fmad=true) allow; LLVM's default
+  // would pin mul.rn and add.rn apart.
   TargetOptions options;
+  options.AllowFPOpFusion = FPOpFusion::Fast;
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
       triple, arch, kPTXFeatures, options, Reloc::PIC_, std::nullopt,
       CodeGenOptLevel::Aggressive));

@@ -3,6 +3,7 @@
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -36,6 +37,9 @@ std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
 
   ThreadLayout layout;
   layout.blocked = blocked;
+  layout.extent = shape;
+  for (int64_t &s : shape)
+    s = llvm::PowerOf2Ceil(s);
   layout.shape = shape;
   for (unsigned d = 0; d < rootRank; ++d) {
     if (sliced[d])
@@ -55,6 +59,14 @@ int ThreadLayout::getTensorDim(unsigned rootDim) const {
     if (!llvm::is_contained(slicedDims, d))
       ++dim;
   return llvm::is_contained(slicedDims, rootDim) ? -1 : dim;
+}
+
+SmallVector<int64_t> ThreadLayout::getPaddedTensorShape() const {
+  SmallVector<int64_t> result;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (!llvm::is_contained(slicedDims, d))
+      result.push_back(shape[d]);
+  return result;
 }
 
 unsigned ThreadLayout::getNumElems() const {

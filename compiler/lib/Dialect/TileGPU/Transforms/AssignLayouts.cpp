@@ -143,9 +143,13 @@ struct Access {
   unsigned elemBytes;
 };
 
-BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> shape,
+BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent,
                                   ArrayRef<Access> accesses, unsigned numWarps,
                                   tile::AxisInfoAnalysis &axis) {
+  // The layout covers the tile padded to powers of two (see ThreadLayout).
+  SmallVector<int64_t> shape;
+  for (int64_t e : extent)
+    shape.push_back(llvm::PowerOf2Ceil(e));
   unsigned rank = shape.size();
   // Fastest dimension: the one the accesses are most contiguous along;
   // row-major when nothing says otherwise.

@@ -23,6 +23,12 @@ namespace mlir::tilegpu {
 ///   (base_d(thread) + offset_d(k)) mod shape_d,   k < localCount_d,
 /// with base_d = (warp_d * threadsPerWarp_d + lane_d) * sizePerThread_d. A
 /// thread's elements are numbered with the layout's `order` fastest first.
+///
+/// A tile's extents need not be powers of two: the layout covers the padded
+/// shape, each extent rounded up to a power of two, and the positions at or
+/// past the extent are padding. Registers, shuffles and shared memory work
+/// on the padded shape; memory accesses, reductions and atomics leave the
+/// padding out.
 class ThreadLayout {
 public:
   /// The layout of `type`, or an empty optional when its encoding is missing
@@ -31,7 +37,14 @@ public:
 
   BlockedEncodingAttr getBlocked() const { return blocked; }
   unsigned getRootRank() const { return shape.size(); }
+  /// The padded shape, in root dimensions.
   ArrayRef<int64_t> getRootShape() const { return shape; }
+  /// The tile's real extents, in root dimensions.
+  ArrayRef<int64_t> getRootExtent() const { return extent; }
+  /// True when positions along `d` past the extent are padding.
+  bool isPadded(unsigned d) const { return extent[d] != shape[d]; }
+  /// The padded shape of the tensor itself (sliced dimensions left out).
+  SmallVector<int64_t> getPaddedTensorShape() const;
   /// Root dimensions that the tensor does not have, ascending.
   ArrayRef<unsigned> getSlicedDims() const { return slicedDims; }
   /// The tensor's dimension of a root dimension, or -1 for a sliced one.
@@ -55,7 +68,7 @@ public:
 
 private:
   BlockedEncodingAttr blocked;
-  SmallVector<int64_t> shape;
+  SmallVector<int64_t> shape, extent;
   SmallVector<unsigned> slicedDims;
   SmallVector<int64_t> localCount;
 };
