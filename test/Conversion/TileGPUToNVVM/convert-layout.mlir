@@ -50,9 +50,10 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 // Two conversions share the buffer; the module records the larger. 1-D
-// tensors are not padded. Masks travel as bytes (512 B), pointers as i64
-// (512 x 8 = 4096 B). With 4 elements per thread in both layouts: 4 stores
-// and 4 loads per conversion, each between its own pair of barriers.
+// tensors are not padded. Masks travel as bytes (512 B; a nonzero byte
+// reads back as true), pointers as i64 (512 x 8 = 4096 B). With 4 elements
+// per thread in both layouts: 4 stores and 4 loads per conversion, each
+// between its own pair of barriers.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i32}
 // CHECK-COUNT-1: llvm.mlir.global external @global_smem()
 // CHECK-LABEL: llvm.func @masks_and_pointers
@@ -61,9 +62,10 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i8
-// CHECK-NEXT: llvm.trunc %{{.*}} : i8 to i1
-// CHECK-COUNT-3: llvm.trunc %{{.*}} : i8 to i1
+// CHECK: %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i8
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i8) : i8
+// CHECK-NEXT: llvm.icmp "ne" %[[BYTE]], %[[ZERO]] : i8
+// CHECK-COUNT-3: llvm.icmp "ne" %{{.*}}, %{{.*}} : i8
 // CHECK: nvvm.barrier0
 // CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<3>

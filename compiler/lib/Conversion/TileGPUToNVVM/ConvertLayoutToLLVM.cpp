@@ -32,10 +32,7 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     ThreadLayout dst = getThreadLayout(type);
     ValueRange srcValues = adaptor.getSrc();
     Type element = srcValues.front().getType();
-    bool isPointer = isa<LLVM::LLVMPointerType>(element);
-    Type slotType = element.isInteger(1) ? rewriter.getI8Type()
-                    : isPointer          ? rewriter.getI64Type()
-                                         : element;
+    Type slotType = getMemoryType(element);
     unsigned slotBytes = getMemoryBits(slotType) / 8;
 
     // Row-major slots of the padded shape, each innermost row padded by one
@@ -61,22 +58,15 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     NVVM::Barrier0Op::create(rewriter, loc);
     for (auto [e, index] :
          llvm::enumerate(emitElementIndices(rewriter, loc, src))) {
-      Value v = srcValues[e];
-      if (element.isInteger(1))
-        v = LLVM::ZExtOp::create(rewriter, loc, slotType, v);
-      else if (isPointer)
-        v = LLVM::PtrToIntOp::create(rewriter, loc, slotType, v);
-      LLVM::StoreOp::create(rewriter, loc, v, slotAddress(index));
+      LLVM::StoreOp::create(rewriter, loc,
+                            toMemoryForm(rewriter, loc, srcValues[e]),
+                            slotAddress(index));
     }
     NVVM::Barrier0Op::create(rewriter, loc);
     SmallVector<Value> values;
     for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, dst)) {
       Value v = LLVM::LoadOp::create(rewriter, loc, slotType, slotAddress(index));
-      if (element.isInteger(1))
-        v = LLVM::TruncOp::create(rewriter, loc, element, v);
-      else if (isPointer)
-        v = LLVM::IntToPtrOp::create(rewriter, loc, element, v);
-      values.push_back(v);
+      values.push_back(fromMemoryForm(rewriter, loc, v, element));
     }
     rewriter.replaceOpWithMultiple(op, {values});
     return success();

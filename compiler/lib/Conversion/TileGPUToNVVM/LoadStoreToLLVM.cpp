@@ -52,33 +52,6 @@ struct Packing {
   }
 };
 
-/// The memory form of an element: i1 travels as i8.
-Type memoryType(OpBuilder &b, Type element) {
-  if (element.isInteger(1))
-    return b.getI8Type();
-  if (isa<LLVM::LLVMPointerType>(element))
-    return b.getI64Type();
-  return element;
-}
-
-Value toMemory(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isInteger(1))
-    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
-  if (isa<LLVM::LLVMPointerType>(v.getType()))
-    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
-  return v;
-}
-
-Value fromMemory(OpBuilder &b, Location loc, Value v, Type element) {
-  if (element.isInteger(1))
-    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
-                                LLVM::ConstantOp::create(b, loc, v.getType(),
-                                                         b.getI8IntegerAttr(0)));
-  if (isa<LLVM::LLVMPointerType>(element))
-    return LLVM::IntToPtrOp::create(b, loc, element, v);
-  return v;
-}
-
 /// Packs `elems` (memory form) into words of the packing.
 SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> elems,
                              const Packing &p) {
@@ -180,7 +153,7 @@ struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
     Location loc = op.getLoc();
     Type element = getTypeConverter()->convertType(
         getElementTypeOrSelf(op.getType()));
-    Type memType = memoryType(rewriter, element);
+    Type memType = getMemoryType(element);
     ValueRange ptrs = adaptor.getPtr();
     unsigned n = ptrs.size();
     unsigned width = groupWidth(op, op.getPtr(), widths, n);
@@ -194,7 +167,7 @@ struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
       for (unsigned i = 0; i < width; ++i)
         others.push_back(
             op.getOther()
-                ? toMemory(rewriter, loc, adaptor.getOther()[g + i])
+                ? toMemoryForm(rewriter, loc, adaptor.getOther()[g + i])
                 : LLVM::ZeroOp::create(rewriter, loc, memType).getResult());
       SmallVector<Value> otherWords = packWords(rewriter, loc, others, p);
 
@@ -220,7 +193,7 @@ struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
           emitPTX(rewriter, loc, asmText, constraints, operands, wordTypes,
                   /*hasSideEffects=*/true);
       for (Value v : unpackWords(rewriter, loc, words, memType, p))
-        results.push_back(fromMemory(rewriter, loc, v, element));
+        results.push_back(fromMemoryForm(rewriter, loc, v, element));
     }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
@@ -242,7 +215,7 @@ struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
     ValueRange values = adaptor.getValue();
     unsigned n = ptrs.size();
     unsigned width = groupWidth(op, op.getPtr(), widths, n);
-    Type memType = memoryType(rewriter, values.front().getType());
+    Type memType = getMemoryType(values.front().getType());
     Packing p(width, getMemoryBits(memType));
     GroupPredicate predicate(rewriter, loc, op.getPtr(), adaptor.getMask());
 
@@ -250,7 +223,7 @@ struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
       Value pred = predicate(rewriter, loc, g);
       SmallVector<Value> elems;
       for (unsigned i = 0; i < width; ++i)
-        elems.push_back(toMemory(rewriter, loc, values[g + i]));
+        elems.push_back(toMemoryForm(rewriter, loc, values[g + i]));
       SmallVector<Value> words = packWords(rewriter, loc, elems, p);
       // $0: address; $1..$w: words; $w+1: predicate.
       std::string asmText =

@@ -186,7 +186,7 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
         warps, std::max<int64_t>(1, extent / (int64_t(spt) * lanes)));
     if (distinctWarps > 1) {
       Type element = acc.front().getType();
-      Type slotType = element.isInteger(1) ? rewriter.getI8Type() : element;
+      Type slotType = getMemoryType(element);
       SmallVector<int64_t> outShape;
       if (result)
         outShape = result->getPaddedTensorShape();
@@ -221,21 +221,16 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
                                i32Constant(rewriter, loc, warpStride)),
           i32Constant(rewriter, loc, distinctWarps));
       NVVM::Barrier0Op::create(rewriter, loc);
-      for (auto [v, index] : llvm::zip(acc, outIndex)) {
-        Value stored = element.isInteger(1)
-                           ? (Value)LLVM::ZExtOp::create(rewriter, loc, slotType, v)
-                           : v;
-        LLVM::StoreOp::create(rewriter, loc, stored, slot(warpAlongAxis, index));
-      }
+      for (auto [v, index] : llvm::zip(acc, outIndex))
+        LLVM::StoreOp::create(rewriter, loc, toMemoryForm(rewriter, loc, v),
+                              slot(warpAlongAxis, index));
       NVVM::Barrier0Op::create(rewriter, loc);
       for (auto [v, index] : llvm::zip(acc, outIndex)) {
         SmallVector<Value> partials;
         for (int64_t w = 0; w < distinctWarps; ++w) {
           Value x = LLVM::LoadOp::create(
               rewriter, loc, slotType, slot(i32Constant(rewriter, loc, w), index));
-          if (element.isInteger(1))
-            x = LLVM::TruncOp::create(rewriter, loc, element, x);
-          partials.push_back(x);
+          partials.push_back(fromMemoryForm(rewriter, loc, x, element));
         }
         v = combineTree(rewriter, loc, kind, partials);
       }

@@ -26,6 +26,34 @@ unsigned mlir::tilegpu::getMemoryBits(Type elementType) {
   return std::max(8u, elementType.getIntOrFloatBitWidth());
 }
 
+Type mlir::tilegpu::getMemoryType(Type elementType) {
+  Builder b(elementType.getContext());
+  if (elementType.isInteger(1))
+    return b.getI8Type();
+  if (isa<LLVM::LLVMPointerType>(elementType))
+    return b.getI64Type();
+  return elementType;
+}
+
+Value mlir::tilegpu::toMemoryForm(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  if (isa<LLVM::LLVMPointerType>(v.getType()))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+Value mlir::tilegpu::fromMemoryForm(OpBuilder &b, Location loc, Value v,
+                                    Type elementType) {
+  if (elementType.isInteger(1))
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, v,
+                                LLVM::ConstantOp::create(b, loc, v.getType(),
+                                                         b.getI8IntegerAttr(0)));
+  if (isa<LLVM::LLVMPointerType>(elementType))
+    return LLVM::IntToPtrOp::create(b, loc, elementType, v);
+  return v;
+}
+
 SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
                                                  BlockedEncodingAttr blocked) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());

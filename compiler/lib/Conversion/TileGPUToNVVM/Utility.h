@@ -28,6 +28,15 @@ ThreadLayout getThreadLayout(Type tensorType);
 /// Bits an element takes in memory (i1 is stored as a byte).
 unsigned getMemoryBits(Type elementType);
 
+/// The memory form of an element type: i1 travels as an i8 byte, a pointer
+/// as an i64, anything else as itself.
+Type getMemoryType(Type elementType);
+/// `v` in its memory form (i1 zero-extended, pointers as integers).
+Value toMemoryForm(OpBuilder &b, Location loc, Value v);
+/// A value of `elementType` back from its memory form `v` (any nonzero byte
+/// is true).
+Value fromMemoryForm(OpBuilder &b, Location loc, Value v, Type elementType);
+
 /// The address of the kernel's dynamic shared memory (one buffer every
 /// shared-memory user of the kernel starts at offset 0 of, between
 /// barriers), recording in the module attribute `tilegpu.shared_bytes` that
