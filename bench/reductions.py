@@ -113,8 +113,9 @@ def normalize(tilec, workdir, rows):
     reference = x / x.mean(dim=1, keepdim=True)
 
     def measure(warps):
-        out_tilec = torch.empty_like(x)
-        out_triton = torch.empty_like(x)
+        # Poisoned: an element left unwritten fails the check.
+        out_tilec = torch.full_like(x, float("nan"))
+        out_triton = torch.full_like(x, float("nan"))
         kernel = TilecKernel(tilec, "normalize",
                              f"*fp32:16, *fp32:16, i32:16, i32:16, {n}", workdir,
                              num_warps=warps)
