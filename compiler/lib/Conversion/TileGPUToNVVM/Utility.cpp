@@ -21,9 +21,7 @@ ThreadLayout mlir::tilegpu::getThreadLayout(Type tensorType) {
 }
 
 unsigned mlir::tilegpu::getMemoryBits(Type elementType) {
-  if (isa<LLVM::LLVMPointerType>(elementType))
-    return 64;
-  return std::max(8u, elementType.getIntOrFloatBitWidth());
+  return getMemoryType(elementType).getIntOrFloatBitWidth();
 }
 
 Type mlir::tilegpu::getMemoryType(Type elementType) {
@@ -152,41 +150,27 @@ Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
   return LLVM::AddressOfOp::create(b, loc, global);
 }
 
-/// Per element, the conjunction over `dims` of base_d + offset_d < extent_d,
-/// the position first wrapped by the padded shape where `wrap` says.
-static SmallVector<Value> emitBelow(OpBuilder &b, Location loc,
-                                    const ThreadLayout &layout,
-                                    ArrayRef<unsigned> dims, bool wrap) {
-  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
-  SmallVector<Value> result;
-  for (unsigned e = 0; e < layout.getNumElems(); ++e) {
-    SmallVector<int64_t> offset = layout.getElemOffset(e);
-    Value all;
-    for (unsigned d : dims) {
-      Value position = LLVM::AddOp::create(b, loc, base[d],
-                                           i32Constant(b, loc, offset[d]));
-      if (wrap && layout.wraps(d))
-        position = LLVM::AndOp::create(
-            b, loc, position, i32Constant(b, loc, layout.getRootShape()[d] - 1));
-      Value below = LLVM::ICmpOp::create(
-          b, loc, LLVM::ICmpPredicate::ult, position,
-          i32Constant(b, loc, layout.getRootExtent()[d]));
-      all = all ? LLVM::AndOp::create(b, loc, all, below) : below;
-    }
-    result.push_back(all);
-  }
-  return result;
-}
-
 SmallVector<Value> mlir::tilegpu::emitValidity(OpBuilder &b, Location loc,
                                                const ThreadLayout &layout) {
-  SmallVector<unsigned> padded;
+  // Per tensor dimension padded (a sliced one never is), its extent.
+  SmallVector<std::pair<unsigned, int64_t>> padded;
   for (unsigned d = 0; d < layout.getRootRank(); ++d)
     if (layout.isPadded(d))
-      padded.push_back(d);
+      padded.push_back({unsigned(layout.getTensorDim(d)),
+                        layout.getRootExtent()[d]});
   if (padded.empty())
     return {};
-  return emitBelow(b, loc, layout, padded, /*wrap=*/true);
+  SmallVector<Value> valid;
+  for (ArrayRef<Value> index : emitElementIndices(b, loc, layout)) {
+    Value all;
+    for (auto [dim, extent] : padded) {
+      Value below = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult,
+                                         index[dim], i32Constant(b, loc, extent));
+      all = all ? LLVM::AndOp::create(b, loc, all, below) : below;
+    }
+    valid.push_back(all);
+  }
+  return valid;
 }
 
 SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
@@ -201,7 +185,22 @@ SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
       dims.push_back(d);
   if (dims.empty())
     return {};
-  return emitBelow(b, loc, layout, dims, /*wrap=*/false);
+  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
+  SmallVector<Value> owned;
+  for (unsigned e = 0; e < layout.getNumElems(); ++e) {
+    SmallVector<int64_t> offset = layout.getElemOffset(e);
+    Value own;
+    for (unsigned d : dims) {
+      Value position =
+          LLVM::AddOp::create(b, loc, base[d], i32Constant(b, loc, offset[d]));
+      Value inside = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::ult, position,
+          i32Constant(b, loc, layout.getRootExtent()[d]));
+      own = own ? LLVM::AndOp::create(b, loc, own, inside) : inside;
+    }
+    owned.push_back(own);
+  }
+  return owned;
 }
 
 Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,
