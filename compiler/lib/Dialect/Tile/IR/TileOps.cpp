@@ -98,6 +98,49 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+/// True when a dot of `input` elements may accumulate into `acc` elements.
+static bool isDotTypePair(Type input, Type acc) {
+  if (input.isF16())
+    return acc.isF32() || acc.isF16();
+  if (input.isBF16() || input.isF32())
+    return acc.isF32();
+  if (input.isInteger(8))
+    return acc.isInteger(32);
+  if (input.isF64())
+    return acc.isF64();
+  return false;
+}
+
+LogicalResult DotOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   acc = getAcc().getType();
+  int64_t rank = a.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError("operands must be 2-D or 3-D (batched), not rank ")
+           << rank;
+  if (b.getRank() != rank || acc.getRank() != rank)
+    return emitOpError("operands and accumulator must have one rank, got ")
+           << rank << ", " << b.getRank() << " and " << acc.getRank();
+  ArrayRef<int64_t> as = a.getShape(), bs = b.getShape(), cs = acc.getShape();
+  if (as[rank - 1] != bs[rank - 2])
+    return emitOpError("K must agree: ")
+           << as[rank - 1] << " columns of a, " << bs[rank - 2] << " rows of b";
+  if (cs[rank - 2] != as[rank - 2] || cs[rank - 1] != bs[rank - 1])
+    return emitOpError("accumulator must be ")
+           << as[rank - 2] << "x" << bs[rank - 1] << ", not " << cs[rank - 2]
+           << "x" << cs[rank - 1];
+  if (rank == 3 && (as[0] != bs[0] || as[0] != cs[0]))
+    return emitOpError("batch sizes must agree");
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("operands must have one element type, got ")
+           << a.getElementType() << " and " << b.getElementType();
+  if (!isDotTypePair(a.getElementType(), acc.getElementType()))
+    return emitOpError("cannot multiply ")
+           << a.getElementType() << " into a " << acc.getElementType()
+           << " accumulator";
+  return success();
+}
+
 #include "tilec/Dialect/Tile/IR/TileEnums.cpp.inc"
 
 #define GET_OP_CLASSES

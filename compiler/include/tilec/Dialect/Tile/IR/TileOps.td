@@ -137,6 +137,47 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+def Tile_InputPrecision : I32EnumAttr<"InputPrecision",
+    "how a dot multiplies fp32 inputs (Triton's `input_precision`)", [
+    I32EnumAttrCase<"TF32", 0, "tf32">,
+    I32EnumAttrCase<"TF32x3", 1, "tf32x3">,
+    I32EnumAttrCase<"IEEE", 2, "ieee">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_DotOp : Tile_Op<"dot", [Pure,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Matrix product plus accumulator (`tl.dot`)";
+  let description = [{
+    `result = a * b + acc` for (M, K) x (K, N) tiles, or batched
+    (B, M, K) x (B, K, N). The accumulator's element type is the dot's
+    `out_dtype`: f32 (or f16) for f16 and bf16 inputs, f32 for f32 inputs,
+    i32 for i8 inputs, f64 for f64 inputs. `precision` says how f32 inputs
+    are multiplied: rounded to tf32 (Triton's default), as three tf32
+    products (`tf32x3`), or exactly (`ieee`); other inputs ignore it.
+    Products of f16 and bf16 are exact and summed in the accumulator's type.
+    `max_num_imprecise_acc` is Triton's fp8 hint, kept for fidelity.
+    ```mlir
+    %d = tile.dot %a, %b, %c, tf32 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+    %e = tile.dot %x, %y, %z, ieee {max_num_imprecise_acc = 0 : i32}
+        : tensor<2x16x16xf16>, tensor<2x16x8xf16> -> tensor<2x16x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$a, Tile_AnyTensor:$b, Tile_AnyTensor:$acc,
+                       Tile_InputPrecision:$precision,
+                       OptionalAttr<I32Attr>:$max_num_imprecise_acc);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc `,` $precision attr-dict `:` type($a) `,` type($b)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Memory
 //===----------------------------------------------------------------------===//
 
