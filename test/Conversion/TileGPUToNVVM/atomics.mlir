@@ -25,15 +25,16 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
-// 64 elements over 128 threads: threads 64..127 hold copies. Each element
-// is added once, by the thread whose base is below 64, and only where the
-// mask is true; the owners' old values reach the copies through shared
-// memory (64 x 4 bytes).
+// 64 elements over 128 threads: warps 2 and 3 hold copies of warps 0 and
+// 1 (the second warp-id bit moves nowhere). Each element is added once, by
+// the warp with that bit clear, and only where the mask is true; the
+// owners' old values reach the copies through shared memory (64 x 4 bytes).
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 256 : i32}
 // CHECK-LABEL: llvm.func @replicated_tile(
 // CHECK-SAME: %[[M:arg3]]: i1)
-// CHECK: %[[C64:.*]] = llvm.mlir.constant(64 : i32) : i32
-// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "ult" %{{.*}}, %[[C64]] : i32
+// CHECK: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK-NEXT: %[[BIT:.*]] = llvm.and %{{.*}}, %[[C2]] : i32
+// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BIT]], %{{.*}} : i32
 // CHECK-NEXT: %[[PRED:.*]] = llvm.and %[[M]], %[[OWN]] : i1
 // CHECK-NEXT: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.add.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %{{.*}}, %[[PRED]]
 // CHECK-NOT: atom.
@@ -65,7 +66,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // Copies do not add, but with the old values unused nothing is shared.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-LABEL: llvm.func @replicated_unused(
-// CHECK: %[[OWN:.*]] = llvm.icmp "ult"
+// CHECK: %[[OWN:.*]] = llvm.icmp "eq"
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.noftz.f16 $0, [ $1 + 0 ], $2;", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
@@ -112,10 +113,12 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 // A slice of a 2-D layout replicates along the sliced dimension: only the
-// threads at index 0 of it add (base_1 < 1). bf16 adds with a CAS loop
-// (sm_80 has no atom.add.bf16).
+// lanes whose bits along it are clear add (lane & 3 == 0). bf16 adds with a
+// CAS loop (sm_80 has no atom.add.bf16).
 // CHECK-LABEL: llvm.func @sliced(
-// CHECK: %[[OWN:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}} : i32
+// CHECK: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK-NEXT: %[[BITS:.*]] = llvm.and %{{.*}}, %[[C3]] : i32
+// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BITS]], %{{.*}} : i32
 // CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;{{.*}}@!$3 bra atom_done_${:uid};{{.*}}atom.acq_rel.gpu.global.cas.b16 $0, [ $1 + 0 ], %atom_cur, %atom_new;{{.*}}@%atom_retry bra atom_retry_${:uid};{{.*}}", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
 // CHECK-NOT: nvvm.barrier0

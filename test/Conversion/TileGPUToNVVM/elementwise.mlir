@@ -11,13 +11,13 @@
 // CHECK: nvvm.read.ptx.sreg.ctaid.z : i32
 // CHECK: nvvm.read.ptx.sreg.nctaid.x : i32
 // CHECK: nvvm.read.ptx.sreg.nctaid.y : i32
-// make_range: base = (warp * 32 + lane) * 1, elements base + 0 and base + 128.
+// make_range: base = lane + warp * 32, elements base and base | 128.
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32
 // CHECK: %[[LANE:.*]] = llvm.urem %[[TID]], %[[C32]] : i32
 // CHECK: %[[WARP:.*]] = llvm.udiv %[[TID]], %[[C32]] : i32
 // CHECK: %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
-// CHECK: llvm.add %{{.*}}, %[[C128]] : i32
+// CHECK: llvm.or %{{.*}}, %[[C128]] : i32
 // CHECK-COUNT-2: llvm.getelementptr %[[X]][%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
 // CHECK-COUNT-2: ld.global.b32
 // CHECK-NOT: ld.global

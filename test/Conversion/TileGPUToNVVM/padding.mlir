@@ -35,22 +35,31 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 // -----
 
 // A tile of 6, 4 per thread over 128 threads (padded to 8, replicated 16
-// times). Groups shrink to 2 so that none straddles element 6. Loads and
-// stores are predicated on the wrapped position lying below 6, atomics on
-// the unwrapped one (exactly one thread owns each real element), and the
+// times: lane bits 1..4 and both warp bits move nowhere). Groups shrink to
+// 2 so that none straddles element 6. Loads and stores are predicated on
+// the position lying below 6, atomics also on owning it (those lane and
+// warp bits clear, so exactly one thread adds each real element), and the
 // owners' old values go through 8 padded slots of shared memory (32 bytes).
 // The max replaces padding by INT_MIN and combines the 2 distinct lanes.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 32 : i32}
 // CHECK-LABEL: llvm.func @tile_of_6(
 // CHECK-DAG: %[[INTMIN:.*]] = llvm.mlir.constant(-2147483648 : i32) : i32
+// CHECK-DAG: %[[C30:.*]] = llvm.mlir.constant(30 : i32) : i32
 // CHECK-DAG: %[[C6:.*]] = llvm.mlir.constant(6 : i32) : i32
-// CHECK-DAG: %[[C7:.*]] = llvm.mlir.constant(7 : i32) : i32
-// CHECK: %[[WRAP0:.*]] = llvm.and %[[POS0:.*]], %[[C7]] : i32
-// CHECK: %[[VALID0:.*]] = llvm.icmp "ult" %[[WRAP0]], %[[C6]] : i32
+// CHECK-DAG: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK: %[[LANE:.*]] = llvm.urem
+// CHECK: %[[POS0:.*]] = llvm.mul %{{.*}}, %{{.*}} : i32
+// CHECK: %[[VALID0:.*]] = llvm.icmp "ult" %[[POS0]], %[[C6]] : i32
 // CHECK: ld.global.v2.b32 {{.*}} %{{.*}}, %[[VALID0]],
 // CHECK: ld.global.v2.b32
 // CHECK-NOT: ld.global
-// CHECK: %[[OWN0:.*]] = llvm.icmp "ult" %[[POS0]], %[[C6]] : i32
+// CHECK: %[[WARP:.*]] = llvm.udiv
+// CHECK-NEXT: %[[LANEBITS:.*]] = llvm.and %[[LANE]], %[[C30]] : i32
+// CHECK-NEXT: %[[LANE0:.*]] = llvm.icmp "eq" %[[LANEBITS]], %{{.*}} : i32
+// CHECK-NEXT: %[[WARPBITS:.*]] = llvm.and %[[WARP]], %[[C3]] : i32
+// CHECK-NEXT: %[[WARP0:.*]] = llvm.icmp "eq" %[[WARPBITS]], %{{.*}} : i32
+// CHECK-NEXT: %[[OWNER:.*]] = llvm.and %[[LANE0]], %[[WARP0]] : i1
+// CHECK: %[[OWN0:.*]] = llvm.and %[[OWNER]], %[[VALID0]] : i1
 // CHECK: atom.relaxed.gpu.global.add.f32 {{.*}}, %[[OWN0]] :
 // CHECK-COUNT-3: atom.relaxed.gpu.global.add.f32
 // CHECK: nvvm.barrier0

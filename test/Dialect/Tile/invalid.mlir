@@ -224,8 +224,50 @@ func.func @ranks(%a: tensor<64x64xi32, #tilegpu.blocked<{sizePerThread = [1, 1],
 
 // -----
 
-// expected-error @+1 {{sizePerThread must be positive}}
+// expected-error @+1 {{blocked layout counts must be powers of two, not 0}}
 func.func @empty_thread(%a: tensor<64x64xi32, #tilegpu.blocked<{sizePerThread = [0, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [0, 1]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout counts must be powers of two, not 3}}
+func.func @odd_warps(%a: tensor<64x64xi32, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [3, 1], order = [0, 1]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma.sync's accumulator tiles are 16 x 8}}
+func.func @mma_shape(%a: tensor<64x64xf32, #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma version 3 is not supported}}
+func.func @mma_version(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{one warp count and one instruction extent per dimension}}
+func.func @mma_rank(%a: tensor<64x64xf32, #tilegpu.mma<{version = 2, warpsPerCTA = [4], instrShape = [16, 8]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kWidth of an mma operand is 1, 2 or 4}}
+func.func @dot_op_kwidth(%a: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 3}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{opIdx is 0 (A) or 1 (B), not 2}}
+func.func @dot_op_index(%a: tensor<64x64xf16, #tilegpu.dot_op<{opIdx = 2, parent = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>>) {
   return
 }
 

@@ -55,9 +55,31 @@ protected:
   /// `copies` times.
   static void expectCoverage(const ThreadLayout &l, unsigned numWarps,
                              unsigned copies) {
-    BlockedEncodingAttr b = l.getBlocked();
-    unsigned rank = l.getRootRank();
     std::map<SmallVector<int64_t>, unsigned> hits;
+    for (unsigned tid = 0; tid < numWarps * 32; ++tid)
+      for (unsigned e = 0; e < l.getNumElems(); ++e) {
+        SmallVector<int64_t> p = l.getPosition(e, tid % 32, tid / 32);
+        for (unsigned d = 0; d < l.getRootRank(); ++d) {
+          EXPECT_GE(p[d], 0);
+          EXPECT_LT(p[d], l.getRootShape()[d]);
+        }
+        ++hits[p];
+      }
+    int64_t total = 1;
+    for (int64_t s : l.getRootShape())
+      total *= s;
+    EXPECT_EQ(int64_t(hits.size()), total);
+    for (auto &[index, count] : hits)
+      EXPECT_EQ(count, copies);
+  }
+
+  /// A blocked layout puts element k (along d, in the thread's numbering)
+  /// of the thread with lane and warp ids split over the dimensions in
+  /// `order` at ((warp_d tpw_d + lane_d) spt_d + (k / spt_d) extent_d +
+  /// k % spt_d) mod shape_d: the closed form the bases must agree with.
+  static void expectBlockedFormula(const ThreadLayout &l,
+                                   BlockedEncodingAttr b, unsigned numWarps) {
+    unsigned rank = l.getRootRank();
     for (unsigned tid = 0; tid < numWarps * 32; ++tid) {
       unsigned lane = tid % 32, warp = tid / 32;
       SmallVector<int64_t> base(rank);
@@ -70,19 +92,20 @@ protected:
                   b.getSizePerThread()[d];
       }
       for (unsigned e = 0; e < l.getNumElems(); ++e) {
-        SmallVector<int64_t> offset = l.getElemOffset(e);
-        SmallVector<int64_t> index(rank);
-        for (unsigned d = 0; d < rank; ++d)
-          index[d] = (base[d] + offset[d]) % l.getRootShape()[d];
-        ++hits[index];
+        SmallVector<int64_t> local = l.getLocalIndex(e);
+        SmallVector<int64_t> p = l.getPosition(e, tid % 32, tid / 32);
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t spt = b.getSizePerThread()[d];
+          int64_t extent =
+              spt * b.getThreadsPerWarp()[d] * b.getWarpsPerCTA()[d];
+          int64_t expected = (base[d] + (local[d] / spt) * extent +
+                              local[d] % spt) %
+                             l.getRootShape()[d];
+          EXPECT_EQ(p[d], expected) << "thread " << tid << " element " << e
+                                    << " dim " << d;
+        }
       }
     }
-    int64_t total = 1;
-    for (int64_t s : l.getRootShape())
-      total *= s;
-    EXPECT_EQ(int64_t(hits.size()), total);
-    for (auto &[index, count] : hits)
-      EXPECT_EQ(count, copies);
   }
 
   MLIRContext context;
@@ -94,23 +117,26 @@ TEST_F(ThreadLayoutTest, Blocked1D) {
   ThreadLayout l = layout({1024}, blocked({4}, {32}, {4}, {0}));
   EXPECT_EQ(l.getRootRank(), 1u);
   EXPECT_TRUE(l.getSlicedDims().empty());
-  EXPECT_EQ(l.getTileExtent(0), 512);
   EXPECT_EQ(l.getLocalCount(0), 8);
   EXPECT_EQ(l.getNumElems(), 8u);
-  EXPECT_FALSE(l.wraps(0));
+  EXPECT_FALSE(l.isReplicated());
+  EXPECT_EQ(l.getFastestDim(), 0u);
+  EXPECT_EQ(l.getContiguity(), 4u);
   EXPECT_EQ(l.getElemOffset(0), SmallVector<int64_t>({0}));
   EXPECT_EQ(l.getElemOffset(3), SmallVector<int64_t>({3}));
   EXPECT_EQ(l.getElemOffset(4), SmallVector<int64_t>({512}));
   EXPECT_EQ(l.getElemOffset(7), SmallVector<int64_t>({515}));
   expectInverse(l);
   expectCoverage(l, 4, 1);
+  expectBlockedFormula(l, blocked({4}, {32}, {4}, {0}), 4);
 }
 
 TEST_F(ThreadLayoutTest, Blocked2DRowMajor) {
   // order [1, 0]: dim 1 fastest, in lanes and in each thread's numbering.
-  ThreadLayout l = layout({64, 64}, blocked({1, 4}, {2, 16}, {4, 1}, {1, 0}));
-  EXPECT_EQ(l.getTileExtent(0), 8);
-  EXPECT_EQ(l.getTileExtent(1), 64);
+  BlockedEncodingAttr b = blocked({1, 4}, {2, 16}, {4, 1}, {1, 0});
+  ThreadLayout l = layout({64, 64}, b);
+  EXPECT_EQ(l.getFastestDim(), 1u);
+  EXPECT_EQ(l.getContiguity(), 4u);
   EXPECT_EQ(l.getLocalCount(0), 8);
   EXPECT_EQ(l.getLocalCount(1), 4);
   EXPECT_EQ(l.getNumElems(), 32u);
@@ -122,10 +148,13 @@ TEST_F(ThreadLayoutTest, Blocked2DRowMajor) {
   EXPECT_EQ(l.getElemOffset(31), SmallVector<int64_t>({56, 3}));
   expectInverse(l);
   expectCoverage(l, 4, 1);
+  expectBlockedFormula(l, b, 4);
 }
 
 TEST_F(ThreadLayoutTest, Blocked2DColumnMajor) {
-  ThreadLayout l = layout({64, 64}, blocked({4, 1}, {16, 2}, {1, 4}, {0, 1}));
+  BlockedEncodingAttr b = blocked({4, 1}, {16, 2}, {1, 4}, {0, 1});
+  ThreadLayout l = layout({64, 64}, b);
+  EXPECT_EQ(l.getFastestDim(), 0u);
   EXPECT_EQ(l.getLocalCount(0), 4);
   EXPECT_EQ(l.getLocalCount(1), 8);
   EXPECT_EQ(l.getLocalIndex(1), SmallVector<int64_t>({1, 0}));
@@ -133,23 +162,30 @@ TEST_F(ThreadLayoutTest, Blocked2DColumnMajor) {
   EXPECT_EQ(l.getElemOffset(4), SmallVector<int64_t>({0, 8}));
   expectInverse(l);
   expectCoverage(l, 4, 1);
+  expectBlockedFormula(l, b, 4);
 }
 
 TEST_F(ThreadLayoutTest, WrapsWhenShapeIsSmallerThanTheLayout) {
   // The layout covers 16 x 32; an 16 x 8 tensor repeats over 4 column
   // groups of threads.
-  ThreadLayout l = layout({16, 8}, blocked({2, 2}, {8, 4}, {1, 4}, {1, 0}));
-  EXPECT_FALSE(l.wraps(0));
-  EXPECT_TRUE(l.wraps(1));
+  BlockedEncodingAttr b = blocked({2, 2}, {8, 4}, {1, 4}, {1, 0});
+  ThreadLayout l = layout({16, 8}, b);
+  EXPECT_TRUE(l.isReplicated());
+  // Lanes cover the 8 columns; the warps would move past them, so all
+  // four hold the same elements.
+  EXPECT_EQ(l.getLaneBases()[1], (LayoutBasis{1, 4}));
+  EXPECT_TRUE(l.getWarpBases()[0].isZero());
+  EXPECT_TRUE(l.getWarpBases()[1].isZero());
   EXPECT_EQ(l.getLocalCount(0), 2);
   EXPECT_EQ(l.getLocalCount(1), 2);
   EXPECT_EQ(l.getNumElems(), 4u);
   expectInverse(l);
   expectCoverage(l, 4, 4);
+  expectBlockedFormula(l, b, 4);
 
   // Fewer elements than one thread's block: each thread holds them all.
   ThreadLayout tiny = layout({2}, blocked({4}, {32}, {4}, {0}));
-  EXPECT_TRUE(tiny.wraps(0));
+  EXPECT_TRUE(tiny.isReplicated());
   EXPECT_EQ(tiny.getNumElems(), 2u);
   expectCoverage(tiny, 4, 128);
 }
@@ -158,7 +194,7 @@ TEST_F(ThreadLayoutTest, SliceAlongColumns) {
   BlockedEncodingAttr parent = blocked({1, 4}, {2, 16}, {4, 1}, {1, 0});
   // rows[:, None]: the tensor is dim 0 of the parent, dim 1 is sliced.
   ThreadLayout l = layout({64}, slice(1, parent));
-  EXPECT_EQ(l.getBlocked(), parent);
+  EXPECT_EQ(l.getRootEncoding(), parent);
   EXPECT_EQ(l.getRootRank(), 2u);
   EXPECT_EQ(l.getRootShape(), ArrayRef<int64_t>({64, 1}));
   EXPECT_EQ(l.getSlicedDims(), ArrayRef<unsigned>({1}));
@@ -241,6 +277,153 @@ TEST(ThreadLayout, NestedSlicesOfDifferentDims) {
   ASSERT_TRUE(l2.has_value());
   EXPECT_EQ(l2->getRootShape(), ArrayRef<int64_t>({1, 8, 1}));
   EXPECT_EQ(l2->getSlicedDims(), ArrayRef<unsigned>({0, 2}));
+}
+
+/// mma.sync's fragments as the PTX ISA draws them (lane l, g = l / 4,
+/// t = l % 4), against the layouts' registers in order.
+class MmaLayoutTest : public ThreadLayoutTest {
+protected:
+  MmaEncodingAttr mma(ArrayRef<unsigned> warps) {
+    SmallVector<unsigned> instr(warps.size(), 1);
+    instr[warps.size() - 2] = 16;
+    instr[warps.size() - 1] = 8;
+    return MmaEncodingAttr::get(&context, 2, warps, instr);
+  }
+  DotOperandEncodingAttr operand(unsigned opIdx, Attribute parent,
+                                 unsigned kWidth) {
+    return DotOperandEncodingAttr::get(&context, opIdx, parent, kWidth);
+  }
+  /// Register i of every lane of warp 0 is at fragment(lane, i).
+  static void expectFragment(
+      const ThreadLayout &l, unsigned count,
+      llvm::function_ref<std::pair<int64_t, int64_t>(unsigned, unsigned)>
+          fragment) {
+    ASSERT_EQ(l.getNumElems(), count);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned i = 0; i < count; ++i) {
+        auto [row, col] = fragment(lane, i);
+        EXPECT_EQ(l.getPosition(i, lane, 0), SmallVector<int64_t>({row, col}))
+            << "lane " << lane << " register " << i;
+      }
+  }
+};
+
+TEST_F(MmaLayoutTest, AccumulatorFragment) {
+  ThreadLayout l = layout({16, 8}, mma({1, 1}));
+  expectFragment(l, 4, [](unsigned lane, unsigned i) {
+    return std::pair<int64_t, int64_t>(lane / 4 + 8 * (i / 2),
+                                       2 * (lane % 4) + i % 2);
+  });
+  EXPECT_EQ(l.getFastestDim(), 1u);
+  EXPECT_EQ(l.getContiguity(), 2u);
+}
+
+TEST_F(MmaLayoutTest, F16OperandFragments) {
+  MmaEncodingAttr parent = mma({1, 1});
+  expectFragment(layout({16, 16}, operand(0, parent, 2)), 8,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(
+                       lane / 4 + 8 * (i / 2 % 2),
+                       2 * (lane % 4) + i % 2 + 8 * (i / 4));
+                 });
+  expectFragment(layout({16, 8}, operand(1, parent, 2)), 4,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(
+                       2 * (lane % 4) + i % 2 + 8 * (i / 2), lane / 4);
+                 });
+}
+
+TEST_F(MmaLayoutTest, TF32OperandFragments) {
+  MmaEncodingAttr parent = mma({1, 1});
+  expectFragment(layout({16, 8}, operand(0, parent, 1)), 4,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(lane / 4 + 8 * (i % 2),
+                                                      lane % 4 + 4 * (i / 2));
+                 });
+  expectFragment(layout({8, 8}, operand(1, parent, 1)), 2,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(lane % 4 + 4 * i,
+                                                      lane / 4);
+                 });
+}
+
+TEST_F(MmaLayoutTest, I8OperandFragments) {
+  MmaEncodingAttr parent = mma({1, 1});
+  expectFragment(layout({16, 32}, operand(0, parent, 4)), 16,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(
+                       lane / 4 + 8 * (i / 4 % 2),
+                       4 * (lane % 4) + i % 4 + 16 * (i / 8));
+                 });
+  expectFragment(layout({32, 8}, operand(1, parent, 4)), 8,
+                 [](unsigned lane, unsigned i) {
+                   return std::pair<int64_t, int64_t>(
+                       4 * (lane % 4) + i % 4 + 16 * (i / 4), lane / 4);
+                 });
+}
+
+TEST_F(MmaLayoutTest, WarpsAndRepetitionsCoverTheTile) {
+  // 2 x 2 warps over a 128 x 64 accumulator: each warp 4 x 4 instruction
+  // tiles, each thread 64 registers.
+  MmaEncodingAttr parent = mma({2, 2});
+  ThreadLayout acc = layout({128, 64}, parent);
+  EXPECT_EQ(acc.getNumElems(), 64u);
+  expectInverse(acc);
+  expectCoverage(acc, 4, 1);
+  // A is shared by the two warps along N, B by the two along M.
+  ThreadLayout a = layout({128, 32}, operand(0, parent, 2));
+  expectInverse(a);
+  expectCoverage(a, 4, 2);
+  ThreadLayout b = layout({32, 64}, operand(1, parent, 2));
+  expectCoverage(b, 4, 2);
+  // Batched: warps over the batch too.
+  ThreadLayout batched = layout({4, 32, 16}, mma({2, 2, 1}));
+  expectCoverage(batched, 4, 1);
+}
+
+TEST_F(MmaLayoutTest, SmallTilesPadToTheInstruction) {
+  // A 3 x 3 dot: the accumulator pads to 16 x 8, A to 16 x 16 (K of f16),
+  // B to 16 x 8; extents stay 3.
+  MmaEncodingAttr parent = mma({2, 2});
+  ThreadLayout acc = layout({3, 3}, parent);
+  EXPECT_EQ(acc.getRootShape(), ArrayRef<int64_t>({16, 8}));
+  EXPECT_EQ(acc.getRootExtent(), ArrayRef<int64_t>({3, 3}));
+  EXPECT_EQ(acc.getNumElems(), 4u);
+  expectCoverage(acc, 4, 4);
+  EXPECT_EQ(layout({3, 3}, operand(0, parent, 2)).getRootShape(),
+            ArrayRef<int64_t>({16, 16}));
+  EXPECT_EQ(layout({3, 3}, operand(1, parent, 1)).getRootShape(),
+            ArrayRef<int64_t>({8, 8}));
+  // A dimension of one element stays 1 (broadcasts, slices).
+  EXPECT_EQ(layout({64, 1}, parent).getRootShape(), ArrayRef<int64_t>({64, 1}));
+  ThreadLayout rows = layout({64}, slice(1, parent));
+  EXPECT_EQ(rows.getRootShape(), ArrayRef<int64_t>({64, 1}));
+  expectCoverage(rows, 4, 8);
+}
+
+TEST_F(ThreadLayoutTest, FMAOperands) {
+  // The FMA dot: A holds the accumulator's rows and all of K, B its columns.
+  BlockedEncodingAttr parent = blocked({2, 2}, {8, 4}, {2, 2}, {1, 0});
+  ThreadLayout acc = layout({32, 16}, parent);
+  ThreadLayout a = layout({32, 5}, DotOperandEncodingAttr::get(&context, 0, parent, 0));
+  ThreadLayout b = layout({5, 16}, DotOperandEncodingAttr::get(&context, 1, parent, 0));
+  EXPECT_EQ(a.getLocalCount(1), 8);
+  EXPECT_EQ(a.getLocalCount(0), acc.getLocalCount(0));
+  EXPECT_EQ(b.getLocalCount(0), 8);
+  EXPECT_EQ(b.getLocalCount(1), acc.getLocalCount(1));
+  for (unsigned tid = 0; tid < 128; ++tid)
+    for (unsigned e = 0; e < acc.getNumElems(); ++e) {
+      SmallVector<int64_t> local = acc.getLocalIndex(e);
+      SmallVector<int64_t> p = acc.getPosition(e, tid % 32, tid / 32);
+      for (int64_t k = 0; k < 8; ++k) {
+        unsigned ea = a.linearize({local[0], k});
+        unsigned eb = b.linearize({k, local[1]});
+        EXPECT_EQ(a.getPosition(ea, tid % 32, tid / 32),
+                  SmallVector<int64_t>({p[0], k}));
+        EXPECT_EQ(b.getPosition(eb, tid % 32, tid / 32),
+                  SmallVector<int64_t>({k, p[1]}));
+      }
+    }
 }
 
 } // namespace

@@ -35,9 +35,12 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     Type slotType = getMemoryType(element);
     unsigned slotBytes = getMemoryBits(slotType) / 8;
 
-    // Row-major slots of the padded shape, each innermost row padded by one
+    // Row-major slots of the padded shape (the larger of the two where
+    // tensor-core layouts pad further), each innermost row padded by one
     // slot (rank >= 2).
     SmallVector<int64_t> shape = dst.getPaddedTensorShape();
+    for (auto [s, other] : llvm::zip(shape, src.getPaddedTensorShape()))
+      s = std::max(s, other);
     int64_t rows = ShapedType::getNumElements(ArrayRef(shape).drop_back());
     int64_t rowLength = shape.back();
     int64_t rowStride = type.getRank() > 1 ? rowLength + 1 : rowLength;

@@ -131,10 +131,8 @@ unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
   auto it = widths.find(op);
   unsigned width = it == widths.end() ? 1 : it->second;
   ThreadLayout layout = getThreadLayout(type);
-  unsigned fast = layout.getBlocked().getOrder().front();
-  unsigned contiguous = std::min<int64_t>(
-      layout.getBlocked().getSizePerThread()[fast], layout.getLocalCount(fast));
-  width = std::min(width, contiguous);
+  unsigned fast = layout.getFastestDim();
+  width = std::min(width, layout.getContiguity());
   width = std::min<int64_t>(
       width, tile::highestPowerOf2Divisor(layout.getRootExtent()[fast]));
   while (width > 1 && numElems % width)

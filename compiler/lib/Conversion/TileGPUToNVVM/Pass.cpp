@@ -50,7 +50,7 @@ VectorWidths computeVectorWidths(ModuleOp module) {
     std::optional<ThreadLayout> layout = ThreadLayout::get(type);
     if (!layout)
       return;
-    int dim = layout->getTensorDim(layout->getBlocked().getOrder().front());
+    int dim = layout->getTensorDim(layout->getFastestDim());
     Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
     unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
     widths[op] = dim < 0 ? 1 : axis.getMaxVectorWidth(ptr, mask, dim, bytes);

@@ -129,7 +129,6 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     Location loc = op.getLoc();
     tile::ReduceKind kind = op.getKind();
     ThreadLayout src = getThreadLayout(op.getSrc().getType());
-    BlockedEncodingAttr blocked = src.getBlocked();
     auto resultType = dyn_cast<RankedTensorType>(op.getType());
     std::optional<ThreadLayout> result;
     if (resultType)
@@ -140,7 +139,6 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     for (unsigned d = 0; d < src.getRootRank(); ++d)
       if (src.getTensorDim(d) == int(op.getAxis()))
         axis = d;
-    int64_t extent = src.getRootShape()[axis];
 
     // 1. Within each thread: elements that differ only along the axis.
     SmallVector<Value> values(adaptor.getSrc());
@@ -162,28 +160,20 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     for (ArrayRef<Value> group : perOutput)
       acc.push_back(combineTree(rewriter, loc, kind, group));
 
-    // 2. Across the lanes that hold distinct positions along the axis.
-    unsigned spt = blocked.getSizePerThread()[axis];
-    unsigned lanes = blocked.getThreadsPerWarp()[axis];
-    unsigned laneStride = 1, warpStride = 1;
-    for (unsigned d : blocked.getOrder()) {
-      if (d == axis)
-        break;
-      laneStride *= blocked.getThreadsPerWarp()[d];
-      warpStride *= blocked.getWarpsPerCTA()[d];
-    }
-    int64_t distinctLanes =
-        std::min<int64_t>(lanes, std::max<int64_t>(1, extent / spt));
+    // 2. Across the lanes whose bits move along the axis.
     for (Value &v : acc)
-      for (int64_t offset = 1; offset < distinctLanes; offset *= 2)
-        v = combine(rewriter, loc, kind, v,
-                    shuffleXor(rewriter, loc, v, offset * laneStride));
+      for (auto [i, basis] : llvm::enumerate(src.getLaneBases()))
+        if (basis.dim == int(axis))
+          v = combine(rewriter, loc, kind, v,
+                      shuffleXor(rewriter, loc, v, 1u << i));
 
-    // 3. Across the warps that hold distinct positions, in shared memory:
-    // slot [warp along the axis][output element, row-major].
-    unsigned warps = blocked.getWarpsPerCTA()[axis];
-    int64_t distinctWarps = std::min<int64_t>(
-        warps, std::max<int64_t>(1, extent / (int64_t(spt) * lanes)));
+    // 3. Across the warps whose bits move along the axis, in shared memory:
+    // slot [those bits of the warp id][output element, row-major].
+    SmallVector<unsigned> axisWarpBits;
+    for (auto [i, basis] : llvm::enumerate(src.getWarpBases()))
+      if (basis.dim == int(axis))
+        axisWarpBits.push_back(i);
+    int64_t distinctWarps = int64_t(1) << axisWarpBits.size();
     if (distinctWarps > 1) {
       Type element = acc.front().getType();
       Type slotType = getMemoryType(element);
@@ -215,11 +205,17 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
       Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
       Value warp = LLVM::UDivOp::create(rewriter, loc, tid,
                                         i32Constant(rewriter, loc, 32));
-      Value warpAlongAxis = LLVM::URemOp::create(
-          rewriter, loc,
-          LLVM::UDivOp::create(rewriter, loc, warp,
-                               i32Constant(rewriter, loc, warpStride)),
-          i32Constant(rewriter, loc, distinctWarps));
+      Value warpAlongAxis = i32Constant(rewriter, loc, 0);
+      for (auto [j, bit] : llvm::enumerate(axisWarpBits)) {
+        Value b = LLVM::AndOp::create(
+            rewriter, loc,
+            LLVM::LShrOp::create(rewriter, loc, warp,
+                                 i32Constant(rewriter, loc, bit)),
+            i32Constant(rewriter, loc, 1));
+        warpAlongAxis = LLVM::OrOp::create(
+            rewriter, loc, warpAlongAxis,
+            LLVM::ShlOp::create(rewriter, loc, b, i32Constant(rewriter, loc, j)));
+      }
       NVVM::Barrier0Op::create(rewriter, loc);
       for (auto [v, index] : llvm::zip(acc, outIndex))
         LLVM::StoreOp::create(rewriter, loc, toMemoryForm(rewriter, loc, v),

@@ -95,7 +95,7 @@ struct BroadcastToLLVM : OpConversionPattern<tile::BroadcastOp> {
                   ConversionPatternRewriter &rewriter) const override {
     ThreadLayout src = getThreadLayout(op.getSrc().getType());
     ThreadLayout dst = getThreadLayout(op.getType());
-    if (src.getBlocked() != dst.getBlocked() ||
+    if (src.getRootEncoding() != dst.getRootEncoding() ||
         src.getSlicedDims() != dst.getSlicedDims())
       return rewriter.notifyMatchFailure(op, "source and result layouts differ");
     ValueRange srcValues = adaptor.getSrc();

@@ -52,27 +52,56 @@ Value mlir::tilegpu::fromMemoryForm(OpBuilder &b, Location loc, Value v,
   return v;
 }
 
-SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
-                                                 BlockedEncodingAttr blocked) {
+/// Adds to `base` the moves of the bits of `id` (see ThreadLayout). Runs of
+/// bits moving one dimension by consecutive powers of two become one
+/// shift, mask and multiply, so a blocked layout costs what its
+/// (id % count) * size formula does.
+static void addMoves(OpBuilder &b, Location loc, Value id,
+                     ArrayRef<LayoutBasis> bases, SmallVector<Value> &base) {
+  for (unsigned i = 0; i < bases.size();) {
+    LayoutBasis first = bases[i];
+    unsigned n = 1;
+    while (i + n < bases.size() && !first.isZero() &&
+           bases[i + n].dim == first.dim &&
+           bases[i + n].offset == first.offset << n)
+      ++n;
+    if (!first.isZero()) {
+      Value bits =
+          i ? (Value)LLVM::LShrOp::create(b, loc, id, i32Constant(b, loc, i))
+            : id;
+      // An id has exactly as many bits as it has bases: the top run needs
+      // no mask.
+      if (i + n < bases.size())
+        bits = LLVM::AndOp::create(b, loc, bits,
+                                   i32Constant(b, loc, (1 << n) - 1));
+      Value move = first.offset == 1
+                       ? bits
+                       : (Value)LLVM::MulOp::create(
+                             b, loc, bits, i32Constant(b, loc, first.offset));
+      Value &d = base[first.dim];
+      d = d ? (Value)LLVM::AddOp::create(b, loc, d, move) : move;
+    }
+    i += n;
+  }
+}
+
+/// The lane and warp ids of this thread.
+static std::pair<Value, Value> emitLaneAndWarp(OpBuilder &b, Location loc) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value c32 = i32Constant(b, loc, 32);
-  Value lane = LLVM::URemOp::create(b, loc, tid, c32);
-  Value warp = LLVM::UDivOp::create(b, loc, tid, c32);
+  return {LLVM::URemOp::create(b, loc, tid, c32),
+          LLVM::UDivOp::create(b, loc, tid, c32)};
+}
 
-  // Split lane and warp ids over the dimensions, fastest first.
-  SmallVector<Value> base(blocked.getOrder().size());
-  for (unsigned d : blocked.getOrder()) {
-    Value lanes = i32Constant(b, loc, blocked.getThreadsPerWarp()[d]);
-    Value warps = i32Constant(b, loc, blocked.getWarpsPerCTA()[d]);
-    Value laneD = LLVM::URemOp::create(b, loc, lane, lanes);
-    Value warpD = LLVM::URemOp::create(b, loc, warp, warps);
-    lane = LLVM::UDivOp::create(b, loc, lane, lanes);
-    warp = LLVM::UDivOp::create(b, loc, warp, warps);
-    Value thread = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, warpD, lanes), laneD);
-    base[d] = LLVM::MulOp::create(
-        b, loc, thread, i32Constant(b, loc, blocked.getSizePerThread()[d]));
-  }
+SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
+                                                 const ThreadLayout &layout) {
+  auto [lane, warp] = emitLaneAndWarp(b, loc);
+  SmallVector<Value> base(layout.getRootRank());
+  addMoves(b, loc, lane, layout.getLaneBases(), base);
+  addMoves(b, loc, warp, layout.getWarpBases(), base);
+  for (Value &d : base)
+    if (!d)
+      d = i32Constant(b, loc, 0);
   return base;
 }
 
@@ -80,7 +109,7 @@ SmallVector<SmallVector<Value>>
 mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
                                   const ThreadLayout &layout) {
   unsigned rank = layout.getRootRank();
-  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
+  SmallVector<Value> base = emitThreadBase(b, loc, layout);
   SmallVector<SmallVector<Value>> indices;
   for (unsigned e = 0; e < layout.getNumElems(); ++e) {
     SmallVector<int64_t> offset = layout.getElemOffset(e);
@@ -88,12 +117,11 @@ mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
     for (unsigned d = 0; d < rank; ++d) {
       if (layout.getTensorDim(d) < 0)
         continue;
-      Value i = LLVM::AddOp::create(b, loc, base[d], i32Constant(b, loc, offset[d]));
-      // Padded shapes are powers of two: wrapping is a mask.
-      if (layout.wraps(d))
-        i = LLVM::AndOp::create(b, loc, i,
-                                i32Constant(b, loc, layout.getRootShape()[d] - 1));
-      index.push_back(i);
+      // Moves never carry (see ThreadLayout): an or is an add.
+      index.push_back(offset[d] ? (Value)LLVM::OrOp::create(
+                                      b, loc, base[d],
+                                      i32Constant(b, loc, offset[d]))
+                                : base[d]);
     }
     indices.push_back(index);
   }
@@ -175,32 +203,36 @@ SmallVector<Value> mlir::tilegpu::emitValidity(OpBuilder &b, Location loc,
 
 SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
                                                 const ThreadLayout &layout) {
-  // Before the wrap, the owner's position is inside the padded shape: a
-  // thread whose base_d + offset_d reaches past it holds a copy. Past the
-  // extent, inside the padded shape, lies padding: so the owner of a real
-  // element is the thread whose unwrapped position is below the extent.
-  SmallVector<unsigned> dims;
-  for (unsigned d = 0; d < layout.getRootRank(); ++d)
-    if (layout.wraps(d) || layout.isPadded(d)) // sliced dimensions included
-      dims.push_back(d);
-  if (dims.empty())
-    return {};
-  SmallVector<Value> base = emitThreadBase(b, loc, layout.getBlocked());
-  SmallVector<Value> owned;
-  for (unsigned e = 0; e < layout.getNumElems(); ++e) {
-    SmallVector<int64_t> offset = layout.getElemOffset(e);
-    Value own;
-    for (unsigned d : dims) {
-      Value position =
-          LLVM::AddOp::create(b, loc, base[d], i32Constant(b, loc, offset[d]));
-      Value inside = LLVM::ICmpOp::create(
-          b, loc, LLVM::ICmpPredicate::ult, position,
-          i32Constant(b, loc, layout.getRootExtent()[d]));
-      own = own ? LLVM::AndOp::create(b, loc, own, inside) : inside;
+  // Of the lanes and warps that hold copies of an element (they differ only
+  // in bits that move nowhere), the one with those bits clear owns it.
+  Value owner;
+  bool replicated = layout.isReplicated();
+  if (replicated) {
+    auto [lane, warp] = emitLaneAndWarp(b, loc);
+    for (auto [id, bases] : {std::pair(lane, layout.getLaneBases()),
+                             std::pair(warp, layout.getWarpBases())}) {
+      int64_t mask = 0;
+      for (auto [i, basis] : llvm::enumerate(bases))
+        if (basis.isZero())
+          mask |= int64_t(1) << i;
+      if (!mask)
+        continue;
+      Value clear = LLVM::ICmpOp::create(
+          b, loc, LLVM::ICmpPredicate::eq,
+          LLVM::AndOp::create(b, loc, id, i32Constant(b, loc, mask)),
+          i32Constant(b, loc, 0));
+      owner = owner ? (Value)LLVM::AndOp::create(b, loc, owner, clear) : clear;
     }
-    owned.push_back(own);
   }
-  return owned;
+  // Nobody owns padding.
+  SmallVector<Value> valid = emitValidity(b, loc, layout);
+  if (!owner)
+    return valid;
+  if (valid.empty())
+    return SmallVector<Value>(layout.getNumElems(), owner);
+  for (Value &v : valid)
+    v = LLVM::AndOp::create(b, loc, owner, v);
+  return valid;
 }
 
 Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,

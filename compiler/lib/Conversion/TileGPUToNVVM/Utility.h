@@ -50,10 +50,10 @@ SmallVector<Value> emitPTX(OpBuilder &b, Location loc, StringRef asmString,
                            StringRef constraints, ValueRange operands,
                            TypeRange resultTypes, bool hasSideEffects);
 
-/// Per root dimension, base_d of this thread (see ThreadLayout): where its
-/// elements start before the per-element offsets and the wrap.
+/// Per root dimension, the moves of this thread's lane and warp bits (see
+/// ThreadLayout): where its elements sit before their registers' moves.
 SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
-                                  BlockedEncodingAttr blocked);
+                                  const ThreadLayout &layout);
 
 /// Per element this thread holds, whether it is a real element rather than
 /// padding (see ThreadLayout). Empty when the layout has no padding.

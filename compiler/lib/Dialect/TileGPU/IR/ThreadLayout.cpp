@@ -1,4 +1,14 @@
 //===- ThreadLayout.cpp - Which thread holds which element ----------------===//
+//
+// Each encoding lists the moves of its register, lane and warp bits as if
+// the shape were unbounded; clipping them to the padded shape then gives
+// the layout: a register bit that would move past the shape does not
+// exist, and a lane or warp bit that would moves nowhere (its threads hold
+// copies). That one rule is the wrap of a blocked layout over a small tile,
+// the slice of any layout (a sliced dimension has size 1), and the
+// replication of a dot operand over the warps of the other operand.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
@@ -8,48 +18,227 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
+namespace {
+
+/// The unclipped moves of an encoding's bits.
+struct Bases {
+  SmallVector<LayoutBasis> reg, lane, warp;
+};
+
+/// `count` bits moving along `dim` by first, 2 first, 4 first, ...
+void appendRun(SmallVector<LayoutBasis> &bases, int dim, int64_t first,
+               unsigned count) {
+  for (unsigned i = 0; i < count; ++i)
+    bases.push_back({dim, first << i});
+}
+
+/// `count` bits that move nowhere.
+void appendZeros(SmallVector<LayoutBasis> &bases, unsigned count) {
+  bases.append(count, LayoutBasis{});
+}
+
+/// Register bits repeating a pattern of `period` along `dim` until it covers
+/// `size`.
+void appendRepeats(SmallVector<LayoutBasis> &bases, int dim, int64_t period,
+                   int64_t size) {
+  for (int64_t offset = period; offset < size; offset *= 2)
+    bases.push_back({dim, offset});
+}
+
+unsigned log2(unsigned n) { return llvm::Log2_32(n); }
+
+Bases blockedBases(BlockedEncodingAttr blocked, ArrayRef<int64_t> shape) {
+  Bases b;
+  for (unsigned d : blocked.getOrder()) {
+    int64_t spt = blocked.getSizePerThread()[d];
+    int64_t tpw = blocked.getThreadsPerWarp()[d];
+    int64_t wpc = blocked.getWarpsPerCTA()[d];
+    appendRun(b.reg, d, 1, log2(spt));
+    appendRepeats(b.reg, d, spt * tpw * wpc, shape[d]);
+    appendRun(b.lane, d, spt, log2(tpw));
+    appendRun(b.warp, d, spt * tpw, log2(wpc));
+  }
+  return b;
+}
+
+/// mma.sync's m16n8 accumulator: registers (n + 1, m + 8), lanes (n + 2,
+/// n + 4, m + 1, m + 2, m + 4), warps over N, M, batch; then repetitions
+/// over N, M, batch.
+Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
+  unsigned rank = shape.size();
+  int m = rank - 2, n = rank - 1;
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  Bases b;
+  b.reg = {{n, 1}, {m, 8}};
+  appendRepeats(b.reg, n, 8 * warps[n], shape[n]);
+  appendRepeats(b.reg, m, 16 * warps[m], shape[m]);
+  if (rank == 3)
+    appendRepeats(b.reg, 0, warps[0], shape[0]);
+  b.lane = {{n, 2}, {n, 4}, {m, 1}, {m, 2}, {m, 4}};
+  appendRun(b.warp, n, 8, log2(warps[n]));
+  appendRun(b.warp, m, 16, log2(warps[m]));
+  if (rank == 3)
+    appendRun(b.warp, 0, 1, log2(warps[0]));
+  return b;
+}
+
+/// mma.sync's operand fragments, `kWidth` K elements per 32-bit register:
+/// A (M x K) in registers (k..., m + 8, k + 4 kWidth), B (K x N) in
+/// (k..., k + 4 kWidth); lanes (k + kWidth, k + 2 kWidth) and then three
+/// bits of M or N. Warps are the accumulator's, those of the other operand's
+/// dimension holding copies.
+Bases mmaOperandBases(MmaEncodingAttr mma, unsigned opIdx, unsigned kWidth,
+                      ArrayRef<int64_t> shape) {
+  unsigned rank = shape.size();
+  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+  int k = opIdx == 0 ? rank - 1 : rank - 2;
+  int mn = opIdx == 0 ? rank - 2 : rank - 1; // M of A, N of B
+  Bases b;
+  appendRun(b.reg, k, 1, log2(kWidth));
+  if (opIdx == 0)
+    b.reg.push_back({mn, 8});
+  b.reg.push_back({k, 4 * kWidth});
+  appendRepeats(b.reg, k, 8 * kWidth, shape[k]);
+  appendRepeats(b.reg, mn, opIdx == 0 ? 16 * warps[mn] : 8 * warps[mn],
+                shape[mn]);
+  if (rank == 3)
+    appendRepeats(b.reg, 0, warps[0], shape[0]);
+  b.lane = {{k, kWidth}, {k, 2 * kWidth}, {mn, 1}, {mn, 2}, {mn, 4}};
+  unsigned nBits = log2(warps[rank - 1]), mBits = log2(warps[rank - 2]);
+  if (opIdx == 0) {
+    appendZeros(b.warp, nBits);
+    appendRun(b.warp, mn, 16, mBits);
+  } else {
+    appendRun(b.warp, mn, 8, nBits);
+    appendZeros(b.warp, mBits);
+  }
+  if (rank == 3)
+    appendRun(b.warp, 0, 1, log2(warps[0]));
+  return b;
+}
+
+/// The FMA dot's operands: the parent's moves with the other operand's
+/// dimension left out (its threads hold copies), and all of K in registers.
+Bases blockedOperandBases(BlockedEncodingAttr parent, unsigned opIdx,
+                          ArrayRef<int64_t> shape) {
+  unsigned rank = shape.size();
+  int k = opIdx == 0 ? rank - 1 : rank - 2;
+  SmallVector<int64_t> parentShape(shape);
+  parentShape[k] = 1; // N of A, M of B: clipped out below
+  Bases b = blockedBases(parent, parentShape);
+  for (auto *list : {&b.reg, &b.lane, &b.warp})
+    for (LayoutBasis &basis : *list)
+      if (basis.dim == k)
+        basis = LayoutBasis{};
+  SmallVector<LayoutBasis> reg;
+  appendRepeats(reg, k, 1, shape[k]);
+  for (LayoutBasis basis : b.reg)
+    if (!basis.isZero())
+      reg.push_back(basis);
+  b.reg = std::move(reg);
+  return b;
+}
+
+/// The smallest padded extent the encoding allows along root dimension `d`
+/// of a tile whose extent there is `extent`.
+int64_t minimumExtent(Attribute root, unsigned d, unsigned rank,
+                      int64_t extent) {
+  if (auto mma = dyn_cast<MmaEncodingAttr>(root))
+    // Dimensions of one element stay 1, as broadcasts expect of them; the
+    // layout passes use mma only for dots whose M and N exceed 1.
+    return extent > 1 ? mma.getInstrShape()[d] : 1;
+  auto operand = dyn_cast<DotOperandEncodingAttr>(root);
+  if (!operand || !isa<MmaEncodingAttr>(operand.getParent()) || d + 2 < rank)
+    return 1;
+  bool isK = (operand.getOpIdx() == 0) == (d == rank - 1);
+  if (isK)
+    return 8 * operand.getKWidth();
+  return operand.getOpIdx() == 0 ? 16 : 8;
+}
+
+} // namespace
+
 std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
-  // Peel slices down to the root blocked layout, remembering which
-  // dimensions of each parent were removed.
+  // Peel slices down to the root encoding, remembering which dimensions of
+  // each parent were removed.
   SmallVector<unsigned> removedInParent; // outermost slice first
   Attribute encoding = type.getEncoding();
   while (auto slice = dyn_cast_or_null<SliceEncodingAttr>(encoding)) {
     removedInParent.push_back(slice.getDim());
     encoding = slice.getParent();
   }
-  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(encoding);
-  if (!blocked)
+  unsigned rootRank = type.getRank() + removedInParent.size();
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(encoding)) {
+    if (blocked.getOrder().size() != rootRank)
+      return std::nullopt;
+  } else if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding)) {
+    if (mma.getWarpsPerCTA().size() != rootRank)
+      return std::nullopt;
+  } else if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding)) {
+    if (!removedInParent.empty())
+      return std::nullopt;
+    Attribute parent = operand.getParent();
+    unsigned parentRank =
+        isa<MmaEncodingAttr>(parent)
+            ? cast<MmaEncodingAttr>(parent).getWarpsPerCTA().size()
+            : cast<BlockedEncodingAttr>(parent).getOrder().size();
+    if (parentRank != rootRank)
+      return std::nullopt;
+  } else {
     return std::nullopt;
-  unsigned rootRank = blocked.getOrder().size();
-  if (rootRank != type.getRank() + removedInParent.size())
-    return std::nullopt;
+  }
 
   // Rebuild the root shape: the outermost slice's dimension (the first
   // peeled) indexes its parent, one rank up from the tensor; then inward.
-  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> extent(type.getShape());
   SmallVector<bool> sliced(type.getRank(), false);
   for (unsigned dim : removedInParent) {
-    if (dim > shape.size())
+    if (dim > extent.size())
       return std::nullopt;
-    shape.insert(shape.begin() + dim, 1);
+    extent.insert(extent.begin() + dim, 1);
     sliced.insert(sliced.begin() + dim, true);
   }
 
   ThreadLayout layout;
-  layout.blocked = blocked;
-  layout.extent = shape;
-  for (int64_t &s : shape)
-    s = llvm::PowerOf2Ceil(s);
-  layout.shape = shape;
+  layout.root = encoding;
+  layout.extent = extent;
   for (unsigned d = 0; d < rootRank; ++d) {
+    int64_t padded = llvm::PowerOf2Ceil(extent[d]);
     if (sliced[d])
       layout.slicedDims.push_back(d);
-    int64_t spt = blocked.getSizePerThread()[d];
-    int64_t extent = layout.getTileExtent(d);
-    layout.localCount.push_back(shape[d] >= extent
-                                    ? spt * (shape[d] / extent)
-                                    : std::min<int64_t>(spt, shape[d]));
+    else
+      padded = std::max(padded, minimumExtent(encoding, d, rootRank, extent[d]));
+    layout.shape.push_back(padded);
   }
+
+  Bases bases;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(encoding))
+    bases = blockedBases(blocked, layout.shape);
+  else if (auto mma = dyn_cast<MmaEncodingAttr>(encoding))
+    bases = mmaBases(mma, layout.shape);
+  else {
+    auto operand = cast<DotOperandEncodingAttr>(encoding);
+    if (auto parent = dyn_cast<MmaEncodingAttr>(operand.getParent()))
+      bases = mmaOperandBases(parent, operand.getOpIdx(), operand.getKWidth(),
+                              layout.shape);
+    else
+      bases = blockedOperandBases(cast<BlockedEncodingAttr>(operand.getParent()),
+                                  operand.getOpIdx(), layout.shape);
+  }
+
+  // Clip to the padded shape.
+  auto outside = [&](LayoutBasis basis) {
+    return basis.isZero() || basis.offset >= layout.shape[basis.dim];
+  };
+  for (LayoutBasis basis : bases.reg)
+    if (!outside(basis))
+      layout.regBases.push_back(basis);
+  for (auto [from, to] : {std::pair(&bases.lane, &layout.laneBases),
+                          std::pair(&bases.warp, &layout.warpBases)})
+    for (LayoutBasis basis : *from)
+      to->push_back(outside(basis) ? LayoutBasis{} : basis);
+  if (layout.laneBases.size() != 5)
+    return std::nullopt;
   return layout;
 }
 
@@ -69,44 +258,75 @@ SmallVector<int64_t> ThreadLayout::getPaddedTensorShape() const {
   return result;
 }
 
-unsigned ThreadLayout::getNumElems() const {
-  unsigned n = 1;
-  for (int64_t c : localCount)
-    n *= c;
-  return n;
+int64_t ThreadLayout::getLocalCount(unsigned d) const {
+  return int64_t(1) << llvm::count_if(
+             regBases, [&](LayoutBasis b) { return b.dim == int(d); });
 }
 
-int64_t ThreadLayout::getTileExtent(unsigned d) const {
-  return int64_t(blocked.getSizePerThread()[d]) * blocked.getThreadsPerWarp()[d] *
-         blocked.getWarpsPerCTA()[d];
+bool ThreadLayout::isReplicated() const {
+  return llvm::any_of(laneBases, [](LayoutBasis b) { return b.isZero(); }) ||
+         llvm::any_of(warpBases, [](LayoutBasis b) { return b.isZero(); });
+}
+
+unsigned ThreadLayout::getFastestDim() const {
+  if (!regBases.empty() && regBases.front().offset == 1)
+    return regBases.front().dim;
+  for (LayoutBasis b : laneBases)
+    if (b.offset == 1)
+      return b.dim;
+  return shape.size() - 1;
+}
+
+unsigned ThreadLayout::getContiguity() const {
+  int fast = getFastestDim();
+  unsigned n = 1;
+  for (LayoutBasis b : regBases) {
+    if (b.dim != fast || b.offset != int64_t(n))
+      break;
+    n *= 2;
+  }
+  return n;
 }
 
 SmallVector<int64_t> ThreadLayout::getLocalIndex(unsigned e) const {
   SmallVector<int64_t> local(shape.size(), 0);
-  for (unsigned d : blocked.getOrder()) {
-    local[d] = e % localCount[d];
-    e /= localCount[d];
+  SmallVector<unsigned> bit(shape.size(), 0);
+  for (auto [i, b] : llvm::enumerate(regBases)) {
+    if (e >> i & 1)
+      local[b.dim] |= int64_t(1) << bit[b.dim];
+    ++bit[b.dim];
   }
   return local;
 }
 
 unsigned ThreadLayout::linearize(ArrayRef<int64_t> local) const {
-  unsigned e = 0, stride = 1;
-  for (unsigned d : blocked.getOrder()) {
-    e += local[d] * stride;
-    stride *= localCount[d];
+  unsigned e = 0;
+  SmallVector<unsigned> bit(shape.size(), 0);
+  for (auto [i, b] : llvm::enumerate(regBases)) {
+    if (local[b.dim] >> bit[b.dim] & 1)
+      e |= 1u << i;
+    ++bit[b.dim];
   }
   return e;
 }
 
 SmallVector<int64_t> ThreadLayout::getElemOffset(unsigned e) const {
-  SmallVector<int64_t> local = getLocalIndex(e);
-  SmallVector<int64_t> offset(shape.size());
-  for (unsigned d = 0; d < shape.size(); ++d) {
-    int64_t spt = blocked.getSizePerThread()[d];
-    offset[d] = (local[d] / spt) * getTileExtent(d) + local[d] % spt;
-  }
+  SmallVector<int64_t> offset(shape.size(), 0);
+  for (auto [i, b] : llvm::enumerate(regBases))
+    if (e >> i & 1)
+      offset[b.dim] += b.offset;
   return offset;
+}
+
+SmallVector<int64_t> ThreadLayout::getPosition(unsigned e, unsigned lane,
+                                               unsigned warp) const {
+  SmallVector<int64_t> position = getElemOffset(e);
+  for (auto [bases, id] : {std::pair(ArrayRef(laneBases), lane),
+                           std::pair(ArrayRef(warpBases), warp)})
+    for (auto [i, b] : llvm::enumerate(bases))
+      if (!b.isZero() && (id >> i & 1))
+        position[b.dim] += b.offset;
+  return position;
 }
 
 unsigned mlir::tilegpu::getNumWarps(Operation *op) {

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -30,6 +31,14 @@ struct TileGPUOpAsmInterface : OpAsmDialectInterface {
     }
     if (isa<SliceEncodingAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<MmaEncodingAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandEncodingAttr>(attr)) {
+      os << "dot_op";
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;
@@ -69,10 +78,50 @@ LogicalResult BlockedEncodingAttr::verify(
       return emitError() << "order must be a permutation of 0.." << rank - 1;
     seen[d] = true;
   }
-  for (unsigned s : sizePerThread)
-    if (s == 0)
-      return emitError() << "sizePerThread must be positive";
+  // Layouts are linear in the bits of thread and register ids (see
+  // ThreadLayout): every count is a power of two.
+  for (ArrayRef<unsigned> counts : {sizePerThread, threadsPerWarp, warpsPerCTA})
+    for (unsigned s : counts)
+      if (!llvm::isPowerOf2_32(s))
+        return emitError() << "blocked layout counts must be powers of two, "
+                              "not "
+                           << s;
   return success();
+}
+
+LogicalResult MmaEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned version,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
+  if (version != 2)
+    return emitError() << "mma version " << version
+                       << " is not supported (2: mma.sync)";
+  if (warpsPerCTA.size() != instrShape.size() ||
+      (instrShape.size() != 2 && instrShape.size() != 3))
+    return emitError() << "mma layouts are 2-D or 3-D, with one warp count "
+                          "and one instruction extent per dimension";
+  size_t rank = instrShape.size();
+  if (instrShape[rank - 2] != 16 || instrShape[rank - 1] != 8 ||
+      (rank == 3 && instrShape[0] != 1))
+    return emitError() << "mma.sync's accumulator tiles are 16 x 8";
+  for (unsigned w : warpsPerCTA)
+    if (!llvm::isPowerOf2_32(w))
+      return emitError() << "warpsPerCTA must be powers of two";
+  return success();
+}
+
+LogicalResult DotOperandEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned opIdx,
+    Attribute parent, unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "opIdx is 0 (A) or 1 (B), not " << opIdx;
+  if (isa<MmaEncodingAttr>(parent)) {
+    if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+      return emitError() << "kWidth of an mma operand is 1, 2 or 4";
+    return success();
+  }
+  if (isa<BlockedEncodingAttr>(parent))
+    return success();
+  return emitError() << "a dot operand's parent is an mma or blocked layout";
 }
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {

@@ -15,19 +15,35 @@
 
 namespace mlir::tilegpu {
 
-/// The elements a thread holds of a tensor with a blocked encoding or a
-/// (nested) slice of one. Positions are given in the rank of the root blocked
-/// layout, where each sliced dimension has size 1 and index 0.
+/// One bit of a register, lane or warp id and where it moves an element:
+/// `offset` (a power of two) along root dimension `dim`, or nowhere
+/// (`dim` < 0) when threads differing in that bit hold the same elements.
+struct LayoutBasis {
+  int dim = -1;
+  int64_t offset = 0;
+  bool isZero() const { return dim < 0; }
+  bool operator==(const LayoutBasis &other) const {
+    return dim == other.dim && offset == other.offset;
+  }
+};
+
+/// The elements a thread holds of a tensor with a distributed encoding
+/// (blocked, mma, dot_op) or a (nested) slice of one. Positions are given in
+/// the rank of the root encoding, where each sliced dimension has size 1 and
+/// index 0.
 ///
-/// Along root dimension d, a thread's elements sit at
-///   (base_d(thread) + offset_d(k)) mod shape_d,   k < localCount_d,
-/// with base_d = (warp_d * threadsPerWarp_d + lane_d) * sizePerThread_d. A
-/// thread's elements are numbered with the layout's `order` fastest first.
+/// Every such layout is linear in the bits of (register, lane, warp), as in
+/// Triton's linear layouts: each bit moves an element by a power of two
+/// along one dimension, or not at all, and the position of register r of
+/// the thread in lane l of warp w is the sum of the moves of their set bits.
+/// Distinct bits of one dimension move by distinct powers of two, so sums
+/// never carry: positions are bit fields, and no position wraps.
 ///
-/// A tile's extents need not be powers of two: the layout covers the padded
-/// shape, each extent rounded up to a power of two, and the positions at or
-/// past the extent are padding. Registers, shuffles and shared memory work
-/// on the padded shape; memory accesses, reductions and atomics leave the
+/// A tile's extents need not be powers of two: the layout covers a padded
+/// shape, each extent rounded up to a power of two (and, for tensor-core
+/// encodings, up to the instruction's tile), and the positions at or past
+/// the extent are padding. Registers, shuffles and shared memory work on
+/// the padded shape; memory accesses, reductions and atomics leave the
 /// padding out.
 class ThreadLayout {
 public:
@@ -35,7 +51,8 @@ public:
   /// or not a distributed one.
   static std::optional<ThreadLayout> get(RankedTensorType type);
 
-  BlockedEncodingAttr getBlocked() const { return blocked; }
+  /// The encoding under the slices (blocked, mma or dot_op).
+  Attribute getRootEncoding() const { return root; }
   unsigned getRootRank() const { return shape.size(); }
   /// The padded shape, in root dimensions.
   ArrayRef<int64_t> getRootShape() const { return shape; }
@@ -50,31 +67,50 @@ public:
   /// The tensor's dimension of a root dimension, or -1 for a sliced one.
   int getTensorDim(unsigned rootDim) const;
 
-  /// Number of elements each thread holds.
-  unsigned getNumElems() const;
-  /// Elements each thread holds along a root dimension.
-  int64_t getLocalCount(unsigned d) const { return localCount[d]; }
-  /// The extent one repetition of the layout covers along a root dimension.
-  int64_t getTileExtent(unsigned d) const;
-  /// True when several threads hold the same elements along `d`.
-  bool wraps(unsigned d) const { return shape[d] < getTileExtent(d); }
+  /// The moves of each register bit (never zero), each lane bit (5) and
+  /// each warp bit.
+  ArrayRef<LayoutBasis> getRegBases() const { return regBases; }
+  ArrayRef<LayoutBasis> getLaneBases() const { return laneBases; }
+  ArrayRef<LayoutBasis> getWarpBases() const { return warpBases; }
 
-  /// Per root dimension, the position of element `e` in the thread's block.
+  /// Number of elements each thread holds.
+  unsigned getNumElems() const { return 1u << regBases.size(); }
+  /// Elements each thread holds along a root dimension.
+  int64_t getLocalCount(unsigned d) const;
+  /// True when some lanes or warps hold copies of others' elements.
+  bool isReplicated() const;
+
+  /// The root dimension a thread's first elements run along (the one its
+  /// accesses should vectorize along), and how many consecutive elements
+  /// along it the thread holds in registers 0, 1, ...
+  unsigned getFastestDim() const;
+  unsigned getContiguity() const;
+
+  /// Per root dimension, the position of element `e` in the thread's block:
+  /// the bits of `e` that move along that dimension, lowest first.
   SmallVector<int64_t> getLocalIndex(unsigned e) const;
   /// The element number of a position in the thread's block.
   unsigned linearize(ArrayRef<int64_t> local) const;
-  /// Per root dimension, offset_d of element `e` (add base_d, wrap by shape).
+  /// Per root dimension, the move of element `e` (add the thread's base).
   SmallVector<int64_t> getElemOffset(unsigned e) const;
+  /// Per root dimension, the position of register `e` of lane `lane` in warp
+  /// `warp` (for tests and compile-time reasoning).
+  SmallVector<int64_t> getPosition(unsigned e, unsigned lane,
+                                   unsigned warp) const;
 
 private:
-  BlockedEncodingAttr blocked;
+  Attribute root;
   SmallVector<int64_t> shape, extent;
   SmallVector<unsigned> slicedDims;
-  SmallVector<int64_t> localCount;
+  SmallVector<LayoutBasis> regBases, laneBases, warpBases;
 };
 
 /// The number of warps the module's layouts assume (`tilegpu.num_warps`).
 unsigned getNumWarps(Operation *op);
+
+/// K of one mma.sync instruction for operands of `elementBits` (8 for i8,
+/// 16 for f16/bf16, 32 for tf32): 256 bits of each row.
+inline int64_t getMmaInstrK(unsigned elementBits) { return 256 / elementBits; }
 
 } // namespace mlir::tilegpu
 

@@ -52,4 +52,52 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice"> {
   let assemblyFormat = "`<` `{` `dim` `=` $dim `,` `parent` `=` $parent `}` `>`";
 }
 
+def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma"> {
+  let summary = "The accumulator of a tensor-core instruction";
+  let description = [{
+    Each warp holds tiles of `instrShape` (the last two dimensions are M and
+    N, a leading one is a batch) as the instruction leaves them in its
+    registers; `warpsPerCTA` warps tile the next level, and the pattern
+    repeats in each thread's registers to cover the shape. Version 2 is
+    mma.sync's m16n8: lane l holds rows l/4 and l/4 + 8 and columns
+    2 (l % 4) and 2 (l % 4) + 1 of each 16 x 8 tile. Warp ids run over N
+    first, then M, then the batch.
+    ```mlir
+    #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$version,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$instrShape);
+  let assemblyFormat = [{
+    `<` `{` `version` `=` $version `,`
+            `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding", "dot_op"> {
+  let summary = "An operand of a dot, in the registers its instruction reads";
+  let description = [{
+    Operand `opIdx` (0: A, M x K; 1: B, K x N) of a dot whose result has
+    the `parent` layout. With an `mma` parent it is the instruction's
+    fragment, `kWidth` consecutive K elements packed in each 32-bit
+    register (2 for f16 and bf16, 1 for tf32, 4 for i8), and the K
+    dimension is padded to the instruction's K. With a `blocked` parent
+    (the FMA dot) each thread holds, for the rows (A) or columns (B) of
+    its accumulator elements, the whole K extent.
+    ```mlir
+    #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = [{
+    `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,`
+            `kWidth` `=` $kWidth `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD
