@@ -103,6 +103,8 @@ struct ConvertTileGPUToNVVM
     populateAtomicToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
+    populateMMAv2DotToLLVMPatterns(converter, patterns);
+    populateFMADotToLLVMPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,

@@ -141,14 +141,10 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
         axis = d;
 
     // 1. Within each thread: elements that differ only along the axis.
-    SmallVector<Value> values(adaptor.getSrc());
-    SmallVector<Value> valid = emitValidity(rewriter, loc, src);
-    if (!valid.empty()) {
-      Value neutral =
-          identity(rewriter, loc, kind, values.front().getType());
-      for (auto [v, isReal] : llvm::zip(values, valid))
-        v = LLVM::SelectOp::create(rewriter, loc, isReal, v, neutral);
-    }
+    ValueRange srcValues = adaptor.getSrc();
+    SmallVector<Value> values = replacePadding(
+        rewriter, loc, src, srcValues,
+        identity(rewriter, loc, kind, srcValues.front().getType()));
     unsigned numOut = result ? result->getNumElems() : 1;
     SmallVector<SmallVector<Value>> perOutput(numOut);
     for (unsigned e = 0; e < src.getNumElems(); ++e) {

@@ -201,6 +201,17 @@ SmallVector<Value> mlir::tilegpu::emitValidity(OpBuilder &b, Location loc,
   return valid;
 }
 
+SmallVector<Value> mlir::tilegpu::replacePadding(OpBuilder &b, Location loc,
+                                                 const ThreadLayout &layout,
+                                                 ValueRange values,
+                                                 Value fill) {
+  SmallVector<Value> result(values);
+  SmallVector<Value> valid = emitValidity(b, loc, layout);
+  for (auto [v, isReal] : llvm::zip(result, valid))
+    v = LLVM::SelectOp::create(b, loc, isReal, v, fill);
+  return result;
+}
+
 SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
                                                 const ThreadLayout &layout) {
   // Of the lanes and warps that hold copies of an element (they differ only

@@ -60,6 +60,12 @@ SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
 SmallVector<Value> emitValidity(OpBuilder &b, Location loc,
                                 const ThreadLayout &layout);
 
+/// `values` (one per element of `layout`) with every padding element
+/// replaced by `fill`; unchanged when the layout has no padding.
+SmallVector<Value> replacePadding(OpBuilder &b, Location loc,
+                                  const ThreadLayout &layout, ValueRange values,
+                                  Value fill);
+
 /// Per element this thread holds, whether it owns the element: exactly one
 /// thread owns each real element, the others hold copies (along a dimension
 /// the layout wraps, or a sliced one), and nobody owns padding. Empty when

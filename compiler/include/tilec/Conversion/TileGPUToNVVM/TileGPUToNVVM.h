@@ -39,6 +39,13 @@ void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.reduce: in-thread, warp shuffles, then shared memory across warps.
 void populateReduceToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// tile.dot on mma.sync, its operands and accumulator in the instruction's
+/// registers (mma and dot_op encodings).
+void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                    RewritePatternSet &patterns);
+/// tile.dot as FMAs, on a blocked accumulator.
+void populateFMADotToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                  RewritePatternSet &patterns);
 /// math.exp and math.log as the GPU's ex2/lg2 instructions; the rest of
 /// `math` goes through MathToLLVM.
 void populateMathToNVVMPatterns(RewritePatternSet &patterns);

@@ -1,5 +1,7 @@
 //===- AssignLayouts.cpp - Gives every tensor a layout encoding -----------===//
 
+#include "DotLayouts.h"
+
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -85,6 +87,9 @@ public:
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
+      } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
+        // The accumulator becomes the result in place.
+        unionTensors({dot.getAcc(), dot.getResult()});
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
         for (unsigned i = 0; i < loop.getNumResults(); ++i)
@@ -226,6 +231,43 @@ struct TileGPUAssignLayouts
         return signalPassFailure();
   }
 
+  /// Puts `dot` in `want` (its mma encoding, or null for the FMA dot on a
+  /// blocked layout) and its operands in the matching dot-operand
+  /// encodings. Where the accumulator's class has another layout, the
+  /// accumulator and result are converted around the dot.
+  void convertDotOperands(OpBuilder &builder, tile::DotOp dot, Attribute want,
+                          tile::AxisInfoAnalysis &axis) {
+    MLIRContext *context = &getContext();
+    Location loc = dot.getLoc();
+    auto classType = dot.getType();
+    Attribute have = classType.getEncoding();
+    if (!want)
+      want = isa<BlockedEncodingAttr>(have)
+                 ? have
+                 : chooseBlocked(context, classType.getShape(), {}, numWarps,
+                                 axis);
+    builder.setInsertionPoint(dot);
+    auto convert = [&](Value v, Attribute encoding) -> Value {
+      if (cast<RankedTensorType>(v.getType()).getEncoding() == encoding)
+        return v;
+      return ConvertLayoutOp::create(builder, loc,
+                                     withEncoding(v.getType(), encoding), v);
+    };
+    Type element = dot.getA().getType().getElementType();
+    dot.getAMutable().assign(
+        convert(dot.getA(), getDotOperandEncoding(0, want, element)));
+    dot.getBMutable().assign(
+        convert(dot.getB(), getDotOperandEncoding(1, want, element)));
+    if (want == have)
+      return;
+    dot.getAccMutable().assign(convert(dot.getAcc(), want));
+    dot.getResult().setType(
+        cast<RankedTensorType>(withEncoding(classType, want)));
+    builder.setInsertionPointAfter(dot);
+    auto back = ConvertLayoutOp::create(builder, loc, classType, dot.getResult());
+    dot.getResult().replaceAllUsesExcept(back.getResult(), back);
+  }
+
   LogicalResult assign(func::FuncOp func) {
     duplicateCheapChains(func);
     tile::AxisInfoAnalysis axis(func);
@@ -289,6 +331,20 @@ struct TileGPUAssignLayouts
       return !x.accesses.empty() && y.accesses.empty();
     });
 
+    // A dot on tensor cores gives its accumulator's class the
+    // instruction's layout, loop-carried accumulators included, so that
+    // nothing converts inside the loop; the first dot of a class decides.
+    llvm::DenseMap<Operation *, Attribute> dotEncodings;
+    func.walk([&](tile::DotOp dot) {
+      MmaEncodingAttr mma = chooseMmaEncoding(dot, numWarps);
+      if (!mma)
+        return;
+      dotEncodings[dot] = mma;
+      ClassInfo &info = infos[classes.leader(dot.getResult())];
+      if (!info.encoding)
+        info.encoding = mma;
+    });
+
     SmallVector<tile::ExpandDimsOp> needConversion;
     SmallVector<std::pair<tile::ReduceOp, Attribute>> reducesToConvert;
     for (Value leader : order) {
@@ -343,6 +399,9 @@ struct TileGPUAssignLayouts
       store.getValueMutable().assign(convert(store.getValue()));
       if (store.getMask())
         store.getMaskMutable().assign(convert(store.getMask()));
+    });
+    func.walk([&](tile::DotOp dot) {
+      convertDotOperands(builder, dot, dotEncodings.lookup(dot), axis);
     });
     for (auto [reduce, want] : reducesToConvert) {
       Value result = reduce.getResult();

@@ -15,6 +15,11 @@ def TileGPUAssignLayouts : Pass<"tilegpu-assign-layouts", "::mlir::ModuleOp"> {
     accesses, each thread holds a vector of up to 16 bytes. The source of a
     `tile.expand_dims` gets the slice of its result's layout; where a class is
     asked for two layouts, a `tilegpu.convert_layout` goes in.
+
+    A `tile.dot` that a tensor-core instruction can run gives its
+    accumulator's class (loop-carried accumulators included) an `mma`
+    layout; otherwise it runs on FMAs in its class's blocked layout. Its
+    operands are converted to the matching `dot_op` layouts.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", /*default=*/"4",
