@@ -1,8 +1,12 @@
 //===- ConvertLayoutToLLVM.cpp - Layout conversions via shared memory -----===//
 //
-// Every thread writes its elements to shared memory at their row-major
-// index, the CTA synchronizes, and every thread reads the elements the new
-// layout gives it. Rows are padded by one element, so that threads walking
+// Conversions into an mma operand go through a swizzled tile (see
+// SharedLayout.h): 16-byte vector stores, then ldmatrix, which hands each
+// lane its fragment registers directly (SharedMemory.cpp).
+//
+// Any other conversion: every thread writes its elements to shared memory
+// at their row-major index, the CTA synchronizes, and every thread reads
+// the elements the new layout gives it. Rows are padded by one element, so that threads walking
 // down a column (a transpose) hit different banks. Replicated elements are written more than once with the
 // same value, which is harmless. All conversions share one buffer at offset
 // 0 (the barrier before the writes keeps earlier readers safe); the
@@ -10,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utility.h"
+#include "SharedMemory.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
@@ -76,9 +80,56 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   }
 };
 
+/// Into an mma operand: through a swizzled tile whose rows run along the
+/// source's fastest dimension, so both the stores and ldmatrix's reads are
+/// 16 bytes wide and free of bank conflicts.
+struct ConvertToMmaOperand : OpConversionPattern<ConvertLayoutOp> {
+  ConvertToMmaOperand(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto operand = dyn_cast<DotOperandEncodingAttr>(op.getType().getEncoding());
+    if (!operand || !isa<MmaEncodingAttr>(operand.getParent()))
+      return rewriter.notifyMatchFailure(op, "not into an mma operand");
+    Location loc = op.getLoc();
+    ThreadLayout src = getThreadLayout(op.getSrc().getType());
+    ThreadLayout dst = getThreadLayout(op.getType());
+    ValueRange srcValues = adaptor.getSrc();
+    Type element = srcValues.front().getType();
+
+    SharedTile tile;
+    tile.slotType = getMemoryType(element);
+    tile.shape = dst.getPaddedTensorShape();
+    for (auto [s, other] : llvm::zip(tile.shape, src.getPaddedTensorShape()))
+      s = std::max(s, other);
+    unsigned rank = tile.shape.size();
+    int fast = src.getTensorDim(src.getFastestDim());
+    SmallVector<unsigned> order = {unsigned(fast < 0 ? rank - 1 : fast)};
+    for (int d = rank - 1; d >= 0; --d)
+      if (d != int(order.front()))
+        order.push_back(d);
+    tile.encoding = chooseSharedEncoding(getContext(), tile.shape, order,
+                                         getMemoryBits(tile.slotType));
+    tile.base = getSharedMemoryBase(rewriter, loc, op, tile.getBytes());
+
+    NVVM::Barrier0Op::create(rewriter, loc);
+    storeToShared(rewriter, loc, tile, src, srcValues);
+    NVVM::Barrier0Op::create(rewriter, loc);
+    std::optional<SmallVector<Value>> values =
+        loadMmaOperand(rewriter, loc, tile, dst, element);
+    if (!values)
+      values = loadFromShared(rewriter, loc, tile, dst, element);
+    rewriter.replaceOpWithMultiple(op, {*values});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateConvertLayoutToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutToLLVM>(converter, patterns.getContext());
+  patterns.add<ConvertLayoutToLLVM, ConvertToMmaOperand>(converter,
+                                                         patterns.getContext());
 }

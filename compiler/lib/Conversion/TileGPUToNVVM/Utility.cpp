@@ -105,6 +105,18 @@ SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
   return base;
 }
 
+SmallVector<Value> mlir::tilegpu::emitWarpBase(OpBuilder &b, Location loc,
+                                               const ThreadLayout &layout) {
+  auto [lane, warp] = emitLaneAndWarp(b, loc);
+  (void)lane;
+  SmallVector<Value> base(layout.getRootRank());
+  addMoves(b, loc, warp, layout.getWarpBases(), base);
+  for (Value &d : base)
+    if (!d)
+      d = i32Constant(b, loc, 0);
+  return base;
+}
+
 SmallVector<SmallVector<Value>>
 mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
                                   const ThreadLayout &layout) {

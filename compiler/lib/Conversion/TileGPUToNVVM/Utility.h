@@ -55,6 +55,11 @@ SmallVector<Value> emitPTX(OpBuilder &b, Location loc, StringRef asmString,
 SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
                                   const ThreadLayout &layout);
 
+/// Per root dimension, the moves of this thread's warp bits alone (where
+/// its warp's share of the layout starts).
+SmallVector<Value> emitWarpBase(OpBuilder &b, Location loc,
+                                const ThreadLayout &layout);
+
 /// Per element this thread holds, whether it is a real element rather than
 /// padding (see ThreadLayout). Empty when the layout has no padding.
 SmallVector<Value> emitValidity(OpBuilder &b, Location loc,

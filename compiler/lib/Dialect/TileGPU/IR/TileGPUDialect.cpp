@@ -41,6 +41,10 @@ struct TileGPUOpAsmInterface : OpAsmDialectInterface {
       os << "dot_op";
       return AliasResult::FinalAlias;
     }
+    if (isa<SharedEncodingAttr>(attr)) {
+      os << "shared";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };

@@ -100,4 +100,27 @@ def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding", "dot_op"
   let genVerifyDecl = 1;
 }
 
+def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
+  let summary = "A tile in shared memory, rows swizzled against bank conflicts";
+  let description = [{
+    Elements are stored with dimension `order[0]` contiguous (a row), the
+    others row-major around it. Each row is split into chunks of `vec`
+    elements (16 bytes), and the chunk index is xor-ed with the row's phase,
+    `(row / perPhase) % maxPhase`: the eight rows that an ldmatrix (or a
+    warp's 16-byte stores down a column) touches land in eight different
+    16-byte bank groups. Like the distributed layouts, the map is linear in
+    the bits of the index (an xor), and maxPhase = 1 is no swizzle.
+    ```mlir
+    #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase,
+                        "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,`
+            `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `}` `>`
+  }];
+}
+
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

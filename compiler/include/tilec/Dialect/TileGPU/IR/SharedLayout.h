@@ -1,0 +1,36 @@
+//===- SharedLayout.h - Where a tile's elements sit in shared memory -*- C++ -*-===//
+//
+// The shared-memory counterpart of ThreadLayout: which swizzle a tile gets,
+// and the element offset of each index under it. The lowering computes the
+// same offsets with LLVM values (emitSharedOffset).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILEGPU_IR_SHAREDLAYOUT_H
+#define TILEC_DIALECT_TILEGPU_IR_SHAREDLAYOUT_H
+
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+
+namespace mlir::tilegpu {
+
+/// The swizzle for a tile of (padded) `shape` with `order[0]` contiguous and
+/// elements of `elementBits`: 16-byte chunks, and as many phases as keep the
+/// eight rows of an 8 x 16-byte access in distinct bank groups.
+SharedEncodingAttr chooseSharedEncoding(MLIRContext *context,
+                                        ArrayRef<int64_t> shape,
+                                        ArrayRef<unsigned> order,
+                                        unsigned elementBits);
+
+/// The row (all dimensions but the contiguous one, row-major) and column of
+/// `index` in a tile of `shape`.
+std::pair<int64_t, int64_t> getSharedRowAndColumn(SharedEncodingAttr encoding,
+                                                  ArrayRef<int64_t> shape,
+                                                  ArrayRef<int64_t> index);
+
+/// The element offset of `index` in a tile of `shape`.
+int64_t getSharedOffset(SharedEncodingAttr encoding, ArrayRef<int64_t> shape,
+                        ArrayRef<int64_t> index);
+
+} // namespace mlir::tilegpu
+
+#endif // TILEC_DIALECT_TILEGPU_IR_SHAREDLAYOUT_H

@@ -1,0 +1,46 @@
+//===- SharedLayout.cpp - Where a tile's elements sit in shared memory ----===//
+
+#include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+SharedEncodingAttr mlir::tilegpu::chooseSharedEncoding(
+    MLIRContext *context, ArrayRef<int64_t> shape, ArrayRef<unsigned> order,
+    unsigned elementBits) {
+  unsigned elementBytes = std::max(1u, elementBits / 8);
+  unsigned vec = std::max(1u, 16 / elementBytes);
+  int64_t rowBytes = shape[order.front()] * elementBytes;
+  // Bank groups repeat every 128 bytes: rows shorter than that share a
+  // phase with their neighbours (perPhase), and a row of C chunks has at
+  // most C phases to give.
+  unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
+  unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
+  if (shape[order.front()] < vec) {
+    vec = shape[order.front()];
+    maxPhase = 1;
+  }
+  return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
+}
+
+std::pair<int64_t, int64_t>
+mlir::tilegpu::getSharedRowAndColumn(SharedEncodingAttr encoding,
+                                     ArrayRef<int64_t> shape,
+                                     ArrayRef<int64_t> index) {
+  unsigned fast = encoding.getOrder().front();
+  int64_t row = 0;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    if (d != fast)
+      row = row * shape[d] + index[d];
+  return {row, index[fast]};
+}
+
+int64_t mlir::tilegpu::getSharedOffset(SharedEncodingAttr encoding,
+                                       ArrayRef<int64_t> shape,
+                                       ArrayRef<int64_t> index) {
+  auto [row, col] = getSharedRowAndColumn(encoding, shape, index);
+  int64_t vec = encoding.getVec();
+  int64_t phase = (row / encoding.getPerPhase()) % encoding.getMaxPhase();
+  int64_t rowLength = shape[encoding.getOrder().front()];
+  return row * rowLength + ((col / vec) ^ phase) * vec + col % vec;
+}

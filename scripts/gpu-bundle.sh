@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Packs what the GPU machine needs to run tilec's binaries into .gpu/ (git
+# ignores it): the tools and example programs, the compiler library,
+# libLLVM and the system libraries it links (the GPU machine is not
+# Debian 12 and has no LLVM), zstd-compressed, with the zstd binary to
+# unpack them there. On the GPU machine, from the repository root:
+#   source .gpu/unpack.sh    # -> $TILEC_GPU_ROOT/bin, LD_LIBRARY_PATH set
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TILEC_BUILD_DIR:-$root/build}"
+out="$root/.gpu"
+rm -rf "$out" && mkdir -p "$out/stage/bin" "$out/stage/lib"
+cp "$build"/bin/* "$out/stage/bin/"
+cp "$build"/test/unit/*/tilec-*-tests "$out/stage/bin/" 2>/dev/null || true
+cp "$build/lib/libTilecCompiler.so" "$out/stage/lib/"
+strip --strip-unneeded "$out/stage/lib/libTilecCompiler.so" "$out"/stage/bin/* 2>/dev/null || true
+# Every library the binaries link but libc, libm, libstdc++ and the loader.
+ldd "$build/bin/tilec" "$build/lib/libTilecCompiler.so" |
+  awk '/=> \//{print $3}' | sort -u |
+  grep -v -E 'libc\.so|libm\.so|ld-linux|libgcc_s|libstdc\+\+|libTilecCompiler' |
+  while read -r lib; do cp -L "$lib" "$out/stage/lib/"; done
+tar -C "$out/stage" -cf - . | zstd -T0 -15 -q -o "$out/tilec.tar.zst"
+cp "$(command -v zstd)" "$out/zstd"
+cp -L "$(ldd "$(command -v zstd)" | awk '/libzstd/{print $3}')" "$out/"
+rm -rf "$out/stage"
+cat > "$out/unpack.sh" <<'UNPACK'
+# Sourced on the GPU machine from the repository root.
+TILEC_GPU_ROOT=/tmp/tilec-gpu
+mkdir -p "$TILEC_GPU_ROOT"
+LD_LIBRARY_PATH="$PWD/.gpu" .gpu/zstd -d -q -c .gpu/tilec.tar.zst | tar -C "$TILEC_GPU_ROOT" -xf -
+export LD_LIBRARY_PATH="$TILEC_GPU_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$TILEC_GPU_ROOT/bin:$PATH"
+export TILEC_GPU_ROOT
+UNPACK
+du -sh "$out"/*
