@@ -61,6 +61,7 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
   compile.numWarps = options.numWarps;
+  compile.numStages = options.numStages;
   compile.arch = options.arch;
   if (compile.arch.empty())
     compile.arch = options.backend == Backend::CUDA
@@ -90,7 +91,8 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
                                       const JITOptions &options) {
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::string key = compile.kernel + "|" + compile.arch + "|" +
-                    std::to_string(compile.numWarps);
+                    std::to_string(compile.numWarps) + "|" +
+                    std::to_string(compile.numStages);
   for (const auto &[name, value] : compile.constexprs)
     key += "|" + name + "=" + value;
   for (const std::string &type : compile.argTypes)

@@ -2,8 +2,8 @@
 //
 // Triton's @jit, from C++: a JITFunction compiles its kernel for each new
 // specialization (constexpr values, argument types and alignment, warps,
-// architecture) the first time it is launched with it, keeps the result in
-// memory, and launches through the runtime.
+// pipeline stages, architecture) the first time it is launched with it,
+// keeps the result in memory, and launches through the runtime.
 //
 //   tile::JITFunction add = tile::JITFunction::fromFile("vector_add.tl");
 //   add.launch({tile::cdiv(n, 1024)}, {x, y, out, n}, {{"BLOCK_SIZE", 1024}});
@@ -49,6 +49,9 @@ struct JITOptions {
   /// runs: DeviceBuffer's backend).
   Backend backend = Backend::CUDA;
   unsigned numWarps = 4;
+  /// Software-pipeline stages of loops whose loads feed tl.dot (Triton's
+  /// num_stages); part of the specialization.
+  unsigned numStages = 3;
   /// "sm_80", "sm_90"; empty: the current device's.
   std::string arch;
 };
