@@ -31,6 +31,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -336,8 +337,21 @@ std::string paramTypeName(Type type) {
 }
 
 /// A constexpr's value as JSON text: ints as ints, floats with a decimal
-/// point, bools as true/false.
+/// point, bools as true/false, strings quoted.
 std::string constexprJSON(Attribute value) {
+  if (auto string = dyn_cast<StringAttr>(value)) {
+    std::string text = "\"";
+    for (char c : string.getValue()) {
+      if (c == '"' || c == '\\')
+        text += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        text += llvm::formatv("\\u{0:x-4}", unsigned(c)).str();
+        continue;
+      }
+      text += c;
+    }
+    return text + "\"";
+  }
   if (auto boolAttr = dyn_cast<BoolAttr>(value))
     return boolAttr.getValue() ? "true" : "false";
   if (auto intAttr = dyn_cast<IntegerAttr>(value)) {

@@ -21,6 +21,15 @@ Constexpr::Constexpr(double value) {
     text_ += ".0";
 }
 
+Constexpr::Constexpr(const std::string &value) {
+  char quote = value.find('\'') == std::string::npos ? '\'' : '"';
+  if (value.find(quote) != std::string::npos ||
+      value.find('\\') != std::string::npos)
+    throw Error("constexpr string " + value +
+                " has both kinds of quotes or a backslash");
+  text_ = quote + value + quote;
+}
+
 JITFunction::JITFunction(std::string source, std::string filename,
                          std::string kernel)
     : source(std::move(source)), filename(std::move(filename)),

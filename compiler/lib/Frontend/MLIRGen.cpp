@@ -1167,9 +1167,18 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
-/// A `-D` or signature constant: int, float or bool.
+/// A `-D` or signature constant: int, float, bool, or a string in quotes
+/// ('ieee' or "ieee", without escapes) for string constexprs such as an
+/// input_precision.
 static std::optional<TValue> parseConstant(StringRef text) {
   text = text.trim();
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front()) {
+    StringRef inner = text.drop_front().drop_back();
+    if (!inner.contains(text.front()) && !inner.contains('\\'))
+      return TValue::ofString(inner.str());
+    return std::nullopt;
+  }
   if (text == "True" || text == "true")
     return TValue::ofBool(true);
   if (text == "False" || text == "false")
@@ -1275,7 +1284,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       if (name == p.name) {
         constant = parseConstant(text);
         if (!constant)
-          fail(p.loc, "-D " + name + "=" + text + ": not an int, float or bool");
+          fail(p.loc, "-D " + name + "=" + text +
+                          ": not an int, float, bool or quoted string");
       }
     if (!signature.empty() && !constant) {
       StringRef entry = signature[index].trim();
@@ -1307,6 +1317,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
               ? (Attribute)builder.getF64FloatAttr(constant->floatValue)
           : constant->kind == TValue::Kind::Bool
               ? (Attribute)builder.getBoolAttr(constant->intValue)
+          : constant->kind == TValue::Kind::String
+              ? (Attribute)builder.getStringAttr(constant->name)
               : (Attribute)builder.getI64IntegerAttr(constant->intValue);
       constexprAttrs.append(p.name, attr);
       continue;

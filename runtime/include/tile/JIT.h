@@ -28,14 +28,19 @@ struct CompileOptions;
 
 namespace tile {
 
-/// A constexpr's value: an int, a float or a bool.
+/// A constexpr's value: an int, a float, a bool or a string (such as an
+/// input_precision, "ieee").
 class Constexpr {
 public:
   Constexpr(int value) : text_(std::to_string(value)) {}
   Constexpr(int64_t value) : text_(std::to_string(value)) {}
   Constexpr(double value);
   Constexpr(bool value) : text_(value ? "True" : "False") {}
-  /// The value as source text ("1024", "0.5", "True").
+  /// Throws tile::Error for a string with both kinds of quotes or a
+  /// backslash, which the text form cannot hold.
+  Constexpr(const char *value) : Constexpr(std::string(value)) {}
+  Constexpr(const std::string &value);
+  /// The value as source text ("1024", "0.5", "True", "'ieee'").
   const std::string &text() const { return text_; }
 
 private:
