@@ -49,8 +49,9 @@ inline uint16_t toF16(float f) {
   // normals, 2^-24 for subnormals; nearbyint rounds to even.
   int ulpExponent = exponent < -13 ? -24 : exponent - 11;
   float units = std::nearbyint(std::ldexp(a, -ulpExponent));
+  // A subnormal, or the smallest normal when rounding carries into it.
   if (ulpExponent == -24)
-    return uint16_t(sign | uint16_t(units)); // subnormal (or the smallest normal)
+    return uint16_t(sign | uint16_t(units));
   if (units >= 2048) { // rounded up into the next binade
     units /= 2;
     ++ulpExponent;

@@ -89,15 +89,15 @@ bool run(tile::JITFunction &matmul, tile::Backend backend, const Problem &p,
   tile::JITOptions options;
   options.backend = backend;
   int strideAZ = p.m * p.k, strideBZ = p.k * p.n, strideCZ = p.m * p.n;
-  matmul.launch({tile::cdiv(p.m, p.blockM), tile::cdiv(p.n, p.blockN),
-                 unsigned(p.batch)},
-                {da, db, dc, p.m, p.n, p.k, strideAZ, p.k, 1, strideBZ, p.n, 1,
-                 strideCZ, p.n, 1},
-                {{"BLOCK_M", p.blockM},
-                 {"BLOCK_N", p.blockN},
-                 {"BLOCK_K", p.blockK},
-                 {"PRECISION", p.precision}},
-                options);
+  matmul.launch(
+      {tile::cdiv(p.m, p.blockM), tile::cdiv(p.n, p.blockN), unsigned(p.batch)},
+      {da, db, dc, p.m, p.n, p.k, strideAZ, p.k, 1, strideBZ, p.n, 1, strideCZ,
+       p.n, 1},
+      {{"BLOCK_M", p.blockM},
+       {"BLOCK_N", p.blockN},
+       {"BLOCK_K", p.blockK},
+       {"PRECISION", p.precision}},
+      options);
   c = download(dc, p.dtype);
 
   std::vector<size_t> entries;
@@ -174,9 +174,9 @@ int main(int argc, char **argv) {
 
     // Half-precision inputs, fp32 accumulation, a half-precision result.
     for (const char *dtype : {"fp16", "bf16"}) {
-      Problem p = gpu ? Problem{1, 4096, 4096, 4096, 128, 128, 32, dtype,
-                                "tf32", 2000}
-                      : Problem{1, 72, 40, 80, 32, 32, 32, dtype, "tf32", 0};
+      Problem p =
+          gpu ? Problem{1, 4096, 4096, 4096, 128, 128, 32, dtype, "tf32", 2000}
+              : Problem{1, 72, 40, 80, 32, 32, 32, dtype, "tf32", 0};
       std::vector<float> x = randomMatrix(size_t(p.m) * p.k),
                          y = randomMatrix(size_t(p.k) * p.n), c;
       ok &= run(matmul, backend, p, x, y, c);

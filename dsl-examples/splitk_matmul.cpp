@@ -72,9 +72,10 @@ bool runKernel(const std::string &path, const char *kernelName, bool slabs,
   std::vector<std::vector<float>> results;
   for (int run = 0; run < runs; ++run) {
     dc.fill(0); // the programs add into C
-    kernel.launch({tile::cdiv(s.m, s.blockM), tile::cdiv(s.n, s.blockN), splits},
-                  {da, db, dc, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1},
-                  constexprs, options);
+    kernel.launch(
+        {tile::cdiv(s.m, s.blockM), tile::cdiv(s.n, s.blockN), splits},
+        {da, db, dc, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1}, constexprs,
+        options);
     results.push_back(dc.toHost<float>());
   }
 

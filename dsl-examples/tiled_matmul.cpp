@@ -24,8 +24,8 @@ static std::string hostBuffer(const std::vector<float> &v) {
   std::string text = "HostBuffer([";
   for (size_t i = 0; i < v.size(); ++i) {
     char number[32];
-    std::snprintf(number, sizeof number, v[i] == std::floor(v[i]) ? "%.1f" : "%g",
-                  double(v[i]));
+    std::snprintf(number, sizeof number,
+                  v[i] == std::floor(v[i]) ? "%.1f" : "%g", double(v[i]));
     text += (i ? ", " : "") + std::string(number);
   }
   return text + "])";

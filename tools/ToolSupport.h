@@ -1,7 +1,8 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
-// --kernel, -D, --num-warps, --num-stages and --signature mean the same in tilec and
-// tile-run, and both read their source the same way: one definition each.
+// --kernel, -D, --num-warps, --num-stages and --signature mean the same in
+// tilec and tile-run, and both read their source the same way: one
+// definition each.
 //
 //===----------------------------------------------------------------------===//
 

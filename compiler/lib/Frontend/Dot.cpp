@@ -74,17 +74,20 @@ static tile::InputPrecision precisionArg(MLIRGenImpl &g,
   const ast::Location &l = args.locs[InputPrecision];
   if (v.kind != TValue::Kind::String)
     g.fail(l, "tl.dot: input_precision must be a string such as \"ieee\", "
-              "got " + g.describe(v));
+              "got " +
+                  g.describe(v));
   // Triton compares in lower case.
   std::string name = llvm::StringRef(v.name).lower();
-  if (std::optional<tile::InputPrecision> p = tile::symbolizeInputPrecision(name))
+  if (std::optional<tile::InputPrecision> p =
+          tile::symbolizeInputPrecision(name))
     return *p;
   if (name == "bf16x3" || name == "bf16x6" || name == "hf32")
     g.fail(l, "tl.dot: input_precision \"" + v.name +
                   "\" is not supported by tilec (Triton has it on some "
                   "targets only); use \"tf32\", \"tf32x3\" or \"ieee\"");
   g.fail(l, "tl.dot: input_precision must be \"tf32\", \"tf32x3\" or "
-            "\"ieee\", got \"" + v.name + "\"");
+            "\"ieee\", got \"" +
+                v.name + "\"");
 }
 
 TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
@@ -111,9 +114,11 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
                              "): use int8, float16, bfloat16, float32 or "
                              "float64");
     if (type.getRank() != 2 && type.getRank() != 3)
-      fail(args.locs[i], "tl.dot: " + what + " must be 2-D, or 3-D for a "
-                         "batched product, but it is " + describe(type) +
-                         " (" + Twine(type.getRank()) + "-D)");
+      fail(args.locs[i], "tl.dot: " + what +
+                             " must be 2-D, or 3-D for a "
+                             "batched product, but it is " +
+                             describe(type) + " (" + Twine(type.getRank()) +
+                             "-D)");
     return std::make_pair(v.value, type);
   };
   auto [a, aType] = tileArg(Input, "input");
@@ -129,9 +134,8 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
   ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
   if (as[rank - 1] != bs[rank - 2])
     fail(c.loc, "tl.dot: incompatible shapes " + shapeString(as) + " and " +
-                    shapeString(bs) + ": input has K = " +
-                    Twine(as[rank - 1]) + " columns but other has " +
-                    Twine(bs[rank - 2]) + " rows");
+                    shapeString(bs) + ": input has K = " + Twine(as[rank - 1]) +
+                    " columns but other has " + Twine(bs[rank - 2]) + " rows");
   if (rank == 3 && as[0] != bs[0])
     fail(c.loc, "tl.dot: batch sizes differ: input " + shapeString(as) +
                     " has " + Twine(as[0]) + ", other " + shapeString(bs) +
@@ -193,8 +197,9 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
 
   IntegerAttr maxImprecise;
   if (given(MaxNumImpreciseAcc)) {
-    int64_t n = constInt(*args.get(MaxNumImpreciseAcc),
-                         args.locs[MaxNumImpreciseAcc], "max_num_imprecise_acc");
+    int64_t n =
+        constInt(*args.get(MaxNumImpreciseAcc), args.locs[MaxNumImpreciseAcc],
+                 "max_num_imprecise_acc");
     if (n < 0 || n > INT32_MAX)
       fail(args.locs[MaxNumImpreciseAcc],
            "tl.dot: max_num_imprecise_acc must be a non-negative int32, got " +

@@ -59,10 +59,12 @@ struct DotShape {
 void loadF32Operands(const DotShape &s, const TValue &a, const TValue &b,
                      tile::InputPrecision precision, bool isF32,
                      std::vector<float> &out) {
-  size_t aSize = size_t(s.batch * s.m * s.k), bSize = size_t(s.batch * s.k * s.n);
+  size_t aSize = size_t(s.batch * s.m * s.k),
+         bSize = size_t(s.batch * s.k * s.n);
   bool split = isF32 && precision == tile::InputPrecision::TF32x3;
   out.resize((aSize + bSize) * (split ? 2 : 1));
-  float *big = out.data(), *small = split ? out.data() + aSize + bSize : nullptr;
+  float *big = out.data(),
+        *small = split ? out.data() + aSize + bSize : nullptr;
   auto put = [&](size_t i, double v) {
     float x = float(v); // exact: the values are already of their type
     if (!isF32 || precision == tile::InputPrecision::IEEE) {

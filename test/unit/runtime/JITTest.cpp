@@ -6,10 +6,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/JIT.h"
 #include "tile/DeviceBuffer.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
-#include "tile/JIT.h"
 
 #include <gtest/gtest.h>
 
