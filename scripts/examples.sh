@@ -26,3 +26,8 @@ echo "== host programs (JIT; on the interpreter when there is no GPU)"
 "$build/bin/transpose" "$root/dsl-examples"
 "$build/bin/dot_product" "$root/dsl-examples"
 "$build/bin/normalize" "$root/dsl-examples"
+# The tl.dot examples: host programs only until the GPU lowering of tl.dot
+# exists (on the interpreter where there is no GPU).
+"$build/bin/matmul" "$root/dsl-examples"
+"$build/bin/splitk_matmul" "$root/dsl-examples"
+"$build/bin/tiled_matmul" "$root/dsl-examples"

@@ -1,7 +1,8 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
-// --kernel, -D, --num-warps and --signature mean the same in tilec and
-// tile-run, and both read their source the same way: one definition each.
+// --kernel, -D, --num-warps, --num-stages and --signature mean the same in
+// tilec and tile-run, and both read their source the same way: one
+// definition each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +34,22 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   app.add_option("--num-warps", options.numWarps,
                  "Warps per block: 1, 2, 4 (default), 8, 16, 32")
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))
+      ->option_text("N");
+  app.add_option("--num-stages", options.numStages,
+                 "Pipeline stages of loops whose loads feed tl.dot\n"
+                 "(Triton's num_stages, default 3; tl.range(...,\n"
+                 "num_stages=S) overrides it per loop)")
+      ->check(CLI::Validator(
+          [](std::string &text) -> std::string {
+            // Digits only: CLI11 would wrap "-1" around to a huge unsigned.
+            bool digits = !text.empty() &&
+                          text.find_first_not_of("0123456789") ==
+                              std::string::npos;
+            if (!digits || text.find_first_not_of('0') == std::string::npos)
+              return "must be a positive integer, not '" + text + "'";
+            return "";
+          },
+          "N >= 1"))
       ->option_text("N");
   app.add_option("--signature", options.signature,
                  "Every parameter's type in order, as Triton's AOT:\n"

@@ -31,6 +31,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -211,6 +212,7 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.signature = options.signature;
   spec.constexprs = options.constexprs;
   spec.argTypes = options.argTypes;
+  spec.numStages = options.numStages;
   size_t diagnosticsBefore = result.diagnostics.size();
   module = timed("mlirgen",
                  [&] { return tilec::mlirGen(*context, *ast, spec); });
@@ -235,7 +237,15 @@ bool Compilation::parseMLIR(OwningOpRef<ModuleOp> &module) {
   module = timed("parse", [&] {
     return parseSourceFile<ModuleOp>(sourceMgr, config);
   });
-  return bool(module);
+  if (!module)
+    return false;
+  // Tile IR from a file keeps the num_stages it says; otherwise it takes
+  // the option's, as the frontend's does.
+  if (!(*module)->hasAttr(mlir::tile::kNumStagesAttrName))
+    (*module)->setAttr(mlir::tile::kNumStagesAttrName,
+                       IntegerAttr::get(IntegerType::get(context, 32),
+                                        int64_t(options.numStages)));
+  return true;
 }
 
 bool Compilation::runPasses(ModuleOp module, llvm::StringRef stageName,
@@ -327,8 +337,21 @@ std::string paramTypeName(Type type) {
 }
 
 /// A constexpr's value as JSON text: ints as ints, floats with a decimal
-/// point, bools as true/false.
+/// point, bools as true/false, strings quoted.
 std::string constexprJSON(Attribute value) {
+  if (auto string = dyn_cast<StringAttr>(value)) {
+    std::string text = "\"";
+    for (char c : string.getValue()) {
+      if (c == '"' || c == '\\')
+        text += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        text += llvm::formatv("\\u{0:x-4}", unsigned(c)).str();
+        continue;
+      }
+      text += c;
+    }
+    return text + "\"";
+  }
   if (auto boolAttr = dyn_cast<BoolAttr>(value))
     return boolAttr.getValue() ? "true" : "false";
   if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
@@ -365,6 +388,7 @@ bool Compilation::recordSignature(func::FuncOp kernel) {
   ::tile::KernelMetadata &md = result.metadata;
   md.kernel = kernel.getSymName().str();
   md.numWarps = options.numWarps;
+  md.numStages = options.numStages;
   md.threadsPerBlock = 32 * options.numWarps;
   md.arch = options.arch;
   md.params.clear();
@@ -452,6 +476,10 @@ bool Compilation::run() {
       (options.numWarps & (options.numWarps - 1))) {
     error("num_warps must be a power of two from 1 to 32, not " +
           llvm::Twine(options.numWarps));
+    return false;
+  }
+  if (options.numStages == 0) {
+    error("num_stages must be at least 1 (1: no pipelining)");
     return false;
   }
 

@@ -21,6 +21,15 @@ Constexpr::Constexpr(double value) {
     text_ += ".0";
 }
 
+Constexpr::Constexpr(const std::string &value) {
+  char quote = value.find('\'') == std::string::npos ? '\'' : '"';
+  if (value.find(quote) != std::string::npos ||
+      value.find('\\') != std::string::npos)
+    throw Error("constexpr string " + value +
+                " has both kinds of quotes or a backslash");
+  text_ = quote + value + quote;
+}
+
 JITFunction::JITFunction(std::string source, std::string filename,
                          std::string kernel)
     : source(std::move(source)), filename(std::move(filename)),
@@ -61,6 +70,7 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
   compile.numWarps = options.numWarps;
+  compile.numStages = options.numStages;
   compile.arch = options.arch;
   if (compile.arch.empty())
     compile.arch = options.backend == Backend::CUDA
@@ -90,7 +100,8 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
                                       const JITOptions &options) {
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::string key = compile.kernel + "|" + compile.arch + "|" +
-                    std::to_string(compile.numWarps);
+                    std::to_string(compile.numWarps) + "|" +
+                    std::to_string(compile.numStages);
   for (const auto &[name, value] : compile.constexprs)
     key += "|" + name + "=" + value;
   for (const std::string &type : compile.argTypes)

@@ -474,8 +474,12 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.sharedBytes = getUnsigned(*v, "shared_bytes");
   if (const JsonValue *v = root.find("arch"))
     md.arch = getString(*v, "arch");
+  if (const JsonValue *v = root.find("num_stages"))
+    md.numStages = getUnsigned(*v, "num_stages");
   if (md.numWarps == 0)
     fail("field \"num_warps\" must be positive");
+  if (md.numStages == 0)
+    fail("field \"num_stages\" must be positive");
   if (md.threadsPerBlock == 0 || md.threadsPerBlock > 1024)
     fail("field \"threads_per_block\" must be in [1, 1024], got " +
          std::to_string(md.threadsPerBlock));
@@ -523,6 +527,7 @@ std::string KernelMetadata::toJSON() const {
   out += ", \"shared_bytes\": " + std::to_string(sharedBytes);
   out += ", \"arch\": ";
   writeString(out, arch);
+  out += ", \"num_stages\": " + std::to_string(numStages);
   out += ", \"params\": [";
   for (size_t i = 0; i < params.size(); ++i) {
     if (i)

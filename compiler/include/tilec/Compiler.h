@@ -33,6 +33,10 @@ struct CompileOptions {
   /// call's arguments: "*fp32:16", "i32".
   std::vector<std::string> argTypes;
   unsigned numWarps = 4;
+  /// Software-pipeline stages of loops whose loads feed a dot (Triton's
+  /// num_stages): the module's `tile.num_stages` and the metadata's
+  /// "num_stages".
+  unsigned numStages = 3;
   /// sm_80 or sm_90.
   std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;

@@ -23,7 +23,7 @@ static const llvm::StringSet<> kLanguage = {
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "static_assert", "pointer_type",
     "sum",        "max",          "min",      "atomic_add",  "div_rn",
-    "fdiv",
+    "fdiv",       "dot",
 };
 
 static Type dtypeNamed(Builder &b, StringRef name) {
@@ -396,6 +396,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
         builder, location, value.getType(), tile::AtomicRMWKind::Add, sem,
         scope, ptr, value, mask));
   }
+  if (name == "tl.dot")
+    return genDot(c);
   if (name == "tl.where") {
     Args args = bindArgs(c, name, {"condition", "x", "y"}, 3);
     Value cond = cast(toValue(*args.get(0), args.locs[0], "the condition"),

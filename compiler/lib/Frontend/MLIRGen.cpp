@@ -1062,11 +1062,20 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       (callee.name != "range" && callee.name != "tl.range" && !isStatic))
     fail(loop.iter->loc, "loops must iterate over range(...), tl.range(...) "
                          "or tl.static_range(...)");
-  Args args = bindArgs(*iter, callee.name, {"arg0", "arg1", "step"}, 1,
-                       {"num_stages", "loop_unroll_factor", "flatten"});
+  // tl.range's options (Triton 3.6): num_stages reaches the IR for the
+  // pipeliner; the others are scheduling hints tilec may ignore.
+  enum { NumStages = 3 };
+  Args args = bindArgs(*iter, callee.name,
+                       {"arg1", "arg2", "step", "num_stages",
+                        "loop_unroll_factor", "disallow_acc_multi_buffer",
+                        "flatten", "warp_specialize", "disable_licm"},
+                       1);
+  auto given = [&](unsigned i) {
+    return args.get(i) && args.get(i)->kind != TValue::Kind::None;
+  };
   TValue lower = TValue::ofInt(0), upper = *args.get(0);
-  TValue step = args.get(2) ? *args.get(2) : TValue::ofInt(1);
-  if (args.get(1))
+  TValue step = given(2) ? *args.get(2) : TValue::ofInt(1);
+  if (given(1))
     lower = *args.get(0), upper = *args.get(1);
   if (step.isNumber() && step.intValue <= 0)
     fail(args.locs[2], "the range step must be positive");
@@ -1113,6 +1122,16 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     inits.push_back(toValue(it->second, s.loc, "'" + name + "'"));
   }
   auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
+  // Like Triton, only tl.range passes its options on (range() ignores them).
+  if (callee.name == "tl.range" && given(NumStages)) {
+    int64_t n = constInt(*args.get(NumStages), args.locs[NumStages],
+                         "num_stages");
+    if (n < 0 || n > INT32_MAX)
+      fail(args.locs[NumStages],
+           "num_stages must be a non-negative int32, got " + Twine(n));
+    forOp->setAttr(tile::kNumStagesAttrName,
+                   builder.getI32IntegerAttr(int32_t(n)));
+  }
   Scope before = scope;
   mlir::Block *body = forOp.getBody();
   builder.setInsertionPointToStart(body);
@@ -1148,9 +1167,18 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
-/// A `-D` or signature constant: int, float or bool.
+/// A `-D` or signature constant: int, float, bool, or a string in quotes
+/// ('ieee' or "ieee", without escapes) for string constexprs such as an
+/// input_precision.
 static std::optional<TValue> parseConstant(StringRef text) {
   text = text.trim();
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front()) {
+    StringRef inner = text.drop_front().drop_back();
+    if (!inner.contains(text.front()) && !inner.contains('\\'))
+      return TValue::ofString(inner.str());
+    return std::nullopt;
+  }
   if (text == "True" || text == "true")
     return TValue::ofBool(true);
   if (text == "False" || text == "false")
@@ -1256,7 +1284,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       if (name == p.name) {
         constant = parseConstant(text);
         if (!constant)
-          fail(p.loc, "-D " + name + "=" + text + ": not an int, float or bool");
+          fail(p.loc, "-D " + name + "=" + text +
+                          ": not an int, float, bool or quoted string");
       }
     if (!signature.empty() && !constant) {
       StringRef entry = signature[index].trim();
@@ -1288,6 +1317,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
               ? (Attribute)builder.getF64FloatAttr(constant->floatValue)
           : constant->kind == TValue::Kind::Bool
               ? (Attribute)builder.getBoolAttr(constant->intValue)
+          : constant->kind == TValue::Kind::String
+              ? (Attribute)builder.getStringAttr(constant->name)
               : (Attribute)builder.getI64IntegerAttr(constant->intValue);
       constexprAttrs.append(p.name, attr);
       continue;
@@ -1330,6 +1361,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
 
   Location location = loc(kernel->loc);
   OwningOpRef<ModuleOp> result = ModuleOp::create(location);
+  (*result)->setAttr(tile::kNumStagesAttrName,
+                     builder.getI32IntegerAttr(int32_t(spec.numStages)));
   builder.setInsertionPointToEnd(result->getBody());
   SmallVector<Type> argTypes;
   for (const Param &p : runtimeParams)

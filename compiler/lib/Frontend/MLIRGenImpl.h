@@ -154,6 +154,8 @@ public:
                       const ast::CallExpr &call);
   TValue attribute(const TValue &base, const std::string &attr,
                    const ast::Location &l);
+  /// `tl.dot` (Dot.cpp).
+  TValue genDot(const ast::CallExpr &call);
   /// A dtype argument, or an error.
   mlir::Type dtypeArg(const TValue &v, const ast::Location &l,
                       llvm::StringRef what);

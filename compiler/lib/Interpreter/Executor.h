@@ -48,6 +48,10 @@ public:
   /// "program (3, 0, 0)".
   std::string program() const;
 
+  /// Operands of tile.dot converted for its loops (Dot.cpp), kept from one
+  /// dot to the next so that programs after the first allocate nothing.
+  std::vector<float> dotScratch;
+
 private:
   /// Runs the ops of `block` up to its terminator, which it returns (null on
   /// failure).
@@ -83,6 +87,9 @@ private:
 /// Arithmetic and math ops (Arith.cpp).
 bool isArithOp(mlir::Operation *op);
 mlir::LogicalResult executeArith(Executor &ex, mlir::Operation *op);
+
+/// tile.dot, in the GPU's numeric classes (Dot.cpp).
+mlir::LogicalResult executeDot(Executor &ex, mlir::Operation *op);
 
 } // namespace tilec::interp
 

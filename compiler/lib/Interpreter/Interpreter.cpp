@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - Runs tile IR on the CPU --------------------------===//
 //
-// The tile ops, memory and control flow; arithmetic is in Arith.cpp.
+// The tile ops, memory and control flow; arithmetic is in Arith.cpp, dots
+// in Dot.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,7 +180,8 @@ LogicalResult Executor::prepare() {
         isArithOp(op) ||
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
-            tile::ReduceOp, tile::AddPtrOp, tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, scf::ForOp, scf::IfOp,
+            tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
+            tile::StoreOp, tile::AtomicRMWOp, scf::ForOp, scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
       (void)fail(op, "the interpreter does not support '" +
@@ -574,6 +576,7 @@ LogicalResult Executor::executeTileOp(Operation *op) {
                                    ptrs.ptrs[i].arg};
         return success();
       })
+      .Case<tile::DotOp>([&](auto) { return executeDot(*this, op); })
       .Case<tile::LoadOp>([&](auto) { return executeLoad(op); })
       .Case<tile::StoreOp>([&](auto) { return executeStore(op); })
       .Case([&](tile::AtomicRMWOp atomic) -> LogicalResult {

@@ -2,8 +2,8 @@
 //
 // Triton's @jit, from C++: a JITFunction compiles its kernel for each new
 // specialization (constexpr values, argument types and alignment, warps,
-// architecture) the first time it is launched with it, keeps the result in
-// memory, and launches through the runtime.
+// pipeline stages, architecture) the first time it is launched with it,
+// keeps the result in memory, and launches through the runtime.
 //
 //   tile::JITFunction add = tile::JITFunction::fromFile("vector_add.tl");
 //   add.launch({tile::cdiv(n, 1024)}, {x, y, out, n}, {{"BLOCK_SIZE", 1024}});
@@ -28,14 +28,19 @@ struct CompileOptions;
 
 namespace tile {
 
-/// A constexpr's value: an int, a float or a bool.
+/// A constexpr's value: an int, a float, a bool or a string (such as an
+/// input_precision, "ieee").
 class Constexpr {
 public:
   Constexpr(int value) : text_(std::to_string(value)) {}
   Constexpr(int64_t value) : text_(std::to_string(value)) {}
   Constexpr(double value);
   Constexpr(bool value) : text_(value ? "True" : "False") {}
-  /// The value as source text ("1024", "0.5", "True").
+  /// Throws tile::Error for a string with both kinds of quotes or a
+  /// backslash, which the text form cannot hold.
+  Constexpr(const char *value) : Constexpr(std::string(value)) {}
+  Constexpr(const std::string &value);
+  /// The value as source text ("1024", "0.5", "True", "'ieee'").
   const std::string &text() const { return text_; }
 
 private:
@@ -49,6 +54,9 @@ struct JITOptions {
   /// runs: DeviceBuffer's backend).
   Backend backend = Backend::CUDA;
   unsigned numWarps = 4;
+  /// Software-pipeline stages of loops whose loads feed tl.dot (Triton's
+  /// num_stages); part of the specialization.
+  unsigned numStages = 3;
   /// "sm_80", "sm_90"; empty: the current device's.
   std::string arch;
 };

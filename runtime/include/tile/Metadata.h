@@ -39,6 +39,9 @@ struct KernelMetadata {
   /// Dynamic shared memory in bytes the launch must provide.
   unsigned sharedBytes = 0;
   std::string arch = "sm_90";
+  /// Software-pipeline stages the kernel was compiled for (Triton's
+  /// num_stages); informational, a launch does not need it.
+  unsigned numStages = 3;
   std::vector<ParamInfo> params;
   /// Constexpr name -> value as JSON text, e.g. "1024", "1.5", "true".
   std::vector<std::pair<std::string, std::string>> constexprs;

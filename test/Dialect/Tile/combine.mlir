@@ -136,3 +136,86 @@ func.func @negative(%p: !tile.ptr<f32>, %x: f32, %r: tensor<128xf32>, %o: tensor
   %e = tile.expand_dims %rg {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
   return %c, %d, %l, %e : tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<64x1xi32>
 }
+
+// `acc += tl.dot(a, b)`: the add of a dot with a zero accumulator becomes
+// one dot accumulating into acc; precision and attributes carry over.
+// CHECK-LABEL: func.func @dot_add_acc
+// CHECK-SAME: (%[[A:.*]]: tensor<16x32xf32>, %[[B:.*]]: tensor<32x8xf32>, %[[ACC:.*]]: tensor<16x8xf32>)
+// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]], ieee {max_num_imprecise_acc = 0 : i32} : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @dot_add_acc(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %acc: tensor<16x8xf32>) -> tensor<16x8xf32> {
+  %zero = arith.constant dense<0.0> : tensor<16x8xf32>
+  %d = tile.dot %a, %b, %zero, ieee {max_num_imprecise_acc = 0 : i32} : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+  %r = arith.addf %acc, %d : tensor<16x8xf32>
+  return %r : tensor<16x8xf32>
+}
+
+// `acc = tl.dot(a, b) + acc`: the other operand order, an fp16
+// accumulator and a -0.0 zero.
+// CHECK-LABEL: func.func @dot_add_swapped
+// CHECK-SAME: (%[[A:.*]]: tensor<16x16xf16>, %[[B:.*]]: tensor<16x16xf16>, %[[ACC:.*]]: tensor<16x16xf16>)
+// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]], tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+// CHECK-NEXT: return %[[D]]
+func.func @dot_add_swapped(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf16>) -> tensor<16x16xf16> {
+  %zero = arith.constant dense<-0.0> : tensor<16x16xf16>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf16>
+  %r = arith.addf %d, %acc : tensor<16x16xf16>
+  return %r : tensor<16x16xf16>
+}
+
+// Integer dots fold through arith.addi; batched dots too.
+// CHECK-LABEL: func.func @dot_addi_batched
+// CHECK-SAME: (%[[A:.*]]: tensor<2x4x8xi8>, %[[B:.*]]: tensor<2x8x3xi8>, %[[ACC:.*]]: tensor<2x4x3xi32>)
+// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]], tf32 : tensor<2x4x8xi8>, tensor<2x8x3xi8> -> tensor<2x4x3xi32>
+// CHECK-NEXT: return %[[D]]
+func.func @dot_addi_batched(%a: tensor<2x4x8xi8>, %b: tensor<2x8x3xi8>, %acc: tensor<2x4x3xi32>) -> tensor<2x4x3xi32> {
+  %zero = arith.constant dense<0> : tensor<2x4x3xi32>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<2x4x8xi8>, tensor<2x8x3xi8> -> tensor<2x4x3xi32>
+  %r = arith.addi %acc, %d : tensor<2x4x3xi32>
+  return %r : tensor<2x4x3xi32>
+}
+
+// The loop of a blocked matmul: the loop-carried accumulator feeds the dot.
+// CHECK-LABEL: func.func @dot_add_in_loop
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<16x8xf32>)
+// CHECK-NEXT: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ACC]], tf32
+// CHECK-NEXT: scf.yield %[[D]]
+// CHECK-NOT: arith.addf
+func.func @dot_add_in_loop(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %n: i32) -> tensor<16x8xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<16x8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x8xf32>) : i32 {
+    %zero2 = arith.constant dense<0.0> : tensor<16x8xf32>
+    %d = tile.dot %a, %b, %zero2, tf32 : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<16x8xf32>
+    %s = arith.addf %acc, %d : tensor<16x8xf32>
+    scf.yield %s : tensor<16x8xf32>
+  }
+  return %r : tensor<16x8xf32>
+}
+
+// Not folded: a nonzero accumulator (the sum would count it twice), an
+// accumulator that is not a constant, and a dot with a second use (folding
+// would compute the product twice).
+// CHECK-LABEL: func.func @dot_add_negative
+// CHECK-SAME: (%[[A:.*]]: tensor<4x4xf32>, %[[B:.*]]: tensor<4x4xf32>, %[[C:.*]]: tensor<4x4xf32>, %[[X:.*]]: tensor<4x4xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<4x4xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<4x4xf32>
+// CHECK: %[[D1:.*]] = tile.dot %[[A]], %[[B]], %[[ONE]], tf32
+// CHECK-NEXT: %[[S1:.*]] = arith.addf %[[X]], %[[D1]]
+// CHECK-NEXT: %[[D2:.*]] = tile.dot %[[A]], %[[B]], %[[C]], tf32
+// CHECK-NEXT: %[[S2:.*]] = arith.addf %[[X]], %[[D2]]
+// CHECK-NEXT: %[[D3:.*]] = tile.dot %[[A]], %[[B]], %[[ZERO]], ieee
+// CHECK-NEXT: %[[S3:.*]] = arith.addf %[[X]], %[[D3]]
+// CHECK-NEXT: return %[[S1]], %[[S2]], %[[S3]], %[[D3]]
+func.func @dot_add_negative(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>, %x: tensor<4x4xf32>) -> (tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %one = arith.constant dense<1.0> : tensor<4x4xf32>
+  %d1 = tile.dot %a, %b, %one, tf32 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %s1 = arith.addf %x, %d1 : tensor<4x4xf32>
+  %d2 = tile.dot %a, %b, %c, tf32 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %s2 = arith.addf %x, %d2 : tensor<4x4xf32>
+  %zero = arith.constant dense<0.0> : tensor<4x4xf32>
+  %d3 = tile.dot %a, %b, %zero, ieee : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  %s3 = arith.addf %x, %d3 : tensor<4x4xf32>
+  return %s1, %s2, %s3, %d3 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}

@@ -333,3 +333,118 @@ func.func @atomic_rmw_bad_sem(%p: !tile.ptr<f32>, %v: f32) {
   %0 = tile.atomic_rmw add, seq_cst, gpu, %p, %v : !tile.ptr<f32>
   return
 }
+
+// -----
+
+// tile.dot: every check of its verifier, then its type constraints.
+func.func @dot_rank1(%a: tensor<16xf32>, %b: tensor<16xf32>, %c: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.dot' op operands must be 2-D or 3-D (batched), not rank 1}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<16xf32>, tensor<16xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank4(%a: tensor<2x2x4x4xf32>, %b: tensor<2x2x4x4xf32>, %c: tensor<2x2x4x4xf32>) {
+  // expected-error @+1 {{operands must be 2-D or 3-D (batched), not rank 4}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<2x2x4x4xf32>, tensor<2x2x4x4xf32> -> tensor<2x2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed_ranks(%a: tensor<2x4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<2x4x4xf32>) {
+  // expected-error @+1 {{operands and accumulator must have one rank, got 3, 2 and 3}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<2x4x4xf32>, tensor<4x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf32>, %b: tensor<16x8xf32>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{K must agree: 32 columns of a, 16 rows of b}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<16x32xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %c: tensor<8x16xf32>) {
+  // expected-error @+1 {{accumulator must be 16x8, not 8x16}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<16x32xf32>, tensor<32x8xf32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_batch(%a: tensor<2x4x4xf32>, %b: tensor<3x4x4xf32>, %c: tensor<2x4x4xf32>) {
+  // expected-error @+1 {{batch sizes must agree, got 2 (a), 3 (b) and 2 (accumulator)}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<2x4x4xf32>, tensor<3x4x4xf32> -> tensor<2x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_operand_types(%a: tensor<4x4xi8>, %b: tensor<4x4xf16>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{operands must have one element type, got 'i8' and 'f16'}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<4x4xi8>, tensor<4x4xf16> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_i32(%a: tensor<4x4xi32>, %b: tensor<4x4xi32>, %c: tensor<4x4xi32>) {
+  // expected-error @+1 {{cannot multiply 'i32' into a 'i32' accumulator}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<4x4xi32>, tensor<4x4xi32> -> tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @dot_f32_into_f16(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf16>) {
+  // expected-error @+1 {{cannot multiply 'f32' into a 'f16' accumulator}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf16>
+  return
+}
+
+// -----
+
+func.func @dot_bf16_into_bf16(%a: tensor<4x4xbf16>, %b: tensor<4x4xbf16>, %c: tensor<4x4xbf16>) {
+  // expected-error @+1 {{cannot multiply 'bf16' into a 'bf16' accumulator}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<4x4xbf16>, tensor<4x4xbf16> -> tensor<4x4xbf16>
+  return
+}
+
+// -----
+
+func.func @dot_i8_into_f32(%a: tensor<4x4xi8>, %b: tensor<4x4xi8>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{cannot multiply 'i8' into a 'f32' accumulator}}
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<4x4xi8>, tensor<4x4xi8> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// The result is the accumulator's type (generic form: the custom syntax
+// prints one type for both).
+func.func @dot_result_type(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op failed to verify that all of {acc, result} have same type}}
+  %0 = "tile.dot"(%a, %b, %c) <{precision = 0 : i32}> : (tensor<4x4xf16>, tensor<4x4xf16>, tensor<4x4xf32>) -> tensor<4x4xf16>
+  return
+}
+
+// -----
+
+func.func @dot_bad_precision(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'precision' [tf32, tf32x3, ieee]}}
+  %0 = tile.dot %a, %b, %c, bf16x3 : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_scalar(%a: f32, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tile.dot' op operand #0 must be ranked tensor}}
+  %0 = "tile.dot"(%a, %b, %c) <{precision = 0 : i32}> : (f32, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
+  return
+}

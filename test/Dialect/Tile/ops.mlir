@@ -111,3 +111,31 @@ func.func @atomic_rmw(%p: tensor<128x!tile.ptr<f32>>, %v: tensor<128xf32>, %m: t
   %2 = tile.atomic_rmw add, release, cta, %h, %hv : tensor<4x8x!tile.ptr<bf16>>
   return %0, %1 : tensor<128xf32>, i32
 }
+
+// tile.dot: every precision, the optional max_num_imprecise_acc, every
+// input/accumulator pair, batched operands and extents that are not
+// powers of two.
+// CHECK-LABEL: func.func @dot
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32x3 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, ieee {max_num_imprecise_acc = 0 : i32} : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32 : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32 : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf16>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32 : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, tf32 : tensor<2x5x7xi8>, tensor<2x7x3xi8> -> tensor<2x5x3xi32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, ieee : tensor<3x1xf64>, tensor<1x3xf64> -> tensor<3x3xf64>
+func.func @dot(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>,
+               %h: tensor<16x16xf16>, %hb: tensor<16x8xf16>, %hc: tensor<16x8xf32>, %hh: tensor<16x8xf16>,
+               %g: tensor<16x16xbf16>, %gb: tensor<16x8xbf16>,
+               %i: tensor<2x5x7xi8>, %ib: tensor<2x7x3xi8>, %ic: tensor<2x5x3xi32>,
+               %d: tensor<3x1xf64>, %db: tensor<1x3xf64>, %dc: tensor<3x3xf64>) {
+  %0 = tile.dot %a, %b, %c, tf32 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+  %1 = tile.dot %a, %b, %c, tf32x3 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+  %2 = tile.dot %a, %b, %c, ieee {max_num_imprecise_acc = 0 : i32} : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
+  %3 = tile.dot %h, %hb, %hc, tf32 : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  %4 = tile.dot %h, %hb, %hh, tf32 : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf16>
+  %5 = tile.dot %g, %gb, %hc, tf32 : tensor<16x16xbf16>, tensor<16x8xbf16> -> tensor<16x8xf32>
+  %6 = tile.dot %i, %ib, %ic, tf32 : tensor<2x5x7xi8>, tensor<2x7x3xi8> -> tensor<2x5x3xi32>
+  %7 = tile.dot %d, %db, %dc, ieee : tensor<3x1xf64>, tensor<1x3xf64> -> tensor<3x3xf64>
+  return
+}

@@ -13,6 +13,7 @@
 // CHECK: --kernel NAME
 // CHECK: -D NAME=VALUE
 // CHECK: --num-warps N
+// CHECK: --num-stages N
 // CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin

@@ -128,6 +128,84 @@ func.func @k(%out: !tile.ptr<f16> {tile.name = "out"}) {
   EXPECT_EQ(out[3], 0x3C00); // 0x3555 * 3 = 1 - 2^-12: a tie, to 1.0
 }
 
+// 1 + 2^-11 is halfway between two tf32 values: tf32 rounds it away from
+// zero (cvt.rna), tf32x3 and ieee keep it whole.
+TEST_F(InterpreterTest, DotPrecisions) {
+  const char *ir = R"(
+func.func @k(%out: !tile.ptr<f32> {tile.name = "out"}) {
+  %a = arith.constant dense<[[1.00048828125], [-1.00048828125]]> : tensor<2x1xf32>
+  %b = arith.constant dense<[[1.0]]> : tensor<1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<2x1xf32>
+  %t = tile.dot %a, %b, %z, tf32 : tensor<2x1xf32>, tensor<1x1xf32> -> tensor<2x1xf32>
+  %x = tile.dot %a, %b, %z, tf32x3 : tensor<2x1xf32>, tensor<1x1xf32> -> tensor<2x1xf32>
+  %i = tile.dot %a, %b, %z, ieee : tensor<2x1xf32>, tensor<1x1xf32> -> tensor<2x1xf32>
+  %r = tile.make_range {start = 0 : i32, end = 2 : i32} : tensor<2xi32>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<2xi32> -> tensor<2x1xi32>
+  %s = tile.splat %out : tensor<2x1x!tile.ptr<f32>>
+  %p0 = tile.addptr %s, %r2 : tensor<2x1x!tile.ptr<f32>>, tensor<2x1xi32>
+  %two = arith.constant dense<2> : tensor<2x1xi32>
+  %p1 = tile.addptr %p0, %two : tensor<2x1x!tile.ptr<f32>>, tensor<2x1xi32>
+  %p2 = tile.addptr %p1, %two : tensor<2x1x!tile.ptr<f32>>, tensor<2x1xi32>
+  tile.store %p0, %t : tensor<2x1x!tile.ptr<f32>>
+  tile.store %p1, %x : tensor<2x1x!tile.ptr<f32>>
+  tile.store %p2, %i : tensor<2x1x!tile.ptr<f32>>
+  return
+}
+)";
+  std::vector<float> out(6, -1.0f);
+  ASSERT_TRUE(run(ir, {buffer(out)})) << errors;
+  const float tie = 1.0f + 0x1p-11f, up = 1.0f + 0x1p-10f;
+  EXPECT_EQ(out[0], up);   // tf32: away from zero, where even would give 1
+  EXPECT_EQ(out[1], -up);  // symmetric for negatives
+  EXPECT_EQ(out[2], tie);  // tf32x3: big 1 + 2^-10, small -2^-11
+  EXPECT_EQ(out[3], -tie);
+  EXPECT_EQ(out[4], tie);  // ieee
+  EXPECT_EQ(out[5], -tie);
+}
+
+// An f16 accumulator sums in f32 and rounds once: 1 + 2^-11 + 2^-11 is
+// 1 + 2^-10, where rounding after each product would stay at 1.
+TEST_F(InterpreterTest, DotF16AccumulatorRoundsOnce) {
+  const char *ir = R"(
+func.func @k(%out: !tile.ptr<f16> {tile.name = "out"}) {
+  %a = arith.constant dense<[[0.015625, 0.015625]]> : tensor<1x2xf16>
+  %b = arith.constant dense<[[0.03125], [0.03125]]> : tensor<2x1xf16>
+  %c = arith.constant dense<[[1.0]]> : tensor<1x1xf16>
+  %d = tile.dot %a, %b, %c, tf32 : tensor<1x2xf16>, tensor<2x1xf16> -> tensor<1x1xf16>
+  %p = tile.splat %out : tensor<1x1x!tile.ptr<f16>>
+  tile.store %p, %d : tensor<1x1x!tile.ptr<f16>>
+  return
+}
+)";
+  std::vector<uint16_t> out(1, 0xffff);
+  ASSERT_TRUE(run(ir, {buffer(out)})) << errors;
+  EXPECT_EQ(out[0], 0x3C01);
+}
+
+// int8 products accumulate in i32 and wrap; batched dots multiply each
+// batch on its own.
+TEST_F(InterpreterTest, DotI8WrapsAndBatches) {
+  const char *ir = R"(
+func.func @k(%out: !tile.ptr<i32> {tile.name = "out"}) {
+  %a = arith.constant dense<[[[127, 127]], [[-128, 1]]]> : tensor<2x1x2xi8>
+  %b = arith.constant dense<[[[127], [127]], [[2], [3]]]> : tensor<2x2x1xi8>
+  %c = arith.constant dense<[[[2147483647]], [[10]]]> : tensor<2x1x1xi32>
+  %d = tile.dot %a, %b, %c, tf32 : tensor<2x1x2xi8>, tensor<2x2x1xi8> -> tensor<2x1x1xi32>
+  %r = tile.make_range {start = 0 : i32, end = 2 : i32} : tensor<2xi32>
+  %r1 = tile.expand_dims %r {axis = 1 : i32} : tensor<2xi32> -> tensor<2x1xi32>
+  %r2 = tile.expand_dims %r1 {axis = 2 : i32} : tensor<2x1xi32> -> tensor<2x1x1xi32>
+  %s = tile.splat %out : tensor<2x1x1x!tile.ptr<i32>>
+  %p = tile.addptr %s, %r2 : tensor<2x1x1x!tile.ptr<i32>>, tensor<2x1x1xi32>
+  tile.store %p, %d : tensor<2x1x1x!tile.ptr<i32>>
+  return
+}
+)";
+  std::vector<int32_t> out(2, 0);
+  ASSERT_TRUE(run(ir, {buffer(out)})) << errors;
+  EXPECT_EQ(out[0], int32_t(uint32_t(2147483647u) + 2u * 127u * 127u));
+  EXPECT_EQ(out[1], 10 - 256 + 3);
+}
+
 TEST_F(InterpreterTest, SignedDivisionTruncatesTowardZero) {
   const char *ir = R"(
 func.func @k(%q: !tile.ptr<i32> {tile.name = "q"}, %m: !tile.ptr<i32> {tile.name = "m"}) {

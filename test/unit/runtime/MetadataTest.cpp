@@ -52,6 +52,20 @@ TEST(Metadata, DefaultsForOptionalFields) {
   EXPECT_EQ(md.arch, "sm_90");
   EXPECT_TRUE(md.params.empty());
   EXPECT_TRUE(md.constexprs.empty());
+  EXPECT_EQ(md.numStages, 3u); // Triton's default
+}
+
+TEST(Metadata, NumStages) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "matmul", "num_stages": 4, "params": []})");
+  EXPECT_EQ(md.numStages, 4u);
+  EXPECT_NE(md.toJSON().find(R"("num_stages": 4)"), std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).numStages, 4u);
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "num_stages": 0, "params": []})"),
+            "invalid kernel metadata: field \"num_stages\" must be positive");
+  EXPECT_NE(errorOf(R"({"kernel": "k", "num_stages": "3", "params": []})")
+                .find("num_stages"),
+            std::string::npos);
 }
 
 TEST(Metadata, ToJSONMatchesDesignLayout) {
@@ -61,7 +75,8 @@ TEST(Metadata, ToJSONMatchesDesignLayout) {
   md.constexprs = {{"BLOCK", "1024"}};
   EXPECT_EQ(md.toJSON(),
             R"({"kernel": "axpy", "num_warps": 4, "threads_per_block": 128, )"
-            R"("shared_bytes": 0, "arch": "sm_90", "params": [{"name": )"
+            R"("shared_bytes": 0, "arch": "sm_90", "num_stages": 3, )"
+            R"("params": [{"name": )"
             R"("x_ptr", "type": "*fp32", "divisibility": 16}], )"
             R"("constexprs": {"BLOCK": 1024}})");
 }
@@ -73,6 +88,7 @@ TEST(Metadata, RoundTrip) {
   md.threadsPerBlock = 256;
   md.sharedBytes = 98304;
   md.arch = "sm_80";
+  md.numStages = 5;
   md.params = {{"a\"b", "*bf16", 16}, {"n", "i64", 8}, {"s", "fp32", 1},
                {"m", "*i1", 1}};
   md.constexprs = {{"BLOCK", "1024"},
@@ -87,6 +103,7 @@ TEST(Metadata, RoundTrip) {
   EXPECT_EQ(back.threadsPerBlock, md.threadsPerBlock);
   EXPECT_EQ(back.sharedBytes, md.sharedBytes);
   EXPECT_EQ(back.arch, md.arch);
+  EXPECT_EQ(back.numStages, md.numStages);
   ASSERT_EQ(back.params.size(), md.params.size());
   for (size_t i = 0; i < md.params.size(); ++i) {
     EXPECT_EQ(back.params[i].name, md.params[i].name);

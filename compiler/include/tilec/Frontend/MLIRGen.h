@@ -25,6 +25,9 @@ struct Specialization {
   /// Types of the runtime (non-constexpr) parameters in order, as the JIT
   /// infers them from a call's arguments: "*fp32:16", "i32", "fp32".
   std::vector<std::string> argTypes;
+  /// Buffers of the software pipeline of loops with loads feeding a dot
+  /// (Triton's num_stages); the module's `tile.num_stages`.
+  unsigned numStages = 3;
 };
 
 /// Attributes through which the kernel's func.func reports its ABI.

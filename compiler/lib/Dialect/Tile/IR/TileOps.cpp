@@ -130,7 +130,9 @@ LogicalResult DotOp::verify() {
            << as[rank - 2] << "x" << bs[rank - 1] << ", not " << cs[rank - 2]
            << "x" << cs[rank - 1];
   if (rank == 3 && (as[0] != bs[0] || as[0] != cs[0]))
-    return emitOpError("batch sizes must agree");
+    return emitOpError("batch sizes must agree, got ")
+           << as[0] << " (a), " << bs[0] << " (b) and " << cs[0]
+           << " (accumulator)";
   if (a.getElementType() != b.getElementType())
     return emitOpError("operands must have one element type, got ")
            << a.getElementType() << " and " << b.getElementType();

@@ -73,12 +73,51 @@ struct HoistElementwiseOfSplats : RewritePattern {
   }
 };
 
+/// True when `v` is a constant splat of zero (+0.0 or -0.0 for floats).
+static bool isZeroSplat(Value v) {
+  DenseElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+    return false;
+  if (auto f = dyn_cast<FloatAttr>(attr.getSplatValue<Attribute>()))
+    return f.getValue().isZero();
+  if (auto i = dyn_cast<IntegerAttr>(attr.getSplatValue<Attribute>()))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// add(dot(a, b, 0), x) -> dot(a, b, x), either operand order: what
+/// `acc += tl.dot(a, b)` becomes, so that the GPU accumulates in the dot's
+/// registers instead of adding a second tile. The sum is reassociated (x
+/// is added first, not last), as Triton's own combine does. Only a dot of
+/// one use is folded, or the product would be computed twice.
+template <typename AddOp>
+struct FoldAddIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).template getDefiningOp<DotOp>();
+      Value other = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || !isZeroSplat(dot.getAcc()) ||
+          other.getType() != dot.getType())
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(
+          add, dot.getType(), dot.getA(), dot.getB(), other,
+          dot.getPrecisionAttr(), dot.getMaxNumImpreciseAccAttr());
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct TileCombine : tile::impl::TileCombineBase<TileCombine> {
   using TileCombineBase::TileCombineBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldAddPtrChain, FoldShapeOfSplat<BroadcastOp>,
-                 FoldShapeOfSplat<ExpandDimsOp>, HoistElementwiseOfSplats>(
+                 FoldShapeOfSplat<ExpandDimsOp>, HoistElementwiseOfSplats,
+                 FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -34,6 +34,12 @@ Type getI1SameShape(Type type);
 /// The tensor type `type` with another element type, or `elementType` for a
 /// scalar.
 Type withElementType(Type type, Type elementType);
+
+/// `tile.num_stages = N : i32`: how many stages the software pipeliner may
+/// give a loop whose loads feed a dot (Triton's num_stages). On the module,
+/// the kernel's default (`--num-stages`); on an scf.for, that loop's own
+/// (`tl.range(..., num_stages=N)`), which takes precedence.
+inline constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

@@ -6,11 +6,14 @@
 include "mlir/Pass/PassBase.td"
 
 def TileCombine : Pass<"tile-combine", "::mlir::ModuleOp"> {
-  let summary = "Simplifies tile programs: pointer chains, splats, broadcasts";
+  let summary = "Simplifies tile programs: pointer chains, splats, broadcasts, "
+                "accumulating dots";
   let description = [{
     Folds patterns the frontend produces naturally: `addptr(addptr(p, a), b)`
     becomes `addptr(p, a + b)`, a broadcast or expand_dims of a splat becomes
-    a splat, and elementwise operations on splats are done on the scalars.
+    a splat, elementwise operations on splats are done on the scalars, and
+    the add of a dot with a zero accumulator (`acc += tl.dot(a, b)`) becomes
+    one dot accumulating into `acc`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

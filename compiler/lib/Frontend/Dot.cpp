@@ -1,0 +1,217 @@
+//===- Dot.cpp - tl.dot ---------------------------------------------------===//
+//
+// `tl.dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+// max_num_imprecise_acc=None, out_dtype=tl.float32)` with Triton 3.6's rules
+// (core.dot and semantic.dot): operands of one dtype among int8, float16,
+// bfloat16, float32 and float64, both 2-D or both 3-D (batched); int8
+// accumulates in int32, float16 in out_dtype (float32 or float16),
+// bfloat16 and float32 in float32, float64 in float64; fp32 inputs default
+// to tf32, and `allow_tf32` is the older spelling of tf32 / ieee.
+//
+// Two departures, both accepting more than Triton and nothing it gives
+// another meaning: any M, N, K >= 1 (Triton wants 16 and up; the GPU
+// lowering pads to its instruction shapes), and with `acc` given and no
+// out_dtype, the dot accumulates in acc's dtype (Triton asserts that acc's
+// dtype equals out_dtype, which rejects an int32 acc unless out_dtype is
+// spelled tl.int32).
+//
+// Without `acc` the accumulator is a zero `arith.constant` splat, which
+// tile-combine folds into a following add (`acc += tl.dot(a, b)`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+enum DotParam {
+  Input,
+  Other,
+  Acc,
+  InputPrecision,
+  AllowTF32,
+  MaxNumImpreciseAcc,
+  OutDType
+};
+} // namespace
+
+static bool isDotOperandType(Type t) {
+  return t.isInteger(8) || t.isF16() || t.isBF16() || t.isF32() || t.isF64();
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+/// How fp32 operands are multiplied: `input_precision` or `allow_tf32`, or
+/// tf32, Triton's default on NVIDIA GPUs.
+static tile::InputPrecision precisionArg(MLIRGenImpl &g,
+                                         const MLIRGenImpl::Args &args) {
+  auto given = [&](unsigned i) {
+    return args.get(i) && args.get(i)->kind != TValue::Kind::None;
+  };
+  if (given(InputPrecision) && given(AllowTF32))
+    g.fail(args.locs[AllowTF32],
+           "tl.dot: give only one of input_precision and allow_tf32 "
+           "(allow_tf32 is the older spelling of input_precision)");
+  if (given(AllowTF32))
+    return g.isTrue(*args.get(AllowTF32), args.locs[AllowTF32])
+               ? tile::InputPrecision::TF32
+               : tile::InputPrecision::IEEE;
+  if (!given(InputPrecision))
+    return tile::InputPrecision::TF32;
+  const TValue &v = *args.get(InputPrecision);
+  const ast::Location &l = args.locs[InputPrecision];
+  if (v.kind != TValue::Kind::String)
+    g.fail(l, "tl.dot: input_precision must be a string such as \"ieee\", "
+              "got " +
+                  g.describe(v));
+  // Triton compares in lower case.
+  std::string name = llvm::StringRef(v.name).lower();
+  if (std::optional<tile::InputPrecision> p =
+          tile::symbolizeInputPrecision(name))
+    return *p;
+  if (name == "bf16x3" || name == "bf16x6" || name == "hf32")
+    g.fail(l, "tl.dot: input_precision \"" + v.name +
+                  "\" is not supported by tilec (Triton has it on some "
+                  "targets only); use \"tf32\", \"tf32x3\" or \"ieee\"");
+  g.fail(l, "tl.dot: input_precision must be \"tf32\", \"tf32x3\" or "
+            "\"ieee\", got \"" +
+                v.name + "\"");
+}
+
+TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
+  Args args = bindArgs(c, "tl.dot",
+                       {"input", "other", "acc", "input_precision",
+                        "allow_tf32", "max_num_imprecise_acc", "out_dtype"},
+                       2);
+  auto given = [&](unsigned i) {
+    return args.get(i) && args.get(i)->kind != TValue::Kind::None;
+  };
+
+  // The operands: tiles of one supported dtype.
+  auto tileArg = [&](unsigned i, StringRef what) {
+    const TValue &v = *args.get(i);
+    auto type = v.isRuntime() ? dyn_cast<RankedTensorType>(v.value.getType())
+                              : RankedTensorType();
+    if (!type)
+      fail(args.locs[i], "tl.dot: " + what +
+                             " must be a 2-D or 3-D tile, got " + describe(v));
+    if (!isDotOperandType(type.getElementType()))
+      fail(args.locs[i], "tl.dot does not multiply " +
+                             describe(type.getElementType()) + " tiles (" +
+                             what + " is " + describe(type) +
+                             "): use int8, float16, bfloat16, float32 or "
+                             "float64");
+    if (type.getRank() != 2 && type.getRank() != 3)
+      fail(args.locs[i], "tl.dot: " + what +
+                             " must be 2-D, or 3-D for a "
+                             "batched product, but it is " +
+                             describe(type) + " (" + Twine(type.getRank()) +
+                             "-D)");
+    return std::make_pair(v.value, type);
+  };
+  auto [a, aType] = tileArg(Input, "input");
+  auto [b, bType] = tileArg(Other, "other");
+  Type element = aType.getElementType();
+  if (bType.getElementType() != element)
+    fail(c.loc, "tl.dot operands must have the same dtype, got " +
+                    describe(aType) + " and " + describe(bType));
+  int64_t rank = aType.getRank();
+  if (bType.getRank() != rank)
+    fail(c.loc, "tl.dot operands must both be 2-D or both 3-D, got " +
+                    describe(aType) + " and " + describe(bType));
+  ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
+  if (as[rank - 1] != bs[rank - 2])
+    fail(c.loc, "tl.dot: incompatible shapes " + shapeString(as) + " and " +
+                    shapeString(bs) + ": input has K = " + Twine(as[rank - 1]) +
+                    " columns but other has " + Twine(bs[rank - 2]) + " rows");
+  if (rank == 3 && as[0] != bs[0])
+    fail(c.loc, "tl.dot: batch sizes differ: input " + shapeString(as) +
+                    " has " + Twine(as[0]) + ", other " + shapeString(bs) +
+                    " has " + Twine(bs[0]));
+  SmallVector<int64_t> shape(as.drop_back());
+  shape.push_back(bs[rank - 1]);
+
+  tile::InputPrecision precision = precisionArg(*this, args);
+
+  // The accumulator's dtype.
+  Type outDType = builder.getF32Type();
+  if (given(OutDType)) {
+    outDType = dtypeArg(*args.get(OutDType), args.locs[OutDType], "out_dtype");
+    if (outDType.isBF16())
+      fail(args.locs[OutDType],
+           "tl.dot: out_dtype=bfloat16 is not supported: accumulate in "
+           "float32 and convert the result with .to(tl.bfloat16)");
+  }
+  Value acc;
+  Type accElement;
+  if (given(Acc)) {
+    const TValue &v = *args.get(Acc);
+    auto type = v.isRuntime() ? dyn_cast<RankedTensorType>(v.value.getType())
+                              : RankedTensorType();
+    if (!type)
+      fail(args.locs[Acc], "tl.dot: acc must be a tile of shape " +
+                               shapeString(shape) + ", got " + describe(v));
+    if (type.getShape() != ArrayRef<int64_t>(shape))
+      fail(args.locs[Acc], "tl.dot: acc must have the result's shape " +
+                               shapeString(shape) + ", got " + describe(type));
+    acc = v.value;
+    accElement = type.getElementType();
+    if (given(OutDType) && accElement != outDType)
+      fail(args.locs[Acc], "tl.dot: acc is " + describe(type) +
+                               " but out_dtype is " + describe(outDType) +
+                               ": they must agree");
+    // Without out_dtype, acc says what to accumulate in.
+    if (!given(OutDType))
+      outDType = accElement;
+  }
+  Type result;
+  if (element.isInteger(8))
+    result = builder.getI32Type();
+  else if (element.isF16())
+    result = outDType.isF16() ? outDType : Type(builder.getF32Type());
+  else if (element.isF64())
+    result = builder.getF64Type();
+  else
+    result = builder.getF32Type();
+  if (element.isF16() && !outDType.isF16() && !outDType.isF32())
+    fail(given(Acc) && !given(OutDType) ? args.locs[Acc] : args.locs[OutDType],
+         "tl.dot of fp16 tiles accumulates in fp32 or fp16, not " +
+             describe(outDType));
+  if (acc && accElement != result)
+    fail(args.locs[Acc], "tl.dot of " + describe(element) +
+                             " tiles accumulates in " + describe(result) +
+                             ", but acc is " + describe(acc.getType()));
+  auto resultType = RankedTensorType::get(shape, result);
+
+  IntegerAttr maxImprecise;
+  if (given(MaxNumImpreciseAcc)) {
+    int64_t n =
+        constInt(*args.get(MaxNumImpreciseAcc), args.locs[MaxNumImpreciseAcc],
+                 "max_num_imprecise_acc");
+    if (n < 0 || n > INT32_MAX)
+      fail(args.locs[MaxNumImpreciseAcc],
+           "tl.dot: max_num_imprecise_acc must be a non-negative int32, got " +
+               Twine(n));
+    maxImprecise = builder.getI32IntegerAttr(int32_t(n));
+  }
+
+  Location location = loc(c.loc);
+  if (!acc)
+    acc = arith::ConstantOp::create(
+        builder, location,
+        DenseElementsAttr::get(resultType, builder.getZeroAttr(result)));
+  return TValue::ofValue(tile::DotOp::create(builder, location, a, b, acc,
+                                             precision, maxImprecise));
+}
