@@ -17,6 +17,10 @@ echo "== tilec: .tl -> PTX (+ .json metadata)"
   --signature "*fp32:16, *fp32:16, *fp32:16, i32:16, 2048"
 "$build/bin/tilec" "$root/dsl-examples/normalize.tl" -o "$out/normalize.ptx" \
   --num-warps 8 --signature "*fp32:16, *fp32:16, i32:16, i32:16, 4096"
+"$build/bin/tilec" "$root/dsl-examples/matmul.tl" -o "$out/matmul.ptx" \
+  --signature "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32:16, i32, i32:16, 1, i32, i32:16, 1, i32, i32:16, 1, 128, 128, 32, 'tf32'"
+"$build/bin/tilec" "$root/dsl-examples/tiled_matmul.tl" -o "$out/tiled_matmul.ptx" \
+  --signature "*fp32, *fp32, *fp32, i32, 3"
 for f in "$out"/*.ptx; do
   echo "   $f: $(grep -c '' "$f") lines, entry $(grep -m1 -o '\.entry [a-z_]*' "$f")"
 done
@@ -26,8 +30,6 @@ echo "== host programs (JIT; on the interpreter when there is no GPU)"
 "$build/bin/transpose" "$root/dsl-examples"
 "$build/bin/dot_product" "$root/dsl-examples"
 "$build/bin/normalize" "$root/dsl-examples"
-# The tl.dot examples: host programs only until the GPU lowering of tl.dot
-# exists (on the interpreter where there is no GPU).
 "$build/bin/matmul" "$root/dsl-examples"
 "$build/bin/splitk_matmul" "$root/dsl-examples"
 "$build/bin/tiled_matmul" "$root/dsl-examples"

@@ -76,14 +76,16 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 
 // -----
 
-// An f16 accumulator travels as 2 vector<2xf16> registers. K = 3 pads to
+// An f16 accumulator is summed in f32 and rounded once. K = 3 pads to
 // the instruction's 16: padding of both operands is zeroed (K positions
 // 3..15 select 0), and 2 warps along M repeat nothing: one mma per warp.
 // CHECK-LABEL: llvm.func @f16_acc_k3(
 // CHECK: %[[ZERO:.*]] = llvm.mlir.zero : f16
 // CHECK: llvm.select %{{.*}}, %{{.*}}, %[[ZERO]] : i1, f16
-// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, vector<2xf16>) -> !llvm.struct<(vector<2xf16>, vector<2xf16>)>
+// CHECK: llvm.fpext %{{.*}} : f16 to f32
+// CHECK: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
 // CHECK-NOT: nvvm.mma.sync
+// CHECK: llvm.fptrunc %{{.*}} : f32 to f16
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 1], instrShape = [16, 8]}>
 #a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
 #b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>

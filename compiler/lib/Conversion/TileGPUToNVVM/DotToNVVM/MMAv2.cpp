@@ -12,7 +12,8 @@
 //
 // f32 inputs are rounded to tf32 (cvt.rna, as Triton); tf32x3 splits each
 // into a tf32 head and a tf32 tail and sums three products, small ones
-// first. i8 accumulates with wrapping, as the interpreter does.
+// first. i8 accumulates with wrapping, as the interpreter does; an f16
+// accumulator in f32, rounded once at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,11 +155,12 @@ struct MMAv2DotToLLVM : OpConversionPattern<tile::DotOp> {
     prepare(aLayout, adaptor.getA(), aHead, aTail);
     prepare(bLayout, adaptor.getB(), bHead, bTail);
 
-    // Accumulator registers as mma.sync has them: f16 pairs in one vector.
+    // An f16 accumulator is summed in f32 and rounded once per dot, as the
+    // interpreter does: mma.sync's f32 accumulation runs at the same rate.
     bool f16Acc = accElement.isF16();
-    Type accRegType = f16Acc ? VectorType::get({2}, rewriter.getF16Type())
+    Type accRegType = f16Acc ? rewriter.getF32Type()
                              : adaptor.getAcc().front().getType();
-    unsigned accRegs = f16Acc ? 2 : 4;
+    unsigned accRegs = 4;
     Type resultType = LLVM::LLVMStructType::getLiteral(
         getContext(), SmallVector<Type>(accRegs, accRegType));
     NVVM::MMATypes ptxType = getPtxType(input, tf32);
@@ -211,15 +213,10 @@ struct MMAv2DotToLLVM : OpConversionPattern<tile::DotOp> {
               elems.push_back(acc.linearize(local));
             }
           SmallVector<Value> c;
-          if (f16Acc) {
-            c.push_back(packRegister(rewriter, loc,
-                                     {results[elems[0]], results[elems[1]]}));
-            c.push_back(packRegister(rewriter, loc,
-                                     {results[elems[2]], results[elems[3]]}));
-          } else {
-            for (unsigned e : elems)
-              c.push_back(results[e]);
-          }
+          for (unsigned e : elems)
+            c.push_back(f16Acc ? (Value)LLVM::FPExtOp::create(
+                                     rewriter, loc, accRegType, results[e])
+                               : results[e]);
           for (int64_t k = 0; k < kSteps; ++k) {
             SmallVector<Value> a = packAll(aHeads.get(batch, m, k));
             SmallVector<Value> b = packAll(bHeads.get(batch, n, k));
@@ -229,14 +226,11 @@ struct MMAv2DotToLLVM : OpConversionPattern<tile::DotOp> {
             }
             c = mmaSync(a, b, c);
           }
-          if (f16Acc) {
-            for (unsigned i = 0; i < 4; ++i)
-              results[elems[i]] = LLVM::ExtractElementOp::create(
-                  rewriter, loc, c[i / 2], i32Constant(rewriter, loc, i % 2));
-          } else {
-            for (unsigned i = 0; i < 4; ++i)
-              results[elems[i]] = c[i];
-          }
+          for (unsigned i = 0; i < 4; ++i)
+            results[elems[i]] =
+                f16Acc ? (Value)LLVM::FPTruncOp::create(rewriter, loc,
+                                                        accElement, c[i])
+                       : c[i];
         }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
