@@ -41,17 +41,20 @@ def load_tl(name):
 class TilecKernel:
     """A kernel compiled by tilec, launched from its .ptx and .json."""
 
-    def __init__(self, tilec, name, signature, workdir, num_warps=4):
-        ptx = os.path.join(workdir,
-                           f"{name}_{abs(hash(signature))}_{num_warps}.ptx")
+    def __init__(self, tilec, name, signature, workdir, num_warps=4,
+                 options=(), path=None):
+        ptx = os.path.join(workdir, f"{name}_{abs(hash((signature, tuple(options))))}"
+                                    f"_{num_warps}.ptx")
         start = time.perf_counter()
-        subprocess.run([tilec, os.path.join(EXAMPLES, name + ".tl"), "-o", ptx,
-                        "--signature", signature, "--num-warps",
-                        str(num_warps)], check=True)
+        subprocess.run([tilec, path or os.path.join(EXAMPLES, name + ".tl"),
+                        "-o", ptx, "--signature", signature, "--num-warps",
+                        str(num_warps)] + list(options), check=True)
         self.compile_ms = (time.perf_counter() - start) * 1e3
         with open(ptx[:-4] + ".json") as f:
             self.meta = json.load(f)
         self.function = cupy.RawModule(path=ptx).get_function(self.meta["kernel"])
+        if self.meta["shared_bytes"] > 48 * 1024:
+            self.function.max_dynamic_shared_size_bytes = self.meta["shared_bytes"]
 
     def __call__(self, grid, *args):
         self.bind(grid, *args)()

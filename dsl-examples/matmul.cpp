@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -151,7 +152,9 @@ bool run(tile::JITFunction &matmul, tile::Backend backend, const Problem &p,
 int main(int argc, char **argv) {
   // On a machine without a GPU, the CPU interpreter runs the same kernel.
   tile::Backend backend = tile::defaultBackend();
-  bool gpu = backend == tile::Backend::CUDA;
+  // The interpreter, and compute-sanitizer runs (TILEC_EXAMPLES_SMALL set),
+  // take the small sizes.
+  bool gpu = backend == tile::Backend::CUDA && !std::getenv("TILEC_EXAMPLES_SMALL");
   std::string dir = argc > 1 ? argv[1] : TILEC_EXAMPLES_DIR;
   try {
     auto matmul = tile::JITFunction::fromFile(dir + "/matmul.tl");

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -136,7 +137,9 @@ bool runKernel(const std::string &path, const char *kernelName, bool slabs,
 int main(int argc, char **argv) {
   // On a machine without a GPU, the CPU interpreter runs the same kernels.
   tile::Backend backend = tile::defaultBackend();
-  bool gpu = backend == tile::Backend::CUDA;
+  // The interpreter, and compute-sanitizer runs (TILEC_EXAMPLES_SMALL set),
+  // take the small sizes.
+  bool gpu = backend == tile::Backend::CUDA && !std::getenv("TILEC_EXAMPLES_SMALL");
   std::string dir = argc > 1 ? argv[1] : TILEC_EXAMPLES_DIR;
   std::string path = dir + "/splitk_matmul.tl";
   try {
@@ -148,7 +151,7 @@ int main(int argc, char **argv) {
     std::printf(
         "split-K: fp32 addition is not associative, so the sum depends on the "
         "order in which the programs' atomic adds reach memory. %s\n",
-        gpu ? "On the GPU that order changes from run to run, and so may the "
+        backend == tile::Backend::CUDA ? "On the GPU that order changes from run to run, and so may the "
               "last bits of the result."
             : "The interpreter runs the programs one after another in a fixed "
               "order, so its runs agree exactly (a difference of 0).");

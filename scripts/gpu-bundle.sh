@@ -19,15 +19,18 @@ ldd "$build/bin/tilec" "$build/lib/libTilecCompiler.so" |
   awk '/=> \//{print $3}' | sort -u |
   grep -v -E 'libc\.so|libm\.so|ld-linux|libgcc_s|libstdc\+\+|libTilecCompiler' |
   while read -r lib; do cp -L "$lib" "$out/stage/lib/"; done
-tar -C "$out/stage" -cf - . | zstd -T0 -15 -q -o "$out/tilec.tar.zst"
+# The device tool carries 64 MiB at most: libLLVM and its ICU and z3 need
+# zstd's strongest setting and a long window to fit.
+tar -C "$out/stage" -cf - . | zstd -T0 -19 --long=27 -q -o "$out/tilec.tar.zst"
 cp "$(command -v zstd)" "$out/zstd"
-cp -L "$(ldd "$(command -v zstd)" | awk '/libzstd/{print $3}')" "$out/"
+ldd "$(command -v zstd)" | awk '/=> \//{print $3}' | grep -v 'libc\.so' |
+  while read -r lib; do cp -L "$lib" "$out/"; done
 rm -rf "$out/stage"
 cat > "$out/unpack.sh" <<'UNPACK'
 # Sourced on the GPU machine from the repository root.
 TILEC_GPU_ROOT=/tmp/tilec-gpu
 mkdir -p "$TILEC_GPU_ROOT"
-LD_LIBRARY_PATH="$PWD/.gpu" .gpu/zstd -d -q -c .gpu/tilec.tar.zst | tar -C "$TILEC_GPU_ROOT" -xf -
+LD_LIBRARY_PATH="$PWD/.gpu" .gpu/zstd -d -q --long=27 -c .gpu/tilec.tar.zst | tar -C "$TILEC_GPU_ROOT" -xf -
 export LD_LIBRARY_PATH="$TILEC_GPU_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$TILEC_GPU_ROOT/bin:$PATH"
 export TILEC_GPU_ROOT

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Differential test of tl.dot: the same kernel (bench/differential/dot.tl)
+on tilec's interpreter and on the GPU (both through tile-run), over odd
+shapes, block sizes from 3 x 3 to 128 x 128, every dtype and precision, with
+64 sentinels after every buffer; where Triton can run the configuration
+(blocks of 16 or more), real Triton on the same file too.
+
+Expected agreement: integers exactly; floats within the rounding of their
+sums (both sides round the inputs alike: tf32 by cvt.rna, f16/bf16 exact
+products), bounded per element by K * 2^-22 * sum_k |a_ik b_kj| (one f16 ulp
+of the result more for f16 outputs); every float also against a float64
+reference within its dtype's class.
+
+    python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton]
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KERNEL = os.path.join(ROOT, "bench", "differential", "dot.tl")
+SENTINELS = 64
+
+# (input dtype, output dtype, precision)
+DTYPES = [("fp16", "fp32", "tf32"), ("fp16", "fp16", "tf32"),
+          ("bf16", "fp32", "tf32"), ("fp32", "fp32", "tf32"),
+          ("fp32", "fp32", "tf32x3"), ("fp32", "fp32", "ieee"),
+          ("i8", "i32", "tf32"), ("fp64", "fp64", "ieee")]
+SHAPES = [(1, 1, 1), (3, 3, 3), (17, 17, 17), (100, 3, 17), (3, 100, 127),
+          (127, 127, 127), (1000, 17, 100), (17, 1000, 3), (100, 127, 1000),
+          (1, 1000, 17), (3, 17, 1000), (127, 1, 100)]
+# (BLOCK_M, BLOCK_N, BLOCK_K, num_warps)
+BLOCKS = [(16, 16, 16, 4), (32, 32, 32, 4), (64, 64, 32, 4), (128, 128, 32, 8),
+          (128, 64, 64, 4), (3, 3, 3, 1), (16, 8, 16, 1), (64, 128, 16, 8),
+          (32, 16, 64, 2), (128, 32, 16, 4)]
+NP = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64,
+      "i8": np.int8, "i32": np.int32, "bf16": np.uint16}
+
+
+def bf16_bits(x):
+    """float32 -> bf16 bits (round to nearest even), as uint16."""
+    u = x.astype(np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def as_float64(x, dtype):
+    if dtype == "bf16":
+        return (x.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return x.astype(np.float64)
+
+
+def cases(rng):
+    block_cycle = itertools.cycle(range(len(BLOCKS)))
+    for shape in SHAPES:
+        for dtypes in DTYPES:
+            for _ in range(2):
+                yield shape, 1, BLOCKS[next(block_cycle)], dtypes
+    for dtypes in DTYPES:  # batched
+        yield (17, 9, 33), 3, BLOCKS[next(block_cycle)], dtypes
+
+
+def inputs(rng, shape, batch, dtypes):
+    m, n, k = shape
+    a_t, c_t = dtypes[0], dtypes[1]
+    if a_t == "i8":
+        a = rng.integers(-128, 128, (batch, m, k)).astype(np.int8)
+        b = rng.integers(-128, 128, (batch, k, n)).astype(np.int8)
+    else:
+        a = rng.standard_normal((batch, m, k))
+        b = rng.standard_normal((batch, k, n))
+        if a_t == "bf16":
+            a, b = bf16_bits(a), bf16_bits(b)
+        else:
+            a, b = a.astype(NP[a_t]), b.astype(NP[a_t])
+    return a, b
+
+
+def with_sentinels(x, value):
+    flat = x.ravel()
+    return np.concatenate([flat, np.full(SENTINELS, value, flat.dtype)])
+
+
+def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b):
+    m, n, k = shape
+    bm, bn, bk, warps = block
+    a_t, c_t, precision = dtypes
+    sentinel = {"i32": 0x5EED, "fp16": 7.0, "fp32": 7.5, "fp64": 7.25}[c_t]
+    paths = []
+    for name, arr in (("a", with_sentinels(a, a.ravel()[0])),
+                      ("b", with_sentinels(b, b.ravel()[0])),
+                      ("c", with_sentinels(np.full((batch, m, n), sentinel, NP[c_t]),
+                                           sentinel))):
+        path = os.path.join(workdir, f"{name}.npy")
+        np.save(path, arr)
+        paths.append(path)
+    out = os.path.join(workdir, backend)
+    grid = f"{-(-m // bm)},{-(-n // bn)},{batch}"
+    signature = f"*{a_t}, *{a_t}, *{c_t}" + ", i32" * 12 + \
+        f", {bm}, {bn}, {bk}, '{precision}'"
+    cmd = [tile_run, KERNEL, "--grid", grid, "--backend", backend, "-o", out,
+           "--num-warps", str(warps), "--signature", signature] + paths + \
+        [str(v) for v in (m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1)]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    c = np.load(os.path.join(out, "c_ptr.npy"))
+    return c[:-SENTINELS].reshape(batch, m, n), c[-SENTINELS:], sentinel
+
+
+def reference(a, b, dtypes):
+    a_t = dtypes[0]
+    a64, b64 = as_float64(a, a_t), as_float64(b, a_t)
+    return a64 @ b64, np.abs(a64) @ np.abs(b64)
+
+
+def close(x, y, magnitude, k, dtypes):
+    """|x - y| within the rounding both sides may do."""
+    c_t = dtypes[1]
+    if c_t == "i32":
+        return np.array_equal(x, y)
+    x, y = x.astype(np.float64), y.astype(np.float64)
+    bound = 4 * max(k, 16) * 2.0 ** -22 * magnitude + 1e-300
+    if c_t == "fp16":
+        bound += 2.0 ** -10 * np.abs(y) + 2.0 ** -24
+    return bool(np.all(np.abs(x - y) <= bound))
+
+
+def reference_ok(x, ref, magnitude, dtypes):
+    """Against float64: what each dtype class can promise."""
+    a_t, c_t, precision = dtypes
+    if c_t == "i32":
+        return np.array_equal(x.astype(np.int64), (ref.astype(np.int64) + 2**31) % 2**32 - 2**31)
+    rel = {"ieee": 2.0 ** -20, "tf32x3": 2.0 ** -18, "tf32": 2.0 ** -9}[precision]
+    if a_t in ("fp16", "bf16"):
+        rel = 2.0 ** -18
+    if c_t == "fp16":
+        rel += 2.0 ** -9
+    if c_t == "fp64":
+        rel = 2.0 ** -48
+    err = np.abs(x.astype(np.float64) - ref)
+    return bool(np.all(err <= rel * (magnitude + np.abs(ref)) + 1e-300))
+
+
+def load_triton_kernel():
+    loader = importlib.machinery.SourceFileLoader("dot_tl", KERNEL)
+    spec = importlib.util.spec_from_loader("dot_tl", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module.dot_kernel
+
+
+def run_triton(kernel, shape, batch, block, dtypes, a, b):
+    import torch
+    m, n, k = shape
+    bm, bn, bk, warps = block
+    tdt = {"fp16": torch.float16, "fp32": torch.float32, "fp64": torch.float64,
+           "i8": torch.int8, "i32": torch.int32}
+    if dtypes[0] == "bf16":
+        ta = torch.from_numpy(a.view(np.int16)).view(torch.bfloat16).cuda()
+        tb = torch.from_numpy(b.view(np.int16)).view(torch.bfloat16).cuda()
+    else:
+        ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    c = torch.zeros((batch, m, n), dtype=tdt[dtypes[1]], device="cuda")
+    grid = (-(-m // bm), -(-n // bn), batch)
+    kernel[grid](ta, tb, c, m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1,
+                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, PRECISION=dtypes[2],
+                 num_warps=warps)
+    return c.cpu().numpy()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tile-run", required=True)
+    parser.add_argument("--triton", action="store_true",
+                        help="also run real Triton where it can")
+    args = parser.parse_args()
+    rng = np.random.default_rng(8)
+    triton_kernel = load_triton_kernel() if args.triton else None
+    counts = {"cases": 0, "failures": 0, "triton": 0, "exact": 0}
+    for shape, batch, block, dtypes in cases(rng):
+        a, b = inputs(rng, shape, batch, dtypes)
+        label = (f"{'x'.join(map(str, shape))} batch {batch} blocks "
+                 f"{block[0]}x{block[1]}x{block[2]} w{block[3]} "
+                 f"{dtypes[0]}->{dtypes[1]} {dtypes[2]}")
+        with tempfile.TemporaryDirectory() as workdir:
+            interp, interp_tail, sentinel = tile_run(
+                args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b)
+            gpu, gpu_tail, _ = tile_run(
+                args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b)
+        ref, magnitude = reference(a, b, dtypes)
+        problems = []
+        if not np.all(gpu_tail == sentinel) or not np.all(interp_tail == sentinel):
+            problems.append("sentinel overwritten")
+        if not close(gpu, interp, magnitude, shape[2], dtypes):
+            diff = np.max(np.abs(gpu.astype(np.float64) - interp.astype(np.float64)))
+            problems.append(f"GPU vs interpreter, max |diff| {diff:.3g}")
+        if not reference_ok(gpu, ref, magnitude, dtypes):
+            problems.append("GPU vs float64 reference")
+        if not reference_ok(interp, ref, magnitude, dtypes):
+            problems.append("interpreter vs float64 reference")
+        counts["exact"] += int(np.array_equal(gpu, interp))
+        triton_note = ""
+        if triton_kernel and min(block[:3]) >= 16 and dtypes[0] != "fp64":
+            try:
+                tri = run_triton(triton_kernel, shape, batch, block, dtypes, a, b)
+                counts["triton"] += 1
+                if not close(gpu, tri, magnitude, shape[2], dtypes):
+                    problems.append("GPU vs Triton")
+                triton_note = ", Triton agrees" if "GPU vs Triton" not in problems else ""
+            except Exception as error:  # Triton refuses some configurations
+                triton_note = f", Triton: {type(error).__name__}"
+        counts["cases"] += 1
+        counts["failures"] += int(bool(problems))
+        status = "FAIL " + "; ".join(problems) if problems else "ok"
+        print(f"{label:58s} {status}{triton_note}", flush=True)
+    print(f"{counts['cases']} cases, {counts['failures']} failed; "
+          f"{counts['exact']} bit-identical to the interpreter; "
+          f"{counts['triton']} also run by Triton")
+    return 1 if counts["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

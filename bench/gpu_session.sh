@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# One batch of GPU work on the device machine (see scripts/gpu-bundle.sh):
+# the GPU unit tests, every example, the dot differential test against the
+# interpreter and Triton, compute-sanitizer on the matmul examples, the SASS
+# instruction mix of the blocked matmul, and the matmul benchmark. Logs go to
+# $OUT; a short table is printed last. Each phase fits one device call.
+#   bash bench/gpu_session.sh check|sanitize|bench|quickbench ...
+set -uo pipefail
+cd "$(dirname "$0")/.."
+source .gpu/unpack.sh
+OUT="${OUT:-/tmp/out}"; mkdir -p "$OUT"
+bin="$TILEC_GPU_ROOT/bin"
+nvidia-smi -L
+summary=()
+note() { summary+=("$1"); echo "$1"; }
+
+check() {
+for t in "$bin"/tilec-*-tests; do
+  timeout 300 "$t" > "$OUT/$(basename "$t").log" 2>&1
+  note "$(basename "$t"): rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$(basename "$t").log" | tr '\n' ' ')"
+done
+for e in vector_add transpose dot_product normalize matmul splitk_matmul tiled_matmul; do
+  timeout 300 "$bin/$e" dsl-examples > "$OUT/example_$e.log" 2>&1
+  note "example $e: rc=$?"
+done
+tail -n 12 "$OUT"/example_matmul.log "$OUT"/example_splitk_matmul.log "$OUT"/example_tiled_matmul.log
+
+timeout 420 python3 bench/dot_differential.py --tile-run "$bin/tile-run" --triton \
+  > "$OUT/dot_differential.log" 2>&1
+note "dot differential: rc=$? $(tail -n 1 "$OUT/dot_differential.log")"
+grep FAIL "$OUT/dot_differential.log" | head -20
+
+sig="*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, 128, 128, 32, 'tf32'"
+"$bin/tilec" dsl-examples/matmul.tl --signature "$sig" --emit=cubin -o "$OUT/matmul_fp16.cubin" --time > "$OUT/compile_time.log" 2>&1
+cuobjdump --dump-sass "$OUT/matmul_fp16.cubin" > "$OUT/matmul_fp16.sass"
+note "SASS matmul fp16 128x128x32: $(grep -cE 'HMMA' "$OUT/matmul_fp16.sass") HMMA, $(grep -cE 'HGMMA' "$OUT/matmul_fp16.sass") HGMMA, $(grep -cE 'LDSM' "$OUT/matmul_fp16.sass") LDSM, $(grep -cE 'LDL|STL' "$OUT/matmul_fp16.sass") LDL/STL, $(grep -cE 'BAR' "$OUT/matmul_fp16.sass") BAR"
+note "compile: $(tail -n 1 "$OUT/compile_time.log")"
+}
+
+sanitize() {
+  for tool in memcheck racecheck synccheck; do
+    for e in tiled_matmul matmul splitk_matmul; do
+      TILEC_EXAMPLES_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" "$bin/$e" dsl-examples \
+        > "$OUT/sanitize_${tool}_$e.log" 2>&1
+      note "compute-sanitizer $tool $e: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_$e.log" | tail -n 1)"
+    done
+  done
+}
+
+bench() {
+  PYTHONUNBUFFERED=1 timeout 540 python3 bench/matmul.py --tilec "$bin/tilec" \
+    --json "$OUT/matmul.json" "$@" > "$OUT/matmul.log" 2>&1
+  note "bench/matmul.py: rc=$?"
+  tail -n 14 "$OUT/matmul.log"
+}
+
+for phase in "$@"; do
+  case "$phase" in
+    check) check ;;
+    sanitize) sanitize ;;
+    bench) bench ;;
+    quickbench) bench --quick ;;
+  esac
+done
+echo "================ summary"
+printf '%s\n' "${summary[@]}"

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""tl.dot on the GPU: tilec against real Triton on the same .tl files
+(dsl-examples/matmul.tl and splitk_matmul.tl) and against cuBLAS
+(torch.matmul), each figure the best over the same sweep of block sizes,
+warps and stages, the median of do_bench runs. Outputs are checked against
+torch before timing.
+
+    python3 bench/matmul.py --tilec build/bin/tilec [--json out.json] [--quick]
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+import torch
+from triton.testing import do_bench
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_triton import TilecKernel, load_tl  # noqa: E402
+
+TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+# BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages
+SWEEP = [(128, 128, 32, 4, 3), (128, 128, 64, 4, 3), (128, 256, 32, 8, 3),
+         (256, 128, 32, 8, 3), (128, 128, 32, 8, 4), (64, 128, 32, 4, 4),
+         (128, 64, 32, 4, 4), (64, 64, 32, 4, 4)]
+QUICK = [(128, 128, 32, 4, 3), (128, 256, 32, 8, 3)]
+
+
+def median_ms(fn):
+    return do_bench(fn, warmup=25, rep=200, return_mode="median")
+
+
+def tflops(m, n, k, ms, batch=1):
+    return 2.0 * batch * m * n * k / ms / 1e9
+
+
+def check(out, ref, dtype, what):
+    tol = {"fp16": 2e-2, "bf16": 4e-2, "fp32": 2e-2, "ieee": 1e-4}[dtype]
+    err = (out.float() - ref.float()).norm() / ref.float().norm()
+    if not err <= tol:
+        raise SystemExit(f"{what}: relative error {err:.3g} above {tol}")
+    return float(err)
+
+
+def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
+    m, n, k = shape
+    in_dtype = TORCH["fp32" if dtype == "ieee" else dtype]
+    a = torch.randn(batch, m, k, device="cuda", dtype=in_dtype)
+    b = torch.randn(batch, k, n, device="cuda", dtype=in_dtype)
+    c = torch.empty(batch, m, n, device="cuda", dtype=in_dtype)
+    ref = torch.matmul(a.double() if dtype == "ieee" else a, b.double() if dtype == "ieee" else b)
+    strides = (m * k, k, 1, k * n, n, 1, m * n, n, 1)
+    ptr = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "ieee": "fp32"}[dtype]
+    rows = []
+    for bm, bn, bk, warps, stages in sweep:
+        grid = ((m + bm - 1) // bm, (n + bn - 1) // bn, batch)
+        div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
+        signature = ", ".join([f"*{ptr}:16"] * 3 + [div(v) for v in (m, n, k)] +
+                              [div(s) for s in strides] +
+                              [str(bm), str(bn), str(bk), f"'{precision}'"])
+        row = {"config": [bm, bn, bk, warps, stages]}
+        try:
+            kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
+                                 ["--num-stages", str(stages)])
+            launch = kernel.bind(grid, a, b, c, m, n, k, *strides)
+            c.fill_(float("nan"))
+            launch()
+            row["tilec_err"] = check(c, ref, dtype, f"tilec {dtype} {row['config']}")
+            row["tilec"] = tflops(m, n, k, median_ms(launch), batch)
+            row["compile_ms"] = kernel.compile_ms
+        except Exception as error:  # report, keep sweeping
+            row["tilec_error"] = str(error)[:200]
+        try:
+            run = lambda: tl_module.matmul_kernel[grid](
+                a, b, c, m, n, k, *strides, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                PRECISION=precision, num_warps=warps, num_stages=stages)
+            c.fill_(float("nan"))
+            run()
+            row["triton_err"] = check(c, ref, dtype, f"triton {dtype} {row['config']}")
+            row["triton"] = tflops(m, n, k, median_ms(run), batch)
+        except Exception as error:
+            row["triton_error"] = str(error)[:200]
+        print(f"  {dtype:5s} {shape} x{batch} {row['config']}: tilec "
+              f"{row.get('tilec', float('nan')):7.1f}  triton "
+              f"{row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+        rows.append(row)
+    if dtype == "ieee":
+        cublas = None
+    else:
+        cublas = tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)), batch)
+    return rows, cublas
+
+
+def splitk(args, tl_module, workdir, dtype, form, sweep):
+    m, n, k = 256, 256, 65536
+    a = torch.randn(m, k, device="cuda", dtype=TORCH[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=TORCH[dtype])
+    c = torch.zeros(m, n, device="cuda", dtype=torch.float32)
+    ref = torch.matmul(a.float(), b.float())
+    strides = (k, 1, n, 1, n, 1)
+    rows = []
+    for bm, bn, bk, warps, stages, split in sweep:
+        row = {"config": [bm, bn, bk, warps, stages, split]}
+        grid = (m // bm, n // bn, k // bk if form == "slab" else split)
+        name = "splitk_slab_kernel" if form == "slab" else "splitk_kernel"
+        consts = [str(bm), str(bn), str(bk)] + ([] if form == "slab" else [str(split)])
+        signature = ", ".join([f"*{dtype}:16", f"*{dtype}:16", "*fp32:16",
+                               "i32:16", "i32:16", "i32:16", "i32:16", "1",
+                               "i32:16", "1", "i32:16", "1"] + consts)
+        try:
+            kernel = TilecKernel(args.tilec, "splitk_matmul", signature, workdir,
+                                 warps, ["--kernel", name, "--num-stages", str(stages)])
+            launch = kernel.bind(grid, a, b, c, m, n, k, *strides)
+            run = lambda: (c.zero_(), launch())
+            run()
+            row["tilec_err"] = check(c, ref, "fp32", f"tilec split-K {row['config']}")
+            row["tilec"] = tflops(m, n, k, median_ms(run))
+        except Exception as error:
+            row["tilec_error"] = str(error)[:200]
+        try:
+            fn = getattr(tl_module, name)
+            extra = {} if form == "slab" else {"SPLIT_K": split}
+            trun = lambda: (c.zero_(), fn[grid](a, b, c, m, n, k, *strides, BLOCK_M=bm,
+                                                 BLOCK_N=bn, BLOCK_K=bk, num_warps=warps,
+                                                 num_stages=stages, **extra))
+            trun()
+            row["triton_err"] = check(c, ref, "fp32", f"triton split-K {row['config']}")
+            row["triton"] = tflops(m, n, k, median_ms(trun))
+        except Exception as error:
+            row["triton_error"] = str(error)[:200]
+        print(f"  split-K {form} {dtype} {row['config']}: tilec "
+              f"{row.get('tilec', float('nan')):7.1f}  triton "
+              f"{row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+        rows.append(row)
+    cublas = tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)))
+    return rows, cublas
+
+
+def best(rows, key):
+    good = [r for r in rows if key in r]
+    return max(good, key=lambda r: r[key]) if good else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tilec", required=True)
+    parser.add_argument("--json")
+    parser.add_argument("--quick", action="store_true", help="two configurations")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    sweep = QUICK if args.quick else SWEEP
+    matmul = load_tl("matmul")
+    split_module = load_tl("splitk_matmul")
+    results = []
+    with tempfile.TemporaryDirectory() as workdir:
+        for dtype, precision in (("fp16", "tf32"), ("bf16", "tf32"),
+                                 ("fp32", "tf32"), ("ieee", "ieee")):
+            shape = (4096, 4096, 4096) if dtype != "ieee" or not args.quick else (2048,) * 3
+            rows, cublas = blocked(args, matmul, workdir, dtype, precision,
+                                   shape, 1, sweep if dtype != "ieee" else sweep[:2])
+            results.append({"workload": f"matmul {dtype} {shape}", "rows": rows,
+                            "cublas": cublas})
+        rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,
+                               [(32, 32, 32, 4, 1), (16, 16, 16, 1, 1)])
+        results.append({"workload": "batched spec 4x32x32x32 fp32", "rows": rows,
+                        "cublas": cublas})
+        slab = [(64, 64, 64, 4, 1, 0), (128, 128, 64, 4, 1, 0), (64, 64, 128, 4, 1, 0)]
+        looped = [(64, 64, 64, 4, 3, 32), (128, 128, 64, 4, 3, 64),
+                  (64, 64, 64, 4, 3, 64), (128, 128, 32, 8, 3, 32)]
+        for dtype in ("fp16", "fp32"):
+            for form, sw in (("slab", slab), ("loop", looped)):
+                rows, cublas = splitk(args, split_module, workdir, dtype, form,
+                                      sw[:2] if args.quick else sw)
+                results.append({"workload": f"split-K {form} 256x256x65536 {dtype}",
+                                "rows": rows, "cublas": cublas})
+    print()
+    print("| workload | tilec best (config) | Triton best (config) | tilec/Triton | cuBLAS | tilec/cuBLAS |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in results:
+        t, x = best(r["rows"], "tilec"), best(r["rows"], "triton")
+        tv = t["tilec"] if t else float("nan")
+        xv = x["triton"] if x else float("nan")
+        cb = r["cublas"] or float("nan")
+        print(f"| {r['workload']} | {tv:.1f} {t['config'] if t else ''} | "
+              f"{xv:.1f} {x['config'] if x else ''} | {tv / xv:.2f}x | {cb:.1f} | {tv / cb:.2f}x |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
