@@ -15,7 +15,7 @@ summary=()
 note() { summary+=("$1"); echo "$1"; }
 
 check() {
-for t in "$bin"/tilec-*-tests; do
+for t in "$bin"/*-tests; do
   timeout 300 "$t" > "$OUT/$(basename "$t").log" 2>&1
   note "$(basename "$t"): rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$(basename "$t").log" | tr '\n' ' ')"
 done

@@ -11,9 +11,9 @@ build="${TILEC_BUILD_DIR:-$root/build}"
 out="$root/.gpu"
 rm -rf "$out" && mkdir -p "$out/stage/bin" "$out/stage/lib"
 cp "$build"/bin/* "$out/stage/bin/"
-cp "$build"/test/unit/*/tilec-*-tests "$out/stage/bin/" 2>/dev/null || true
-cp "$build/lib/libTilecCompiler.so" "$out/stage/lib/"
-strip --strip-unneeded "$out/stage/lib/libTilecCompiler.so" "$out"/stage/bin/* 2>/dev/null || true
+cp "$build"/test/unit/*/*-tests "$out/stage/bin/"
+cp "$build"/lib/*.so "$out/stage/lib/"
+strip --strip-unneeded "$out"/stage/lib/libt*.so "$out/stage/lib/libTilecCompiler.so" "$out"/stage/bin/* 2>/dev/null || true
 # Every library the binaries link but libc, libm, libstdc++ and the loader.
 ldd "$build/bin/tilec" "$build/lib/libTilecCompiler.so" |
   awk '/=> \//{print $3}' | sort -u |

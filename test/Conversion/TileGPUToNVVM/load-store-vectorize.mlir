@@ -63,3 +63,24 @@ module {
     return
   }
 }
+
+// -----
+
+// f64 elements travel whole, in 64-bit registers: two per 16-byte access.
+// CHECK-LABEL: llvm.func @copy_f64(
+// CHECK-COUNT-4: ld.global.v2.b64 { $0, $1 }{{.*}}"=l,=l,l,b,l,l"
+// CHECK-NOT: ld.global
+// CHECK-COUNT-4: st.global.v2.b64 [ $0 + 0 ], { $1, $2 };", "l,l,l,b"
+// CHECK-NOT: st.global
+module {
+  func.func @copy_f64(%x: !tile.ptr<f64> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f64> {tile.divisibility = 16 : i32}) {
+    %range = tile.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32>
+    %xs = tile.splat %x : tensor<1024x!tile.ptr<f64>>
+    %xp = tile.addptr %xs, %range : tensor<1024x!tile.ptr<f64>>, tensor<1024xi32>
+    %xv = tile.load %xp : tensor<1024x!tile.ptr<f64>>
+    %os = tile.splat %out : tensor<1024x!tile.ptr<f64>>
+    %op = tile.addptr %os, %range : tensor<1024x!tile.ptr<f64>>, tensor<1024xi32>
+    tile.store %op, %xv : tensor<1024x!tile.ptr<f64>>
+    return
+  }
+}

@@ -29,7 +29,8 @@ struct Packing {
   Packing(unsigned width, unsigned elemBits)
       : width(width), elemBits(elemBits) {
     unsigned total = width * elemBits;
-    wordBits = std::min(total, 32u);
+    // Narrow elements pack into 32-bit words; 64-bit ones travel whole.
+    wordBits = std::max(std::min(total, 32u), elemBits);
     words = total / wordBits;
   }
   /// Suffix of the PTX access: ".v4.b32", ".b16", ...
@@ -39,7 +40,7 @@ struct Packing {
   }
   /// Inline-asm register class of a word.
   StringRef regClass() const {
-    return wordBits == 32 ? "r" : wordBits == 16 ? "h" : "c";
+    return wordBits == 64 ? "l" : wordBits == 32 ? "r" : wordBits == 16 ? "h" : "c";
   }
   /// `{ $a, $b, ... }` or `$a` for `words` consecutive operands from `first`.
   std::string operandList(unsigned first) const {
