@@ -55,15 +55,18 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
     rows = []
     for bm, bn, bk, warps, stages in sweep:
         grid = ((m + bm - 1) // bm, (n + bn - 1) // bn, batch)
+        # Triton's specialization: divisible by 16, or equal to 1 (then a
+        # constant, no longer a parameter).
         div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-        signature = ", ".join([f"*{ptr}:16"] * 3 + [div(v) for v in (m, n, k)] +
-                              [div(s) for s in strides] +
+        ints = (m, n, k) + strides
+        signature = ", ".join([f"*{ptr}:16"] * 3 + [div(v) for v in ints] +
                               [str(bm), str(bn), str(bk), f"'{precision}'"])
+        runtime_ints = [v for v in ints if div(v) != "1"]
         row = {"config": [bm, bn, bk, warps, stages]}
         try:
             kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
                                  ["--num-stages", str(stages)])
-            launch = kernel.bind(grid, a, b, c, m, n, k, *strides)
+            launch = kernel.bind(grid, a, b, c, *runtime_ints)
             c.fill_(float("nan"))
             launch()
             row["tilec_err"] = check(c, ref, dtype, f"tilec {dtype} {row['config']}")
@@ -111,7 +114,7 @@ def splitk(args, tl_module, workdir, dtype, form, sweep):
         try:
             kernel = TilecKernel(args.tilec, "splitk_matmul", signature, workdir,
                                  warps, ["--kernel", name, "--num-stages", str(stages)])
-            launch = kernel.bind(grid, a, b, c, m, n, k, *strides)
+            launch = kernel.bind(grid, a, b, c, m, n, k, *strides[::2])
             run = lambda: (c.zero_(), launch())
             run()
             row["tilec_err"] = check(c, ref, "fp32", f"tilec split-K {row['config']}")

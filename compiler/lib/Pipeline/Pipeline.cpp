@@ -34,6 +34,9 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tilegpu::createTileGPUPipeline());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void tilec::buildTileGPUToLLVMPipeline(OpPassManager &pm) {

@@ -444,7 +444,7 @@ func.func @dot_bad_precision(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tenso
 // -----
 
 func.func @dot_scalar(%a: f32, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) {
-  // expected-error @+1 {{'tile.dot' op operand #0 must be ranked tensor}}
+  // expected-error @+1 {{'tile.dot' op operand #0 must be ranked tensor or shared-memory buffer}}
   %0 = "tile.dot"(%a, %b, %c) <{precision = 0 : i32}> : (f32, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return
 }

@@ -117,11 +117,28 @@ struct ConvertToMmaOperand : OpConversionPattern<ConvertLayoutOp> {
     NVVM::Barrier0Op::create(rewriter, loc);
     storeToShared(rewriter, loc, tile, src, srcValues);
     NVVM::Barrier0Op::create(rewriter, loc);
-    std::optional<SmallVector<Value>> values =
-        loadMmaOperand(rewriter, loc, tile, dst, element);
-    if (!values)
-      values = loadFromShared(rewriter, loc, tile, dst, element);
-    rewriter.replaceOpWithMultiple(op, {*values});
+    MmaFragmentLoader loader(rewriter, loc, tile, dst, element);
+    unsigned kDim = operand.getOpIdx() == 0 ? rank - 1 : rank - 2;
+    unsigned mnDim = operand.getOpIdx() == 0 ? rank - 2 : rank - 1;
+    unsigned kWidth = operand.getKWidth();
+    int64_t batches = rank == 3 ? dst.getLocalCount(0) : 1;
+    int64_t reps = dst.getLocalCount(mnDim) / (operand.getOpIdx() == 0 ? 2 : 1);
+    int64_t kSteps = dst.getLocalCount(kDim) / (2 * kWidth);
+    SmallVector<Value> values(dst.getNumElems());
+    for (int64_t batch = 0; batch < batches; ++batch)
+      for (int64_t rep = 0; rep < reps; ++rep)
+        for (int64_t k = 0; k < kSteps; ++k)
+          for (auto [r, reg] :
+               llvm::enumerate(loader.load(rewriter, loc, batch, rep, k))) {
+            auto vecType = VectorType::get({int64_t(kWidth)}, element);
+            Value vec = LLVM::BitcastOp::create(rewriter, loc, vecType, reg);
+            for (unsigned i = 0; i < kWidth; ++i)
+              values[dst.linearize(loader.fragmentLocal(batch, rep, k,
+                                                        r * kWidth + i))] =
+                  LLVM::ExtractElementOp::create(rewriter, loc, vec,
+                                                 i32Constant(rewriter, loc, i));
+          }
+    rewriter.replaceOpWithMultiple(op, {values});
     return success();
   }
 };

@@ -44,6 +44,8 @@ VectorWidths computeVectorWidths(ModuleOp module) {
       ptr = load.getPtr(), mask = load.getMask();
     else if (auto store = dyn_cast<tile::StoreOp>(op))
       ptr = store.getPtr(), mask = store.getMask();
+    else if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      ptr = copy.getPtrs(), mask = copy.getMask();
     auto type = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
     if (!type)
       return;
@@ -75,6 +77,7 @@ struct ConvertTileGPUToNVVM
       func->removeAttr("tile.constexprs");
     });
 
+    assignSharedOffsets(module);
     if (failed(convertTensors(module, widths)) ||
         failed(convertSCFToCF(module)) || failed(convertToLLVM(module)))
       return signalPassFailure();
@@ -103,6 +106,7 @@ struct ConvertTileGPUToNVVM
     populateAtomicToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
+    populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);
     populateFMADotToLLVMPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

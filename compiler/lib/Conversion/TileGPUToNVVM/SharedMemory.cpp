@@ -20,6 +20,15 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
+SharedTile SharedTile::get(Value base, MemDescType type) {
+  SharedTile tile;
+  tile.base = base;
+  tile.encoding = cast<SharedEncodingAttr>(type.getEncoding());
+  tile.shape = getSharedAllocShape(type);
+  tile.slotType = getMemoryType(type.getElementType());
+  return tile;
+}
+
 int64_t SharedTile::getBytes() const {
   return ShapedType::getNumElements(shape) *
          (getMemoryBits(slotType) / 8);
@@ -99,118 +108,188 @@ SmallVector<Value> mlir::tilegpu::loadFromShared(OpBuilder &b, Location loc,
   return values;
 }
 
-std::optional<SmallVector<Value>>
-mlir::tilegpu::loadMmaOperand(OpBuilder &b, Location loc,
-                              const SharedTile &tile,
-                              const ThreadLayout &layout, Type elementType) {
-  auto operand = cast<DotOperandEncodingAttr>(layout.getRootEncoding());
-  unsigned opIdx = operand.getOpIdx(), kWidth = operand.getKWidth();
-  unsigned rank = layout.getRootRank();
-  unsigned kDim = opIdx == 0 ? rank - 1 : rank - 2;
-  unsigned mnDim = opIdx == 0 ? rank - 2 : rank - 1;
-  unsigned fast = tile.encoding.getOrder().front();
-  bool trans = fast != kDim;
-  unsigned bits = elementType.getIntOrFloatBitWidth();
-  if ((trans && bits != 16) || (fast != kDim && fast != mnDim) ||
-      tile.encoding.getVec() * bits != 128)
-    return std::nullopt;
-  unsigned kBits = llvm::Log2_32(kWidth);
-
+void mlir::tilegpu::zeroShared(OpBuilder &b, Location loc,
+                               const SharedTile &tile, unsigned numThreads) {
+  int64_t chunks = (tile.getBytes() + 15) / 16;
+  auto chunkType = VectorType::get({4}, b.getI32Type());
+  Value zero = LLVM::ZeroOp::create(b, loc, chunkType);
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value lane = LLVM::URemOp::create(b, loc, tid, i32Constant(b, loc, 32));
-  Value row = LLVM::AndOp::create(b, loc, lane, i32Constant(b, loc, 7));
-  Value matrix = LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, 3));
-  Value matrixLow = LLVM::AndOp::create(b, loc, matrix, i32Constant(b, loc, 1));
-  Value matrixHigh = LLVM::LShrOp::create(b, loc, matrix, i32Constant(b, loc, 1));
-  SmallVector<Value> warpBase = emitWarpBase(b, loc, layout);
+  for (int64_t first = 0; first < chunks; first += numThreads) {
+    // Threads past the end rewrite chunk 0: zeros either way.
+    Value chunk = LLVM::AddOp::create(b, loc, tid, i32Constant(b, loc, first));
+    Value inside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, chunk,
+                                        i32Constant(b, loc, chunks));
+    chunk = LLVM::SelectOp::create(b, loc, inside, chunk, i32Constant(b, loc, 0));
+    Value address = LLVM::GEPOp::create(b, loc, tile.base.getType(), chunkType,
+                                        tile.base, ValueRange{chunk});
+    LLVM::StoreOp::create(b, loc, zero, address, 16);
+  }
+}
 
-  auto i32 = b.getI32Type();
-  SmallVector<Value> values(layout.getNumElems());
-  int64_t batches = rank == 3 ? layout.getLocalCount(0) : 1;
+MmaFragmentLoader::MmaFragmentLoader(OpBuilder &b, Location loc,
+                                     const SharedTile &tile,
+                                     const ThreadLayout &layout,
+                                     Type elementType)
+    : tile(tile), layout(layout), elementType(elementType) {
+  auto operand = cast<DotOperandEncodingAttr>(layout.getRootEncoding());
+  opIdx = operand.getOpIdx();
+  kWidth = operand.getKWidth();
+  rank = layout.getRootRank();
+  kDim = opIdx == 0 ? rank - 1 : rank - 2;
+  mnDim = opIdx == 0 ? rank - 2 : rank - 1;
+  unsigned fast = tile.encoding.getOrder().front();
+  trans = fast != kDim;
+  unsigned bits = elementType.getIntOrFloatBitWidth();
+  ldmatrix = !(trans && bits != 16) && (fast == kDim || fast == mnDim) &&
+             tile.encoding.getVec() * bits == 128;
   int64_t reps = opIdx == 0 ? layout.getLocalCount(mnDim) / 2
                             : layout.getLocalCount(mnDim);
-  int64_t kSteps = layout.getLocalCount(kDim) / (2 * kWidth);
-  // Per ldmatrix: A takes its four 8 x (16 bytes) matrices from one
-  // repetition, (M half, K half) = (j % 2, j / 2); B from two repetitions
-  // at once, (K half, repetition) = (j % 2, j / 2), or from one (x2).
-  unsigned repsPerLoad = opIdx == 0 ? 1 : std::min<int64_t>(2, reps);
-  unsigned numMatrices = opIdx == 0 ? 4 : 2 * repsPerLoad;
+  repsPerLoad = opIdx == 0 ? 1 : std::min<int64_t>(2, reps);
+  if (ldmatrix) {
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value lane = LLVM::URemOp::create(b, loc, tid, i32Constant(b, loc, 32));
+    row = LLVM::AndOp::create(b, loc, lane, i32Constant(b, loc, 7));
+    Value matrix = LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, 3));
+    matrixLow = LLVM::AndOp::create(b, loc, matrix, i32Constant(b, loc, 1));
+    matrixHigh = LLVM::LShrOp::create(b, loc, matrix, i32Constant(b, loc, 1));
+    warpBase = emitWarpBase(b, loc, layout);
+  } else {
+    threadBase = emitThreadBase(b, loc, layout);
+  }
+}
+
+SmallVector<int64_t> MmaFragmentLoader::fragmentLocal(int64_t batch, int64_t rep,
+                                                      int64_t kStep,
+                                                      unsigned i) const {
+  // Element i of the fragment: its low bits run along K within a register,
+  // then (A only) one bit of M + 8, then one of K + 4 kWidth.
+  unsigned kBits = llvm::Log2_32(kWidth);
+  unsigned rest = i >> kBits;
+  SmallVector<int64_t> local(rank, 0);
+  if (rank == 3)
+    local[0] = batch;
+  int64_t half = opIdx == 0 ? rest & 1 : 0;
+  int64_t kHigh = opIdx == 0 ? rest >> 1 : rest;
+  local[kDim] = (i & (kWidth - 1)) | kHigh << kBits | kStep << (kBits + 1);
+  local[mnDim] = opIdx == 0 ? half | rep << 1 : rep;
+  return local;
+}
+
+Value MmaFragmentLoader::clampBatch(OpBuilder &b, Location loc,
+                                    Value index) const {
+  // A batch the layout pads to a power of two reads the last real one.
+  int64_t batches = tile.shape[tile.shape.size() - 3];
+  if (batches == layout.getRootShape()[0])
+    return index;
+  Value last = i32Constant(b, loc, batches - 1);
+  return LLVM::SelectOp::create(
+      b, loc,
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, index, last),
+      index, last);
+}
+
+SmallVector<Value> MmaFragmentLoader::load(OpBuilder &b, Location loc,
+                                           int64_t batch, int64_t rep,
+                                           int64_t kStep) {
+  if (!ldmatrix)
+    return loadElements(b, loc, batch, rep, kStep);
+  auto key = std::make_tuple(batch, rep, kStep);
+  auto it = pending.find(key);
+  if (it != pending.end()) {
+    SmallVector<Value> regs = std::move(it->second);
+    pending.erase(it);
+    return regs;
+  }
+  SmallVector<Value> regs = loadMatrices(b, loc, batch, rep, kStep);
+  if (opIdx == 1 && repsPerLoad == 2) {
+    // One x4 load serves this repetition and the next.
+    pending[std::make_tuple(batch, rep + 1, kStep)] = {regs[2], regs[3]};
+    regs.resize(2);
+  }
+  return regs;
+}
+
+SmallVector<Value> MmaFragmentLoader::loadMatrices(OpBuilder &b, Location loc,
+                                                   int64_t batch, int64_t rep,
+                                                   int64_t kStep) {
+  // A takes its four 8 x (16 bytes) matrices from one repetition, (M half,
+  // K half) = (j % 2, j / 2); B from two at once, (K half, repetition) =
+  // (j % 2, j / 2), or from one (x2).
+  bool pair = opIdx == 1 && repsPerLoad == 2;
+  unsigned numMatrices = opIdx == 0 ? 4 : (pair ? 4 : 2);
+  SmallVector<int64_t> first =
+      layout.getElemOffset(layout.linearize(fragmentLocal(batch, rep, kStep, 0)));
+  Value mnStart = LLVM::AddOp::create(b, loc, warpBase[mnDim],
+                                      i32Constant(b, loc, first[mnDim]));
+  if (pair) {
+    SmallVector<int64_t> second = layout.getElemOffset(
+        layout.linearize(fragmentLocal(batch, rep + 1, kStep, 0)));
+    Value repOfLane =
+        LLVM::AndOp::create(b, loc, matrixHigh, i32Constant(b, loc, 1));
+    mnStart = LLVM::AddOp::create(
+        b, loc, mnStart,
+        LLVM::MulOp::create(b, loc, repOfLane,
+                            i32Constant(b, loc, second[mnDim] - first[mnDim])));
+  }
+  Value kHalf = opIdx == 0 ? matrixHigh : matrixLow;
+  if (opIdx == 0)
+    mnStart = LLVM::AddOp::create(
+        b, loc, mnStart,
+        LLVM::MulOp::create(b, loc, matrixLow, i32Constant(b, loc, 8)));
+  Value kStart = LLVM::AddOp::create(
+      b, loc, i32Constant(b, loc, first[kDim]),
+      LLVM::MulOp::create(b, loc, kHalf, i32Constant(b, loc, 4 * kWidth)));
+  // The lane's row: along M/N as the matrices lie, along K when turned.
+  SmallVector<Value> index(rank);
+  if (rank == 3)
+    index[0] = clampBatch(
+        b, loc,
+        LLVM::AddOp::create(b, loc, warpBase[0], i32Constant(b, loc, first[0])));
+  index[mnDim] = trans ? mnStart : LLVM::AddOp::create(b, loc, mnStart, row);
+  index[kDim] = trans ? LLVM::AddOp::create(b, loc, kStart, row) : kStart;
+  Type i32 = b.getI32Type();
   Type resultType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(numMatrices, i32));
-  Value kHalf = opIdx == 0 ? matrixHigh : matrixLow;
-  Value mnHalf = opIdx == 0 ? matrixLow : i32Constant(b, loc, 0);
-  Value repOfLane = opIdx == 0 || repsPerLoad == 1
-                        ? i32Constant(b, loc, 0)
-                        : LLVM::AndOp::create(b, loc, matrixHigh,
-                                              i32Constant(b, loc, 1));
+  Value loaded = NVVM::LdMatrixOp::create(
+      b, loc, resultType, tile.getAddress(b, loc, index), numMatrices,
+      trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+      NVVM::LdStMatrixEltType::B16);
+  SmallVector<Value> regs;
+  for (unsigned j = 0; j < numMatrices; ++j)
+    regs.push_back(LLVM::ExtractValueOp::create(b, loc, loaded, j));
+  return regs;
+}
 
-  /// The local index of fragment element `i` of repetition `rep`.
-  auto fragmentLocal = [&](int64_t batch, int64_t rep, int64_t kStep,
-                           unsigned i) {
-    unsigned rest = i >> kBits;
-    SmallVector<int64_t> local(rank, 0);
+SmallVector<Value> MmaFragmentLoader::loadElements(OpBuilder &b, Location loc,
+                                                   int64_t batch, int64_t rep,
+                                                   int64_t kStep) {
+  unsigned count = (opIdx == 0 ? 4 : 2) * kWidth;
+  Type i32 = b.getI32Type();
+  SmallVector<Value> regs, elems;
+  for (unsigned i = 0; i < count; ++i) {
+    SmallVector<int64_t> offset =
+        layout.getElemOffset(layout.linearize(fragmentLocal(batch, rep, kStep, i)));
+    SmallVector<Value> index;
+    for (unsigned d = 0; d < rank; ++d)
+      index.push_back(LLVM::OrOp::create(b, loc, threadBase[d],
+                                         i32Constant(b, loc, offset[d])));
     if (rank == 3)
-      local[0] = batch;
-    int64_t half = opIdx == 0 ? rest & 1 : 0;
-    int64_t kHigh = opIdx == 0 ? rest >> 1 : rest;
-    local[kDim] = (i & (kWidth - 1)) | kHigh << kBits | kStep << (kBits + 1);
-    local[mnDim] = opIdx == 0 ? half | rep << 1 : rep;
-    return local;
-  };
-
-  for (int64_t batch = 0; batch < batches; ++batch)
-    for (int64_t rep = 0; rep < reps; rep += repsPerLoad)
-      for (int64_t kStep = 0; kStep < kSteps; ++kStep) {
-        // Where repetition `rep` (and `rep + 1`) and this K step start.
-        SmallVector<int64_t> first =
-            layout.getElemOffset(layout.linearize(fragmentLocal(batch, rep, kStep, 0)));
-        Value mnStart = LLVM::AddOp::create(
-            b, loc, warpBase[mnDim], i32Constant(b, loc, first[mnDim]));
-        if (repsPerLoad == 2) {
-          SmallVector<int64_t> second = layout.getElemOffset(
-              layout.linearize(fragmentLocal(batch, rep + 1, kStep, 0)));
-          mnStart = LLVM::AddOp::create(
-              b, loc, mnStart,
-              LLVM::MulOp::create(
-                  b, loc, repOfLane,
-                  i32Constant(b, loc, second[mnDim] - first[mnDim])));
-        }
-        mnStart = LLVM::AddOp::create(
-            b, loc, mnStart,
-            LLVM::MulOp::create(b, loc, mnHalf, i32Constant(b, loc, 8)));
-        Value kStart = LLVM::AddOp::create(
-            b, loc, i32Constant(b, loc, first[kDim]),
-            LLVM::MulOp::create(b, loc, kHalf, i32Constant(b, loc, 4 * kWidth)));
-        // The lane's row: along M/N as the matrices lie, along K turned.
-        SmallVector<Value> index(rank);
-        if (rank == 3)
-          index[0] = LLVM::AddOp::create(b, loc, warpBase[0],
-                                         i32Constant(b, loc, first[0]));
-        index[mnDim] = trans ? mnStart : LLVM::AddOp::create(b, loc, mnStart, row);
-        index[kDim] = trans ? LLVM::AddOp::create(b, loc, kStart, row) : kStart;
-        Value load = NVVM::LdMatrixOp::create(
-            b, loc, resultType, tile.getAddress(b, loc, index), numMatrices,
-            trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-            NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-            NVVM::LdStMatrixEltType::B16);
-        for (unsigned j = 0; j < numMatrices; ++j) {
-          Value reg = LLVM::ExtractValueOp::create(b, loc, load, j);
-          int64_t r = opIdx == 0 ? rep : rep + j / 2;
-          unsigned fragmentReg = opIdx == 0 ? j : j % 2;
-          SmallVector<Value> elems;
-          if (kWidth == 1) {
-            elems.push_back(LLVM::BitcastOp::create(b, loc, elementType, reg));
-          } else {
-            auto vecType = VectorType::get({int64_t(kWidth)}, elementType);
-            Value vec = LLVM::BitcastOp::create(b, loc, vecType, reg);
-            for (unsigned i = 0; i < kWidth; ++i)
-              elems.push_back(LLVM::ExtractElementOp::create(
-                  b, loc, vec, i32Constant(b, loc, i)));
-          }
-          for (unsigned i = 0; i < kWidth; ++i)
-            values[layout.linearize(fragmentLocal(
-                batch, r, kStep, fragmentReg * kWidth + i))] = elems[i];
-        }
-      }
-  return values;
+      index[0] = clampBatch(b, loc, index[0]);
+    elems.push_back(LLVM::LoadOp::create(b, loc, tile.slotType,
+                                         tile.getAddress(b, loc, index)));
+    if (elems.size() < kWidth)
+      continue;
+    if (kWidth == 1) {
+      regs.push_back(LLVM::BitcastOp::create(b, loc, i32, elems.front()));
+    } else {
+      auto vecType = VectorType::get({int64_t(kWidth)}, tile.slotType);
+      Value vec = LLVM::UndefOp::create(b, loc, vecType);
+      for (auto [j, e] : llvm::enumerate(elems))
+        vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, j));
+      regs.push_back(LLVM::BitcastOp::create(b, loc, i32, vec));
+    }
+    elems.clear();
+  }
+  return regs;
 }

@@ -7,19 +7,28 @@
 
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 
+#include <map>
+
 namespace mlir::tilegpu {
 
 /// A tile in shared memory laid out as `encoding` says (see SharedLayout.h).
 struct SharedTile {
   Value base; ///< !llvm.ptr<3>
   SharedEncodingAttr encoding;
-  SmallVector<int64_t> shape; ///< padded, in tensor dimensions
+  SmallVector<int64_t> shape; ///< as allocated (padded)
   Type slotType;              ///< the elements' memory form
 
+  /// The tile of a `!tilegpu.memdesc` whose address is `base`.
+  static SharedTile get(Value base, MemDescType type);
+
   int64_t getBytes() const;
-  /// The address of the element at `index` (one i32 per tensor dimension).
+  /// The address of the element at `index` (one i32 per dimension).
   Value getAddress(OpBuilder &b, Location loc, ArrayRef<Value> index) const;
 };
+
+/// Zeroes the whole tile, every thread a share, in 16-byte stores.
+void zeroShared(OpBuilder &b, Location loc, const SharedTile &tile,
+                unsigned numThreads);
 
 /// Writes this thread's elements of a tensor in `layout` into `tile`, in
 /// vectors of up to 16 bytes where its registers run along the tile's rows.
@@ -32,13 +41,43 @@ SmallVector<Value> loadFromShared(OpBuilder &b, Location loc,
                                   const SharedTile &tile,
                                   const ThreadLayout &layout, Type elementType);
 
-/// Reads this thread's elements of an mma.sync operand (`layout`, a dot_op
-/// encoding of an mma parent) from `tile` with ldmatrix; nothing when the
-/// tile's layout does not allow it (a transposed read of elements other
-/// than 16 bits).
-std::optional<SmallVector<Value>>
-loadMmaOperand(OpBuilder &b, Location loc, const SharedTile &tile,
-               const ThreadLayout &layout, Type elementType);
+/// Reads mma.sync operand fragments from a shared tile, one instruction
+/// tile at a time: with ldmatrix where the tile's layout allows it (K
+/// contiguous, or 16-bit elements), element by element otherwise.
+class MmaFragmentLoader {
+public:
+  /// `layout` is the operand's dot_op layout (an mma parent); `elementType`
+  /// its element type.
+  MmaFragmentLoader(OpBuilder &b, Location loc, const SharedTile &tile,
+                    const ThreadLayout &layout, Type elementType);
+
+  /// The 32-bit registers (i32) of the fragment of batch `batch`, M or N
+  /// repetition `rep` and K step `kStep`: 4 for A, 2 for B.
+  SmallVector<Value> load(OpBuilder &b, Location loc, int64_t batch,
+                          int64_t rep, int64_t kStep);
+
+  /// The local index (see ThreadLayout) of fragment element `i`.
+  SmallVector<int64_t> fragmentLocal(int64_t batch, int64_t rep, int64_t kStep,
+                                     unsigned i) const;
+
+private:
+  SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, int64_t batch,
+                                  int64_t rep, int64_t kStep);
+  SmallVector<Value> loadElements(OpBuilder &b, Location loc, int64_t batch,
+                                  int64_t rep, int64_t kStep);
+  Value clampBatch(OpBuilder &b, Location loc, Value index) const;
+
+  const SharedTile &tile;
+  const ThreadLayout &layout;
+  Type elementType;
+  unsigned opIdx, kWidth, kDim, mnDim, rank;
+  bool ldmatrix, trans;
+  unsigned repsPerLoad;
+  Value row, matrixLow, matrixHigh;
+  SmallVector<Value> warpBase, threadBase;
+  /// B's second repetition of a paired ldmatrix, until asked for.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, SmallVector<Value>> pending;
+};
 
 } // namespace mlir::tilegpu
 

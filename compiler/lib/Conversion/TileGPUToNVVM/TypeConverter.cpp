@@ -11,11 +11,17 @@ using namespace mlir::tilegpu;
 
 /// Global memory in NVPTX.
 static constexpr unsigned kGlobalAddressSpace = 1;
+/// Shared memory in NVPTX.
+static constexpr unsigned kSharedAddressSpace = 3;
 
 TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context) {
   addConversion([](Type type) { return type; });
   addConversion([context](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
+  });
+  // A shared-memory buffer is its address.
+  addConversion([context](MemDescType) -> Type {
+    return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });
   addConversion([this](RankedTensorType type, SmallVectorImpl<Type> &results)
                     -> std::optional<LogicalResult> {

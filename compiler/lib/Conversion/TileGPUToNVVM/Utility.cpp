@@ -170,13 +170,14 @@ SmallVector<Value> mlir::tilegpu::emitPTX(OpBuilder &b, Location loc,
   return results;
 }
 
-Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
-                                         Operation *op, int64_t bytes) {
+Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
+                                       Operation *op, int64_t offset,
+                                       int64_t bytes) {
   constexpr unsigned kSharedAddressSpace = 3;
   auto module = op->getParentOfType<ModuleOp>();
   auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
-  if (!recorded || recorded.getInt() < bytes)
-    module->setAttr("tilegpu.shared_bytes", b.getI32IntegerAttr(bytes));
+  if (!recorded || recorded.getInt() < offset + bytes)
+    module->setAttr("tilegpu.shared_bytes", b.getI32IntegerAttr(offset + bytes));
   // extern __shared__ char global_smem[];
   auto global = module.lookupSymbol<LLVM::GlobalOp>("global_smem");
   if (!global) {
@@ -187,7 +188,20 @@ Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
         /*isConstant=*/false, LLVM::Linkage::External, "global_smem",
         /*value=*/Attribute(), /*alignment=*/16, kSharedAddressSpace);
   }
-  return LLVM::AddressOfOp::create(b, loc, global);
+  Value base = LLVM::AddressOfOp::create(b, loc, global);
+  if (!offset)
+    return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{i32Constant(b, loc, offset)});
+}
+
+Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
+                                         Operation *op, int64_t bytes) {
+  auto module = op->getParentOfType<ModuleOp>();
+  int64_t scratch = 0;
+  if (auto attr = module->getAttrOfType<IntegerAttr>(kScratchOffsetAttrName))
+    scratch = attr.getInt();
+  return getSharedMemoryAt(b, loc, op, scratch, bytes);
 }
 
 SmallVector<Value> mlir::tilegpu::emitValidity(OpBuilder &b, Location loc,

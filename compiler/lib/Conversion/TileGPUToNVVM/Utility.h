@@ -37,12 +37,23 @@ Value toMemoryForm(OpBuilder &b, Location loc, Value v);
 /// is true).
 Value fromMemoryForm(OpBuilder &b, Location loc, Value v, Type elementType);
 
-/// The address of the kernel's dynamic shared memory (one buffer every
-/// shared-memory user of the kernel starts at offset 0 of, between
-/// barriers), recording in the module attribute `tilegpu.shared_bytes` that
-/// `op` needs `bytes` of it.
+/// Module attribute: where, after the buffers of `tilegpu.local_alloc`s
+/// (each at its own `tilegpu.offset` for the whole kernel), the scratch
+/// space of layout conversions, reductions and atomics begins.
+constexpr llvm::StringLiteral kScratchOffsetAttrName = "tilegpu.scratch_offset";
+/// Attribute of a `tilegpu.local_alloc`: its buffer's byte offset.
+constexpr llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
+
+/// The address of the scratch space of the kernel's dynamic shared memory
+/// (one buffer every scratch user starts at, between barriers), recording
+/// in the module attribute `tilegpu.shared_bytes` that `op` needs `bytes`
+/// of it.
 Value getSharedMemoryBase(OpBuilder &b, Location loc, Operation *op,
                           int64_t bytes);
+/// The address `offset` bytes into the kernel's dynamic shared memory,
+/// recording that `bytes` from there are used.
+Value getSharedMemoryAt(OpBuilder &b, Location loc, Operation *op,
+                        int64_t offset, int64_t bytes);
 
 /// Runs PTX `asm` with LLVM inline-asm `constraints`; returns the results
 /// (`resultTypes` may be empty).

@@ -3,6 +3,7 @@
 #ifndef TILEC_CONVERSION_TILEGPUTONVVM_TILEGPUTONVVM_H
 #define TILEC_CONVERSION_TILEGPUTONVVM_TILEGPUTONVVM_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/DenseMap.h"
@@ -46,6 +47,14 @@ void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.dot as FMAs, on a blocked accumulator.
 void populateFMADotToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// Gives each tilegpu.local_alloc its bytes of shared memory (the
+/// `tilegpu.offset` attribute) and the module the start of the scratch
+/// space after them (`tilegpu.scratch_offset`).
+void assignSharedOffsets(ModuleOp module);
+/// tilegpu.local_alloc, memdesc_index, and the async copies (cp.async).
+void populateSharedMemoryToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                        const VectorWidths &widths,
+                                        RewritePatternSet &patterns);
 /// math.exp and math.log as the GPU's ex2/lg2 instructions; the rest of
 /// `math` goes through MathToLLVM.
 void populateMathToNVVMPatterns(RewritePatternSet &patterns);

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Utility.h"
+#include "SharedMemory.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
@@ -48,6 +48,94 @@ Value narrow(OpBuilder &b, Location loc, Value v, Type type) {
   return LLVM::TruncOp::create(b, loc, type, v);
 }
 
+/// An FMA dot operand, K position by K position: each thread needs, at
+/// each K, the operand's values for the rows (A) or columns (B) of the
+/// accumulator elements it holds: its "slots". From registers (a dot_op
+/// tensor of the blocked parent) or loaded from a shared-memory buffer.
+class OperandValues {
+public:
+  OperandValues(OpBuilder &b, Location loc, Value operand, ValueRange converted,
+                const ThreadLayout &acc, unsigned opIdx)
+      : acc(acc) {
+    rank = acc.getRootRank();
+    kDim = opIdx == 0 ? rank - 1 : rank - 2;
+    otherDim = opIdx == 0 ? rank - 1 : rank - 2; // acc's N for A, M for B
+    if (auto memdesc = dyn_cast<MemDescType>(operand.getType())) {
+      tile = SharedTile::get(converted.front(), memdesc);
+      // Each slot's position: an accumulator element with that slot.
+      SmallVector<SmallVector<Value>> indices = emitElementIndices(b, loc, acc);
+      for (unsigned e = 0; e < acc.getNumElems(); ++e) {
+        SmallVector<int64_t> local = acc.getLocalIndex(e);
+        if (local[otherDim] != 0)
+          continue;
+        unsigned s = slot(local);
+        if (positions.size() <= s)
+          positions.resize(s + 1);
+        positions[s] = indices[e];
+      }
+      return;
+    }
+    layout = getThreadLayout(operand.getType());
+    values.assign(converted.begin(), converted.end());
+  }
+
+  /// The slot of an accumulator element's local index.
+  unsigned slot(ArrayRef<int64_t> local) const {
+    SmallVector<int64_t> other(local);
+    other[otherDim] = 0;
+    unsigned s = 0, stride = 1;
+    for (unsigned d = 0; d < rank; ++d) {
+      if (d == otherDim)
+        continue;
+      s += other[d] * stride;
+      stride *= acc.getLocalCount(d);
+    }
+    return s;
+  }
+
+  /// Every slot's value at K position `i`, through `prepare`.
+  SmallVector<Value> at(OpBuilder &b, Location loc, int64_t i,
+                        function_ref<Value(Value)> prepare) {
+    SmallVector<Value> result;
+    if (tile.base) {
+      for (ArrayRef<Value> position : positions) {
+        SmallVector<Value> index(position);
+        // The tensor's indices are the accumulator's, K in place of the
+        // other operand's dimension.
+        index[kDim] = i32Constant(b, loc, i);
+        result.push_back(prepare(LLVM::LoadOp::create(
+            b, loc, tile.slotType, tile.getAddress(b, loc, index))));
+      }
+      return result;
+    }
+    SmallVector<int64_t> local(rank, 0);
+    unsigned count = 1;
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != otherDim)
+        count *= acc.getLocalCount(d);
+    for (unsigned s = 0; s < count; ++s) {
+      // The slot's local index, K in place of the other dimension.
+      unsigned rest = s;
+      for (unsigned d = 0; d < rank; ++d) {
+        int64_t n = d == otherDim ? 1 : acc.getLocalCount(d);
+        local[d] = rest % n;
+        rest /= n;
+      }
+      local[kDim] = i;
+      result.push_back(prepare(values[layout->linearize(local)]));
+    }
+    return result;
+  }
+
+private:
+  const ThreadLayout &acc;
+  unsigned rank, kDim, otherDim;
+  std::optional<ThreadLayout> layout;
+  SmallVector<Value> values;
+  SharedTile tile;
+  SmallVector<SmallVector<Value>> positions;
+};
+
 struct FMADotToLLVM : OpConversionPattern<tile::DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -58,8 +146,6 @@ struct FMADotToLLVM : OpConversionPattern<tile::DotOp> {
       return rewriter.notifyMatchFailure(op, "not an FMA dot");
     Location loc = op.getLoc();
     ThreadLayout acc = getThreadLayout(op.getType());
-    ThreadLayout a = getThreadLayout(op.getA().getType());
-    ThreadLayout b = getThreadLayout(op.getB().getType());
     unsigned rank = acc.getRootRank();
     int64_t k = op.getA().getType().getShape()[rank - 1];
 
@@ -69,37 +155,42 @@ struct FMADotToLLVM : OpConversionPattern<tile::DotOp> {
       compute = rewriter.getF32Type();
     bool tf32 = op.getPrecision() == tile::InputPrecision::TF32 &&
                 op.getA().getType().getElementType().isF32();
-    auto prepare = [&](ValueRange values) {
-      SmallVector<Value> result;
-      for (Value v : values) {
-        if (tf32)
-          v = roundToTF32(rewriter, loc, v);
-        result.push_back(widen(rewriter, loc, v, compute));
-      }
-      return result;
+    auto prepare = [&](Value v) {
+      if (tf32)
+        v = roundToTF32(rewriter, loc, v);
+      return widen(rewriter, loc, v, compute);
     };
-    SmallVector<Value> aValues = prepare(adaptor.getA());
-    SmallVector<Value> bValues = prepare(adaptor.getB());
 
-    SmallVector<Value> results;
-    ValueRange accValues = adaptor.getAcc();
-    for (unsigned e = 0; e < acc.getNumElems(); ++e) {
-      SmallVector<int64_t> local = acc.getLocalIndex(e);
-      Value sum = widen(rewriter, loc, accValues[e], compute);
-      for (int64_t i = 0; i < k; ++i) {
-        SmallVector<int64_t> aLocal(local), bLocal(local);
-        aLocal[rank - 1] = i;
-        bLocal[rank - 2] = i;
-        Value x = aValues[a.linearize(aLocal)];
-        Value y = bValues[b.linearize(bLocal)];
-        sum = isa<FloatType>(compute)
-                  ? (Value)LLVM::FMAOp::create(rewriter, loc, x, y, sum)
-                  : (Value)LLVM::AddOp::create(
-                        rewriter, loc, sum,
-                        LLVM::MulOp::create(rewriter, loc, x, y));
+    // The operand values of row/column `local` (A: acc's M, B: acc's N) at
+    // K position `i`, from registers or from shared memory.
+    auto operandValues = [&](Value operand, ValueRange converted,
+                             unsigned opIdx) {
+      return OperandValues(rewriter, loc, operand, converted, acc, opIdx);
+    };
+    OperandValues aValues = operandValues(op.getA(), adaptor.getA(), 0);
+    OperandValues bValues = operandValues(op.getB(), adaptor.getB(), 1);
+
+    SmallVector<Value> sums;
+    for (Value v : adaptor.getAcc())
+      sums.push_back(widen(rewriter, loc, v, compute));
+    for (int64_t i = 0; i < k; ++i) {
+      // This K position's values of every row (A) and column (B) held.
+      SmallVector<Value> aK = aValues.at(rewriter, loc, i, prepare);
+      SmallVector<Value> bK = bValues.at(rewriter, loc, i, prepare);
+      for (unsigned e = 0; e < acc.getNumElems(); ++e) {
+        SmallVector<int64_t> local = acc.getLocalIndex(e);
+        Value x = aK[aValues.slot(local)];
+        Value y = bK[bValues.slot(local)];
+        sums[e] = isa<FloatType>(compute)
+                      ? (Value)LLVM::FMAOp::create(rewriter, loc, x, y, sums[e])
+                      : (Value)LLVM::AddOp::create(
+                            rewriter, loc, sums[e],
+                            LLVM::MulOp::create(rewriter, loc, x, y));
       }
-      results.push_back(narrow(rewriter, loc, sum, accType));
     }
+    SmallVector<Value> results;
+    for (Value v : sums)
+      results.push_back(narrow(rewriter, loc, v, accType));
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }

@@ -78,29 +78,94 @@ static int64_t elementDivisibility(const AxisInfo &info, unsigned d) {
   return info.contiguity[d] > 1 ? 1 : info.divisibility[d];
 }
 
+/// What holds of both `a` and `b` (a loop-carried value is one or the other).
+static AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo o = a;
+  for (unsigned d = 0; d < a.getRank(); ++d) {
+    o.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
+    o.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
+    o.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constant != b.constant)
+    o.constant.reset();
+  return o;
+}
+
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
-  // Pre-order: a function's arguments and a loop's induction variable get
-  // their facts before the ops of the body read them.
-  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+  if (isa<func::FuncOp>(root)) {
+    visitFunc(cast<func::FuncOp>(root));
+    return;
+  }
+  for (Region &region : root->getRegions())
+    for (Block &block : region)
+      visitBlock(block);
+}
+
+void AxisInfoAnalysis::visitFunc(func::FuncOp func) {
+  for (BlockArgument arg : func.getArguments()) {
+    AxisInfo info = AxisInfo::unknown(0);
+    if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      kDivisibilityAttrName))
+      info.divisibility[0] = div.getInt();
+    infos[arg] = info;
+  }
+  if (!func.getBody().empty())
+    visitBlock(func.getBody().front());
+}
+
+void AxisInfoAnalysis::visitBlock(Block &block) {
+  for (Operation &op : block) {
     if (auto func = dyn_cast<func::FuncOp>(op)) {
-      for (BlockArgument arg : func.getArguments()) {
-        AxisInfo info = AxisInfo::unknown(0);
-        if (auto div = func.getArgAttrOfType<IntegerAttr>(
-                arg.getArgNumber(), kDivisibilityAttrName))
-          info.divisibility[0] = div.getInt();
-        infos[arg] = info;
-      }
+      visitFunc(func);
+      continue;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      // The induction variable takes lb, lb + step, ...: divisible by what
-      // divides both; loop-carried values stay unknown.
-      AxisInfo iv = AxisInfo::unknown(0);
-      iv.divisibility[0] = gcd(get(loop.getLowerBound()).divisibility[0],
-                               get(loop.getStep()).divisibility[0]);
-      infos[loop.getInductionVar()] = iv;
+      visitLoop(loop);
+      continue;
     }
-    visit(op);
-  });
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        visitBlock(inner);
+    visit(&op);
+  }
+}
+
+void AxisInfoAnalysis::visitLoop(scf::ForOp loop) {
+  // The induction variable takes lb, lb + step, ...: divisible by what
+  // divides both. A loop-carried value holds what both its initial value
+  // and every yielded one do: start from the initial values and meet them
+  // with what the body yields until nothing changes (facts only shrink, so
+  // this ends; a cap keeps pathological chains short).
+  AxisInfo iv = AxisInfo::unknown(0);
+  iv.divisibility[0] = gcd(get(loop.getLowerBound()).divisibility[0],
+                           get(loop.getStep()).divisibility[0]);
+  infos[loop.getInductionVar()] = iv;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+    infos[arg] = get(init);
+  bool stable = false;
+  for (int round = 0; round < 8 && !stable; ++round) {
+    visitBlock(*loop.getBody());
+    stable = true;
+    for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
+      AxisInfo joined = meet(infos[arg], get(next));
+      if (!(joined == infos[arg])) {
+        infos[arg] = joined;
+        stable = false;
+      }
+    }
+  }
+  if (!stable) {
+    for (BlockArgument arg : loop.getRegionIterArgs()) {
+      unsigned rank = 0;
+      if (auto tensor = dyn_cast<RankedTensorType>(arg.getType()))
+        rank = tensor.getRank();
+      infos[arg] = AxisInfo::unknown(rank);
+    }
+    visitBlock(*loop.getBody());
+  }
+  for (auto [result, arg] : llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
+    infos[result] = infos[arg];
 }
 
 const AxisInfo &AxisInfoAnalysis::get(Value value) {

@@ -112,8 +112,9 @@ static bool isDotTypePair(Type input, Type acc) {
 }
 
 LogicalResult DotOp::verify() {
-  RankedTensorType a = getA().getType(), b = getB().getType(),
-                   acc = getAcc().getType();
+  auto a = cast<ShapedType>(getA().getType());
+  auto b = cast<ShapedType>(getB().getType());
+  RankedTensorType acc = getAcc().getType();
   int64_t rank = a.getRank();
   if (rank != 2 && rank != 3)
     return emitOpError("operands must be 2-D or 3-D (batched), not rank ")

@@ -2,6 +2,8 @@
 
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 
+#include "llvm/Support/MathExtras.h"
+
 using namespace mlir;
 using namespace mlir::tilegpu;
 
@@ -21,6 +23,15 @@ SharedEncodingAttr mlir::tilegpu::chooseSharedEncoding(
     maxPhase = 1;
   }
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
+}
+
+SmallVector<int64_t> mlir::tilegpu::getSharedAllocShape(MemDescType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  int64_t least = std::max<int64_t>(16, 256 / std::max(bits, 1u));
+  for (size_t d = shape.size() >= 2 ? shape.size() - 2 : 0; d < shape.size(); ++d)
+    shape[d] = std::max<int64_t>(llvm::PowerOf2Ceil(shape[d]), least);
+  return shape;
 }
 
 std::pair<int64_t, int64_t>

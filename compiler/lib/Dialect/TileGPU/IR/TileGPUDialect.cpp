@@ -16,6 +16,9 @@ using namespace mlir::tilegpu;
 #define GET_ATTRDEF_CLASSES
 #include "tilec/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "tilec/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "tilec/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
 
@@ -55,6 +58,10 @@ void TileGPUDialect::initialize() {
   addAttributes<
 #define GET_ATTRDEF_LIST
 #include "tilec/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+      >();
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tilec/Dialect/TileGPU/IR/TileGPUTypes.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
@@ -126,6 +133,48 @@ LogicalResult DotOperandEncodingAttr::verify(
   if (isa<BlockedEncodingAttr>(parent))
     return success();
   return emitError() << "a dot operand's parent is an mma or blocked layout";
+}
+
+/// `!tilegpu.memdesc<3x64x32xf16, #shared>`
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(encoding) || parser.parseGreater())
+    return {};
+  return MemDescType::get(parser.getContext(), shape, elementType, encoding);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << getEncoding() << ">";
+}
+
+LogicalResult LocalAllocOp::verify() {
+  MemDescType type = getType();
+  if (!isa<SharedEncodingAttr>(type.getEncoding()))
+    return emitOpError("shared-memory buffers have a #tilegpu.shared encoding");
+  if (auto src = getSrc()) {
+    auto tensor = cast<RankedTensorType>(src.getType());
+    if (tensor.getShape() != type.getShape() ||
+        tensor.getElementType() != type.getElementType())
+      return emitOpError("the tile and the buffer must have one shape and "
+                         "element type");
+  }
+  return success();
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  ArrayRef<int64_t> src = getSrc().getType().getShape();
+  if (src.size() < 2 || getType().getShape() != src.drop_front() ||
+      getType().getElementType() != getSrc().getType().getElementType())
+    return emitOpError("the result is one buffer of the source's ring");
+  return success();
 }
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {

@@ -17,6 +17,13 @@
 
 #include <optional>
 
+namespace mlir::scf {
+class ForOp;
+} // namespace mlir::scf
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
 namespace mlir::tile {
 
 /// Facts about one value, per dimension (one entry for a scalar).
@@ -61,6 +68,10 @@ public:
                              unsigned elemBytes);
 
 private:
+  /// Visits the ops of `block` in order, loops to a fixed point.
+  void visitBlock(Block &block);
+  void visitLoop(scf::ForOp loop);
+  void visitFunc(func::FuncOp func);
   void visit(Operation *op);
   llvm::DenseMap<Value, AxisInfo> infos;
 };

@@ -159,6 +159,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     are multiplied: rounded to tf32 (Triton's default), as three tf32
     products (`tf32x3`), or exactly (`ieee`); other inputs ignore it.
     Products of f16 and bf16 are exact and summed in the accumulator's type.
+    On the GPU, after the layout passes, `a` and `b` may be shared-memory
+    buffers (`!tilegpu.memdesc`) that the dot reads as it goes.
     `max_num_imprecise_acc` is Triton's fp8 hint, kept for fidelity.
     ```mlir
     %d = tile.dot %a, %b, %c, tf32 : tensor<64x32xf32>, tensor<32x16xf32> -> tensor<64x16xf32>
@@ -166,7 +168,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
         : tensor<2x16x16xf16>, tensor<2x16x8xf16> -> tensor<2x16x8xf32>
     ```
   }];
-  let arguments = (ins Tile_AnyTensor:$a, Tile_AnyTensor:$b, Tile_AnyTensor:$acc,
+  let arguments = (ins Tile_DotOperand:$a, Tile_DotOperand:$b, Tile_AnyTensor:$acc,
                        Tile_InputPrecision:$precision,
                        OptionalAttr<I32Attr>:$max_num_imprecise_acc);
   let results = (outs Tile_AnyTensor:$result);

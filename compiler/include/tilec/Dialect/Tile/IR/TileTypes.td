@@ -32,6 +32,11 @@ def Tile_AnyTensor : RankedTensorOf<[Tile_Scalar, Tile_Ptr]>;
 def Tile_IntLike : AnyTypeOf<[Tile_Int, Tile_IntTensor]>;
 def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor]>;
 def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor]>;
+// A dot's operands: tiles, or after the layout passes, shared-memory
+// buffers of the tilegpu dialect (any ranked shaped type).
+def Tile_DotOperand : Type<And<[IsShapedTypePred, HasRankPred]>,
+                           "ranked tensor or shared-memory buffer",
+                           "::mlir::ShapedType">;
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Ptr, Tile_AnyTensor]>;
 
 #endif // TILEC_DIALECT_TILE_IR_TILETYPES_TD

@@ -21,6 +21,12 @@ SharedEncodingAttr chooseSharedEncoding(MLIRContext *context,
                                         ArrayRef<unsigned> order,
                                         unsigned elementBits);
 
+/// The shape a buffer of `type` takes in shared memory: its last two
+/// dimensions (the matrix) rounded up to powers of two and to at least 32
+/// bytes and 16 elements, so that every instruction's operand tile fits;
+/// leading dimensions (batch, ring) as they are. The padding is zero.
+SmallVector<int64_t> getSharedAllocShape(MemDescType type);
+
 /// The row (all dimensions but the contiguous one, row-major) and column of
 /// `index` in a tile of `shape`.
 std::pair<int64_t, int64_t> getSharedRowAndColumn(SharedEncodingAttr encoding,

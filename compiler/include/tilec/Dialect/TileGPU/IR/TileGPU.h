@@ -5,10 +5,15 @@
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
 #include "tilec/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tilec/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tilec/Dialect/TileGPU/IR/TileGPUTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "tilec/Dialect/TileGPU/IR/TileGPUOps.h.inc"

@@ -16,6 +16,7 @@ def TileGPU_Dialect : Dialect {
     `tilegpu.num_warps` fixes the CTA size the encodings assume.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::tile::TileDialect"];
   let extraClassDeclaration = [{
     /// Name of the module attribute holding the number of warps of a CTA.

@@ -39,4 +39,27 @@ def TileGPURemoveLayoutConversions
   }];
 }
 
+def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Dot operands in shared memory, loaded num-stages iterations ahead";
+  let description = [{
+    Every dot operand that a layout conversion brings into registers is
+    stored into a shared-memory buffer (`tilegpu.local_alloc`) instead, and
+    the dot reads it from there one instruction step at a time. In an
+    `scf.for`, an operand loaded from global memory and used only so goes
+    further: a ring of `num_stages` buffers is filled by async copies
+    (cp.async) issued `num_stages - 1` iterations ahead, and each iteration
+    waits only for its own buffer, so the copies of later iterations overlap
+    the dots of the current one. The loop is rewritten by MLIR's
+    `scf::pipelineForLoop` (stage 0: the copies and what their addresses
+    need; the last stage: everything else), its first and last iterations
+    predicated rather than peeled.
+
+    `num_stages` comes from the loop's `tile.num_stages` attribute
+    (`tl.range(..., num_stages=)`), else the module's; 1 (or less) leaves
+    the loop as it is.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TILEC_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

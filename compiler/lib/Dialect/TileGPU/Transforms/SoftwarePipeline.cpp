@@ -1,0 +1,266 @@
+//===- SoftwarePipeline.cpp - Dot operands through shared memory, ahead ---===//
+
+#include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+#include "tilec/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tilegpu {
+#define GEN_PASS_DEF_TILEGPUPIPELINE
+#include "tilec/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace mlir::tilegpu
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// The buffer type for a tile of `type`: rows along its layout's fastest
+/// dimension, swizzled for ldmatrix.
+MemDescType getBufferType(RankedTensorType type) {
+  unsigned rank = type.getRank();
+  unsigned fast = rank - 1;
+  if (std::optional<ThreadLayout> layout = ThreadLayout::get(type)) {
+    int dim = layout->getTensorDim(layout->getFastestDim());
+    if (dim >= 0)
+      fast = dim;
+  }
+  SmallVector<unsigned> order = {fast};
+  for (int d = rank - 1; d >= 0; --d)
+    if (unsigned(d) != fast)
+      order.push_back(d);
+  MLIRContext *context = type.getContext();
+  auto unswizzled = MemDescType::get(context, type.getShape(),
+                                     type.getElementType(), Attribute());
+  auto encoding = chooseSharedEncoding(
+      context, getSharedAllocShape(unswizzled), order,
+      type.getElementType().getIntOrFloatBitWidth());
+  return MemDescType::get(context, type.getShape(), type.getElementType(),
+                          encoding);
+}
+
+/// A dot operand converted into registers is stored to a buffer instead.
+void stageDotOperands(tile::DotOp dot) {
+  OpBuilder builder(dot);
+  for (OpOperand &operand : dot->getOpOperands()) {
+    if (operand.getOperandNumber() > 1)
+      continue;
+    auto convert = operand.get().getDefiningOp<ConvertLayoutOp>();
+    if (!convert ||
+        !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+      continue;
+    Value src = convert.getSrc();
+    auto alloc = LocalAllocOp::create(
+        builder, convert.getLoc(),
+        getBufferType(cast<RankedTensorType>(src.getType())), src);
+    operand.set(alloc);
+    if (convert->use_empty())
+      convert->erase();
+  }
+}
+
+/// True when `v` is absent or a zero splat, which cp.async's zero-fill gives.
+bool isZeroOrAbsent(Value v) {
+  if (!v)
+    return true;
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    v = splat.getSrc();
+  return matchPattern(v, m_Zero()) || matchPattern(v, m_AnyZeroFloat());
+}
+
+/// The stages the loop asks for.
+int64_t getNumStages(scf::ForOp loop) {
+  if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumStagesAttrName))
+    return attr.getInt();
+  if (auto module = loop->getParentOfType<ModuleOp>())
+    if (auto attr = module->getAttrOfType<IntegerAttr>(tile::kNumStagesAttrName))
+      return attr.getInt();
+  return 3;
+}
+
+/// `i`-th iteration's number modulo `stages`, from the induction variable.
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
+  Value iv = loop.getInductionVar();
+  Value iteration = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value slot = arith::RemSIOp::create(
+      b, loc, iteration,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(iv.getType(), stages)));
+  if (!slot.getType().isInteger(32))
+    slot = arith::TruncIOp::create(b, loc, b.getI32Type(), slot);
+  return slot;
+}
+
+/// The loop's buffers filled by loads of its own iterations.
+SmallVector<LocalAllocOp> findPipelinable(scf::ForOp loop) {
+  SmallVector<LocalAllocOp> allocs;
+  for (auto alloc : loop.getBody()->getOps<LocalAllocOp>()) {
+    auto load = alloc.getSrc() ? alloc.getSrc().getDefiningOp<tile::LoadOp>()
+                               : nullptr;
+    if (load && load->getBlock() == loop.getBody() && load->hasOneUse() &&
+        isa<RankedTensorType>(load.getPtr().getType()) &&
+        isZeroOrAbsent(load.getOther()))
+      allocs.push_back(alloc);
+  }
+  return allocs;
+}
+
+/// `op` (of stage 0 in the loop's last iterations) predicated by `pred`:
+/// memory reads and copies get it in their masks; pure ops need nothing.
+Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
+  auto andMask = [&](Value ptrs, Value mask) -> Value {
+    auto type = cast<RankedTensorType>(ptrs.getType());
+    auto maskType = RankedTensorType::get(type.getShape(), rewriter.getI1Type(),
+                                          type.getEncoding());
+    Value splat = tile::SplatOp::create(rewriter, op->getLoc(), maskType, pred);
+    return mask ? arith::AndIOp::create(rewriter, op->getLoc(), mask, splat)
+                : splat;
+  };
+  rewriter.setInsertionPoint(op);
+  if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+    Value mask = andMask(copy.getPtrs(), copy.getMask());
+    rewriter.modifyOpInPlace(copy, [&] { copy.getMaskMutable().assign(mask); });
+    return op;
+  }
+  if (auto load = dyn_cast<tile::LoadOp>(op)) {
+    if (!isa<RankedTensorType>(load.getPtr().getType()))
+      return nullptr;
+    Value mask = andMask(load.getPtr(), load.getMask());
+    rewriter.modifyOpInPlace(load, [&] { load.getMaskMutable().assign(mask); });
+    return op;
+  }
+  if (isa<AsyncCommitGroupOp, AsyncWaitOp, MemDescIndexOp>(op) ||
+      isMemoryEffectFree(op))
+    return op;
+  return nullptr;
+}
+
+/// Rewrites `loop` so that its pipelinable buffers fill `stages - 1`
+/// iterations ahead; false (and the loop untouched) when there are none.
+LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
+  SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
+  if (allocs.empty() || stages < 2)
+    return failure();
+  OpBuilder builder(loop);
+  Location loc = loop.getLoc();
+
+  // A wait for this iteration's buffers before the first of them is read.
+  LocalAllocOp first = allocs.front();
+  for (LocalAllocOp alloc : allocs)
+    if (alloc->isBeforeInBlock(first))
+      first = alloc;
+  builder.setInsertionPoint(first);
+  AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(stages - 2));
+
+  // Rings of buffers, one per stage, before the loop; in the loop, copies
+  // into this iteration's buffer where the loads were, and reads of it
+  // where the tiles were stored.
+  SmallVector<Operation *> copies;
+  for (LocalAllocOp alloc : allocs) {
+    MemDescType type = alloc.getType();
+    SmallVector<int64_t> ringShape = {stages};
+    llvm::append_range(ringShape, type.getShape());
+    builder.setInsertionPoint(loop);
+    auto ring = LocalAllocOp::create(
+        builder, alloc.getLoc(),
+        MemDescType::get(type.getContext(), ringShape, type.getElementType(),
+                         type.getEncoding()),
+        Value());
+    auto load = alloc.getSrc().getDefiningOp<tile::LoadOp>();
+    builder.setInsertionPoint(load);
+    Value slot = emitSlot(builder, load.getLoc(), loop, stages);
+    Value buffer = MemDescIndexOp::create(builder, load.getLoc(), type, ring, slot);
+    copies.push_back(AsyncCopyOp::create(builder, load.getLoc(), load.getPtr(),
+                                         buffer, load.getMask()));
+    builder.setInsertionPoint(alloc);
+    Value readSlot = emitSlot(builder, alloc.getLoc(), loop, stages);
+    auto read = MemDescIndexOp::create(builder, alloc.getLoc(), type, ring,
+                                       readSlot);
+    alloc.getResult().replaceAllUsesWith(read.getResult());
+    alloc.erase();
+    load.erase();
+  }
+  Operation *lastCopy = copies.front();
+  for (Operation *copy : copies)
+    if (lastCopy->isBeforeInBlock(copy))
+      lastCopy = copy;
+  builder.setInsertionPointAfter(lastCopy);
+  Operation *commit = AsyncCommitGroupOp::create(builder, loc);
+
+  // Stage 0: the copies, their commit and everything they need from this
+  // iteration or, through iteration arguments, from the previous one (the
+  // advancing pointers); the last stage: the rest.
+  llvm::SetVector<Operation *> early;
+  SmallVector<Operation *> worklist(copies);
+  worklist.push_back(commit);
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!early.insert(op))
+      continue;
+    for (Value operand : op->getOperands()) {
+      if (auto arg = dyn_cast<BlockArgument>(operand)) {
+        if (arg.getOwner() == loop.getBody() && arg.getArgNumber() > 0)
+          operand = yield.getOperand(arg.getArgNumber() - 1);
+        else
+          continue;
+      }
+      if (Operation *def = operand.getDefiningOp())
+        if (def->getBlock() == loop.getBody())
+          worklist.push_back(def);
+    }
+  }
+  std::vector<std::pair<Operation *, unsigned>> schedule;
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (!early.contains(&op))
+      schedule.push_back({&op, unsigned(stages - 1)});
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (early.contains(&op))
+      schedule.push_back({&op, 0u});
+
+  scf::PipeliningOption options;
+  options.getScheduleFn = [schedule](scf::ForOp,
+                                     std::vector<std::pair<Operation *, unsigned>> &s) {
+    s = schedule;
+  };
+  options.supportDynamicLoops = true;
+  options.peelEpilogue = false;
+  options.predicateFn = predicate;
+  IRRewriter rewriter(loop);
+  bool modified = false;
+  FailureOr<scf::ForOp> pipelined =
+      scf::pipelineForLoop(rewriter, loop, options, &modified);
+  if (failed(pipelined)) {
+    // Unpipelined, each iteration must wait for its own copies.
+    assert(!modified && "the pipeliner gave up halfway");
+    loop.walk([](AsyncWaitOp wait) {
+      wait.setPending(0);
+    });
+    return failure();
+  }
+  // Copies predicated off still write zeros: let them land before the
+  // buffers' bytes could serve anything else.
+  builder.setInsertionPointAfter(*pipelined);
+  AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(0));
+  return success();
+}
+
+struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    module.walk([](tile::DotOp dot) { stageDotOperands(dot); });
+    SmallVector<scf::ForOp> loops;
+    module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    for (scf::ForOp loop : loops)
+      if (!findPipelinable(loop).empty())
+        (void)pipeline(loop, getNumStages(loop));
+  }
+};
+
+} // namespace
