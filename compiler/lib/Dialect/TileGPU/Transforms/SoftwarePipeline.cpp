@@ -9,6 +9,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUPIPELINE
@@ -251,15 +252,56 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
+int64_t getBytes(MemDescType type) {
+  return ShapedType::getNumElements(getSharedAllocShape(type)) *
+         std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+}
+
+/// A bound on the scratch space the lowering takes after the buffers: the
+/// largest layout conversion (each row padded by one element).
+int64_t estimateScratchBytes(ModuleOp module) {
+  int64_t bytes = 0;
+  module.walk([&](ConvertLayoutOp convert) {
+    int64_t elements = 1;
+    for (auto [src, dst] : llvm::zip(convert.getSrc().getType().getShape(),
+                                     convert.getType().getShape()))
+      elements *= llvm::PowerOf2Ceil(std::max(src, dst));
+    ArrayRef<int64_t> shape = convert.getType().getShape();
+    if (!shape.empty())
+      elements += elements / llvm::PowerOf2Ceil(shape.back());
+    Type element = convert.getType().getElementType();
+    bytes = std::max<int64_t>(
+        bytes, elements * std::max(1u, element.getIntOrFloatBitWidth() / 8));
+  });
+  return bytes;
+}
+
 struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     module.walk([](tile::DotOp dot) { stageDotOperands(dot); });
+    int64_t limit = 232448;
+    if (auto attr = module->getAttrOfType<IntegerAttr>(
+            TileGPUDialect::getSharedLimitAttrName()))
+      limit = attr.getInt();
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
-    for (scf::ForOp loop : loops)
-      if (!findPipelinable(loop).empty())
-        (void)pipeline(loop, getNumStages(loop));
+    for (scf::ForOp loop : loops) {
+      SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
+      if (allocs.empty())
+        continue;
+      // As many stages as asked for and as fit: every buffer of the kernel
+      // and the scratch space share the CTA's shared memory.
+      int64_t used = estimateScratchBytes(module), perStage = 0;
+      module.walk([&](LocalAllocOp alloc) { used += getBytes(alloc.getType()); });
+      for (LocalAllocOp alloc : allocs)
+        perStage += getBytes(alloc.getType());
+      used -= perStage; // the loop's buffers become its rings
+      int64_t stages = getNumStages(loop);
+      while (stages >= 2 && used + stages * perStage > limit)
+        --stages;
+      (void)pipeline(loop, stages);
+    }
   }
 };
 

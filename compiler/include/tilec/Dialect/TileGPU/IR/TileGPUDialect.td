@@ -23,6 +23,11 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
       return "tilegpu.num_warps";
     }
+    /// Name of the module attribute holding the shared memory, in bytes, a
+    /// CTA may use on the target (absent: an H100's 227 KB).
+    static constexpr ::llvm::StringLiteral getSharedLimitAttrName() {
+      return "tilegpu.shared_limit";
+    }
   }];
 }
 
