@@ -181,3 +181,32 @@ func.func @loops(%n: i32, %k: i32 {tile.divisibility = 8 : i32}) {
   }
   return
 }
+
+// A loop-carried pointer tile holds what its initial value and every
+// advanced one do: advanced by 32 elements (128 bytes) it keeps its runs
+// of 128 and its 16-byte divisibility (the load in the loop vectorizes);
+// advanced by an unknown amount it keeps the runs but not the divisibility.
+func.func @loop_carried(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32, %s: i32) {
+  // expected-remark @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [128]}}
+  %xs = tile.splat %x : tensor<128x!tile.ptr<f32>>
+  // expected-remark @+1 {{contiguity = [128], divisibility = [16], constancy = [1]}}
+  %p = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 1}}
+  %c1 = arith.constant 1 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [32], constancy = [128], constant = 32}}
+  %c32 = arith.constant dense<32> : tensor<128xi32>
+  %r1:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %p, %b = %p) -> (tensor<128x!tile.ptr<f32>>, tensor<128x!tile.ptr<f32>>) : i32 {
+    // expected-remark @+1 {{contiguity = [128], divisibility = [16], constancy = [1]}}
+    %a2 = tile.addptr %a, %c32 : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [128]}}
+    %ss = tile.splat %s : tensor<128xi32>
+    // expected-remark @+1 {{contiguity = [128], divisibility = [4], constancy = [1]}}
+    %b2 = tile.addptr %b, %ss : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    scf.yield %a2, %b2 : tensor<128x!tile.ptr<f32>>, tensor<128x!tile.ptr<f32>>
+  }
+  return
+}

@@ -448,3 +448,31 @@ func.func @dot_scalar(%a: f32, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) {
   %0 = "tile.dot"(%a, %b, %c) <{precision = 0 : i32}> : (f32, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32>
   return
 }
+
+// -----
+
+#bl = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#s = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @alloc_shape(%x: tensor<16x16xf16, #bl>) {
+  // expected-error @+1 {{'tilegpu.local_alloc' op the tile and the buffer must have one shape and element type}}
+  %m = tilegpu.local_alloc %x : (tensor<16x16xf16, #bl>) -> !tilegpu.memdesc<16x32xf16, #s>
+  return
+}
+
+// -----
+
+func.func @alloc_encoding() {
+  // expected-error @+1 {{'tilegpu.local_alloc' op shared-memory buffers have a #tilegpu.shared encoding}}
+  %m = tilegpu.local_alloc : () -> !tilegpu.memdesc<16x32xf16, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>>
+  return
+}
+
+// -----
+
+#s = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @index_shape(%i: i32) {
+  %m = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x16x32xf16, #s>
+  // expected-error @+1 {{'tilegpu.memdesc_index' op the result is one buffer of the source's ring}}
+  %b = tilegpu.memdesc_index %m, %i : !tilegpu.memdesc<3x16x32xf16, #s> -> !tilegpu.memdesc<16x16xf16, #s>
+  return
+}

@@ -1,0 +1,75 @@
+// RUN: tile-opt %s -split-input-file --convert-tilegpu-to-nvvm --canonicalize --cse | FileCheck %s
+
+// Buffers own their bytes for the whole kernel (128-byte aligned), the
+// scratch space starts after them. A ring slot is its ring's address plus
+// slot * bytes. An async copy is cp.async of 16 bytes (8 f16 the axis
+// analysis proved contiguous and aligned), zero-filled where masked off
+// (a source size of 0); commit and wait are cp.async's, the wait followed by
+// a barrier. The dot reads its operands from the buffers one K step at a
+// time with ldmatrix (B row-major: transposed) and runs m16n8k16.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.scratch_offset = 3072 : i32, tilegpu.shared_bytes = 3072 : i32}
+// CHECK-LABEL: llvm.func @staged(
+// CHECK-DAG: %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// CHECK-NEXT: %[[RINGB:.*]] = llvm.getelementptr %[[SMEM]][1536] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// The 16 x 8 B ring pads to 16 x 16: zeroed once.
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.barrier0
+// CHECK: %[[SIZE:.*]] = llvm.select %{{.*}}, %[[C16]], %{{.*}} : i1, i32
+// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %[[SIZE]]
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<row>{{.*}}num = 4
+// CHECK: nvvm.ldmatrix {{.*}}layout = #nvvm.mma_layout<col>{{.*}}num = 2
+// CHECK: nvvm.mma.sync {{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 16>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#bl8 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#sa = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#sb = #tilegpu.shared<{vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @staged(%pa: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %pb: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %pc: !tile.ptr<f32>, %n: i32 {tile.divisibility = 16 : i32}) {
+    %ra = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x16x16xf16, #sa>
+    %rb = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x16x8xf16, #sb>
+    %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #tilegpu.slice<{dim = 0, parent = #bl}>>
+    %re = tile.expand_dims %r {axis = 0 : i32} : tensor<16xi32, #tilegpu.slice<{dim = 0, parent = #bl}>> -> tensor<1x16xi32, #bl>
+    %rb2 = tile.broadcast %re : tensor<1x16xi32, #bl> -> tensor<16x16xi32, #bl>
+    %ps = tile.splat %pa : tensor<16x16x!tile.ptr<f16>, #bl>
+    %pp = tile.addptr %ps, %rb2 : tensor<16x16x!tile.ptr<f16>, #bl>, tensor<16x16xi32, #bl>
+    %ns = tile.splat %n : tensor<16x16xi32, #bl>
+    %m = arith.cmpi slt, %rb2, %ns : tensor<16x16xi32, #bl>
+    %c1 = arith.constant 1 : i32
+    %slot = tilegpu.memdesc_index %ra, %c1 : !tilegpu.memdesc<3x16x16xf16, #sa> -> !tilegpu.memdesc<16x16xf16, #sa>
+    tilegpu.async_copy %pp, %slot, %m : tensor<16x16x!tile.ptr<f16>, #bl>, !tilegpu.memdesc<16x16xf16, #sa>, tensor<16x16xi1, #bl>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 0 : i32}
+    %bslot = tilegpu.memdesc_index %rb, %c1 : !tilegpu.memdesc<3x16x8xf16, #sb> -> !tilegpu.memdesc<16x8xf16, #sb>
+    %zero = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %slot, %bslot, %zero, tf32 : !tilegpu.memdesc<16x16xf16, #sa>, !tilegpu.memdesc<16x8xf16, #sb> -> tensor<16x8xf32, #mma>
+    %cp = tile.splat %pc : tensor<16x8x!tile.ptr<f32>, #mma>
+    tile.store %cp, %d : tensor<16x8x!tile.ptr<f32>, #mma>
+    return
+  }
+}
+
+// -----
+
+// A tile stored into a buffer: barriers around 16-byte stores; a padded
+// buffer (a 3 x 3 tile takes 16 x 16 elements) is zeroed first.
+// CHECK-LABEL: llvm.func @padded(
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+#bl = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#s = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @padded(%p: !tile.ptr<f16>) {
+    %ps = tile.splat %p : tensor<3x3x!tile.ptr<f16>, #bl>
+    %x = tile.load %ps : tensor<3x3x!tile.ptr<f16>, #bl>
+    %m = tilegpu.local_alloc %x : (tensor<3x3xf16, #bl>) -> !tilegpu.memdesc<3x3xf16, #s>
+    return
+  }
+}

@@ -1,0 +1,132 @@
+// RUN: tile-opt %s -split-input-file --tilegpu-pipeline --canonicalize --cse | FileCheck %s
+
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+
+// A K loop of 3 stages: both operands get a ring of 3 swizzled buffers;
+// the copies of iterations 0 and 1 go out before the loop (each iteration
+// one commit group); in the loop, iteration i waits until at most one group
+// (i + 1's) is in flight, reads its buffers, and sends the copies of
+// iteration i + 2 into the buffers iteration i - 1 read, predicated on
+// i + 2 being an iteration. All copies land before the buffers are left.
+// CHECK-LABEL: func.func @k_loop
+// CHECK-DAG: %[[RA:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #shared>
+// CHECK-DAG: %[[RB:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf16, #shared1>
+// CHECK-COUNT-2: tilegpu.async_copy
+// CHECK: tilegpu.async_commit_group
+// CHECK-COUNT-2: tilegpu.async_copy
+// CHECK: tilegpu.async_commit_group
+// CHECK: scf.for
+// CHECK: %[[PRED:.*]] = arith.cmpi slt
+// CHECK: tilegpu.async_wait {pending = 1 : i32}
+// CHECK: %[[A:.*]] = tilegpu.memdesc_index %[[RA]], %[[SLOT:.*]] : <3x64x32xf16, #shared> -> <64x32xf16, #shared>
+// CHECK: %[[B:.*]] = tilegpu.memdesc_index %[[RB]], %[[SLOT]]
+// CHECK: tile.dot %[[A]], %[[B]], %{{.*}}, tf32 : !tilegpu.memdesc<64x32xf16, #shared>, !tilegpu.memdesc<32x64xf16, #shared1> -> tensor<64x64xf32, #mma>
+// CHECK: %[[PREDS:.*]] = tile.splat %[[PRED]] : tensor<64x32xi1, #blocked>
+// CHECK: %[[MASK:.*]] = arith.andi %{{.*}}, %[[PREDS]]
+// CHECK: tilegpu.async_copy %{{.*}}, %{{.*}}, %[[MASK]]
+// CHECK: tilegpu.async_copy
+// CHECK: tilegpu.async_commit_group
+// CHECK: scf.yield
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+  func.func @k_loop(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32, %k: i32) {
+    %a0 = tile.splat %pa : tensor<64x32x!tile.ptr<f16>, #bl>
+    %b0 = tile.splat %pb : tensor<32x64x!tile.ptr<f16>, #bl>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %c32 = arith.constant dense<32> : tensor<64x32xi32, #bl>
+    %c64 = arith.constant dense<64> : tensor<32x64xi32, #bl>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ap = %a0, %bp = %b0) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #bl>, tensor<32x64x!tile.ptr<f16>, #bl>) : i32 {
+      %ks = tile.splat %k : tensor<64x32xi32, #bl>
+      %m = arith.cmpi slt, %c32, %ks : tensor<64x32xi32, #bl>
+      %a = tile.load %ap, %m : tensor<64x32x!tile.ptr<f16>, #bl>
+      %b = tile.load %bp : tensor<32x64x!tile.ptr<f16>, #bl>
+      %ca = tilegpu.convert_layout %a : tensor<64x32xf16, #bl> -> tensor<64x32xf16, #a>
+      %cb = tilegpu.convert_layout %b : tensor<32x64xf16, #bl> -> tensor<32x64xf16, #b>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x32xf16, #a>, tensor<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+      %ap2 = tile.addptr %ap, %c32 : tensor<64x32x!tile.ptr<f16>, #bl>, tensor<64x32xi32, #bl>
+      %bp2 = tile.addptr %bp, %c64 : tensor<32x64x!tile.ptr<f16>, #bl>, tensor<32x64xi32, #bl>
+      scf.yield %d, %ap2, %bp2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #bl>, tensor<32x64x!tile.ptr<f16>, #bl>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #mma>
+    tile.store %cp, %r#0 : tensor<64x64x!tile.ptr<f32>, #mma>
+    return
+  }
+}
+
+// -----
+
+// One stage (the loop's own tile.num_stages): no ring, each iteration
+// stores its operands into buffers and its dot reads them. A dot outside
+// any loop reads buffers too.
+// CHECK-LABEL: func.func @one_stage
+// CHECK-NOT: tilegpu.async_copy
+// CHECK: scf.for
+// CHECK: %[[L:.*]] = tile.load
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc %[[L]] : (tensor<16x16xf16, #blocked>) -> !tilegpu.memdesc<16x16xf16, #shared>
+// CHECK: tile.dot %[[BUF]]
+// CHECK: } {tile.num_stages = 1 : i32}
+// CHECK: tilegpu.local_alloc %{{.*}} : (tensor<16x16xf16, #blocked>) -> !tilegpu.memdesc<16x16xf16, #shared>
+// CHECK-NOT: tilegpu.async_copy
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {tilegpu.num_warps = 1 : i32, tile.num_stages = 3 : i32} {
+  func.func @one_stage(%p: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %ps = tile.splat %p : tensor<16x16x!tile.ptr<f16>, #bl>
+    %zero = arith.constant dense<0.0> : tensor<16x16xf32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32, #mma>) : i32 {
+      %x = tile.load %ps : tensor<16x16x!tile.ptr<f16>, #bl>
+      %ca = tilegpu.convert_layout %x : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #a>
+      %cb = tilegpu.convert_layout %x : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #b>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<16x16xf16, #a>, tensor<16x16xf16, #b> -> tensor<16x16xf32, #mma>
+      scf.yield %d : tensor<16x16xf32, #mma>
+    } {tile.num_stages = 1 : i32}
+    %y = tile.load %ps : tensor<16x16x!tile.ptr<f16>, #bl>
+    %ya = tilegpu.convert_layout %y : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #a>
+    %yb = tilegpu.convert_layout %y : tensor<16x16xf16, #bl> -> tensor<16x16xf16, #b>
+    %e = tile.dot %ya, %yb, %r, tf32 : tensor<16x16xf16, #a>, tensor<16x16xf16, #b> -> tensor<16x16xf32, #mma>
+    %cp = tile.splat %pc : tensor<16x16x!tile.ptr<f32>, #mma>
+    tile.store %cp, %e : tensor<16x16x!tile.ptr<f32>, #mma>
+    return
+  }
+}
+
+// -----
+
+// What does not fit is not pipelined deeper: f32 rings of 128 x 128 for A
+// and B take 128 KB a stage; with 227 KB to spend, one stage is all there
+// is room for, and the loop stays as it was.
+// CHECK-LABEL: func.func @too_big
+// CHECK-NOT: tilegpu.async_copy
+// CHECK: tilegpu.local_alloc %{{.*}} : (tensor<128x128xf32, #blocked>) -> !tilegpu.memdesc<128x128xf32
+#bl = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 1}>
+#b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 1}>
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32, tilegpu.shared_limit = 232448 : i32} {
+  func.func @too_big(%p: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) {
+    %ps = tile.splat %p : tensor<128x128x!tile.ptr<f32>, #bl>
+    %zero = arith.constant dense<0.0> : tensor<128x128xf32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128x128xf32, #mma>) : i32 {
+      %x = tile.load %ps : tensor<128x128x!tile.ptr<f32>, #bl>
+      %y = tile.load %ps : tensor<128x128x!tile.ptr<f32>, #bl>
+      %ca = tilegpu.convert_layout %x : tensor<128x128xf32, #bl> -> tensor<128x128xf32, #a>
+      %cb = tilegpu.convert_layout %y : tensor<128x128xf32, #bl> -> tensor<128x128xf32, #b>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<128x128xf32, #a>, tensor<128x128xf32, #b> -> tensor<128x128xf32, #mma>
+      scf.yield %d : tensor<128x128xf32, #mma>
+    }
+    %cp = tile.splat %pc : tensor<128x128x!tile.ptr<f32>, #mma>
+    tile.store %cp, %r : tensor<128x128x!tile.ptr<f32>, #mma>
+    return
+  }
+}
