@@ -115,14 +115,20 @@ void mlir::tilegpu::zeroShared(OpBuilder &b, Location loc,
   Value zero = LLVM::ZeroOp::create(b, loc, chunkType);
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   for (int64_t first = 0; first < chunks; first += numThreads) {
-    // Threads past the end rewrite chunk 0: zeros either way.
     Value chunk = LLVM::AddOp::create(b, loc, tid, i32Constant(b, loc, first));
-    Value inside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, chunk,
-                                        i32Constant(b, loc, chunks));
-    chunk = LLVM::SelectOp::create(b, loc, inside, chunk, i32Constant(b, loc, 0));
     Value address = LLVM::GEPOp::create(b, loc, tile.base.getType(), chunkType,
                                         tile.base, ValueRange{chunk});
-    LLVM::StoreOp::create(b, loc, zero, address, 16);
+    if (first + numThreads <= chunks) {
+      LLVM::StoreOp::create(b, loc, zero, address, 16);
+      continue;
+    }
+    // The last round: threads past the end store nothing.
+    Value inside = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, chunk,
+                                        i32Constant(b, loc, chunks));
+    Value address64 =
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+    emitPTX(b, loc, "@$1 st.shared.v4.b32 [ $0 + 0 ], { 0, 0, 0, 0 };", "l,b",
+            ValueRange{address64, inside}, {}, /*hasSideEffects=*/true);
   }
 }
 

@@ -98,6 +98,11 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
     ValueRange ptrs = adaptor.getPtrs();
     ValueRange mask = adaptor.getMask();
     SmallVector<Value> valid = emitValidity(rewriter, loc, layout);
+    // Where threads hold copies of elements, only the owner copies: the
+    // others' identical writes would race (compute-sanitizer says so).
+    SmallVector<Value> owned;
+    if (layout.isReplicated())
+      owned = emitOwnership(rewriter, loc, layout);
     SmallVector<SmallVector<Value>> indices =
         emitElementIndices(rewriter, loc, layout);
     unsigned elemBytes = getMemoryBits(tile.slotType) / 8;
@@ -125,6 +130,18 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
         if (pred)
           srcSize = LLVM::SelectOp::create(rewriter, loc, pred, srcSize,
                                            i32Constant(rewriter, loc, 0));
+        if (!owned.empty()) {
+          // The NVVM op has no predicate: issue it from PTX.
+          std::string asmText = llvm::formatv(
+              "@$3 cp.async.{0}.shared.global [ $0 ], [ $1 ], {1}, $2;",
+              bytes == 16 ? "cg" : "ca", bytes);
+          Value address = LLVM::PtrToIntOp::create(
+              rewriter, loc, rewriter.getI64Type(), dst);
+          emitPTX(rewriter, loc, asmText, "l,l,r,b",
+                  ValueRange{address, ptrs[g], srcSize, owned[g]}, {},
+                  /*hasSideEffects=*/true);
+          continue;
+        }
         NVVM::CpAsyncOp::create(
             rewriter, loc, dst, ptrs[g], rewriter.getI32IntegerAttr(bytes),
             NVVM::LoadCacheModifierKindAttr::get(
@@ -133,20 +150,29 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
             srcSize);
         continue;
       }
-      // Narrower than cp.async goes: a predicated load, zero if off.
+      // Narrower than cp.async goes: a predicated load (into a 16-bit
+      // register, PTX's narrowest), zero if off.
       unsigned bits = bytes * 8;
-      Type word = rewriter.getIntegerType(bits);
       if (!pred)
         pred = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                         rewriter.getBoolAttr(true));
       std::string asmText = llvm::formatv(
-          "mov.b{0} $0, 0;\n\t@$2 ld.global.b{0} $0, [ $1 + 0 ];",
-          std::max(bits, 16u));
-      Value loaded = emitPTX(rewriter, loc, asmText,
-                             bits == 16 ? "=h,l,b" : "=c,l,b",
-                             ValueRange{ptrs[g], pred}, {word},
+          "mov.b16 $0, 0;\n\t@$2 ld.global.b{0} $0, [ $1 + 0 ];", bits);
+      Value loaded = emitPTX(rewriter, loc, asmText, "=h,l,b",
+                             ValueRange{ptrs[g], pred}, {rewriter.getI16Type()},
                              /*hasSideEffects=*/true)
                          .front();
+      if (!owned.empty()) {
+        Value address = LLVM::PtrToIntOp::create(
+            rewriter, loc, rewriter.getI64Type(), dst);
+        emitPTX(rewriter, loc,
+                llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits).str(),
+                "l,h,b", ValueRange{address, loaded, owned[g]}, {},
+                /*hasSideEffects=*/true);
+        continue;
+      }
+      if (bits == 8)
+        loaded = LLVM::TruncOp::create(rewriter, loc, rewriter.getI8Type(), loaded);
       LLVM::StoreOp::create(rewriter, loc, loaded, dst);
     }
     rewriter.eraseOp(op);
