@@ -81,13 +81,9 @@ public:
               classes.insert(arg);
       // A store joins no class: it is laid out like its pointer (for its
       // own coalescing), and a value or mask laid out otherwise is converted.
-      // An atomic likewise, its old values coming back in its pointer's
-      // layout.
-      if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
-        unionTensors({atomic.getPtr(), atomic.getResult()});
-      } else if (!isa<tile::StoreOp>(op) &&
-                 (op->hasTrait<OpTrait::Elementwise>() ||
-                  isa<tile::LoadOp, tile::BroadcastOp>(op))) {
+      if (!isa<tile::StoreOp>(op) && (op->hasTrait<OpTrait::Elementwise>() ||
+                                      isa<tile::LoadOp, tile::AtomicRMWOp,
+                                          tile::BroadcastOp>(op))) {
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
@@ -150,9 +146,6 @@ private:
 struct Access {
   Value ptr, mask;
   unsigned elemBytes;
-  /// Atomics go one element at a time: consecutive lanes on consecutive
-  /// elements coalesce them, so they ask for no vector.
-  bool scalar = false;
 };
 
 BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent,
@@ -186,9 +179,8 @@ BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent
   unsigned numThreads = numWarps * 32;
   unsigned vec = 1;
   for (const Access &access : accesses)
-    if (!access.scalar)
-      vec = std::max(vec, axis.getMaxVectorWidth(access.ptr, access.mask, fast,
-                                                 access.elemBytes));
+    vec = std::max(vec, axis.getMaxVectorWidth(access.ptr, access.mask, fast,
+                                               access.elemBytes));
   int64_t perThread = std::max<int64_t>(1, numElems / numThreads);
   SmallVector<unsigned> sizePerThread(rank, 1);
   sizePerThread[fast] = std::min<int64_t>({vec, perThread, shape[fast]});
@@ -313,15 +305,12 @@ struct TileGPUAssignLayouts
         ptr = load.getPtr(), mask = load.getMask();
       else if (auto store = dyn_cast<tile::StoreOp>(op))
         ptr = store.getPtr(), mask = store.getMask();
-      else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
-        ptr = atomic.getPtr(), mask = atomic.getMask();
       if (!ptr || !isTensor(ptr))
         return;
       Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
                          .getPointeeType();
       unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
-      infos[classes.leader(ptr)].accesses.push_back(
-          {ptr, mask, bytes, isa<tile::AtomicRMWOp>(op)});
+      infos[classes.leader(ptr)].accesses.push_back({ptr, mask, bytes});
       // What a store writes is best computed in the store's layout already.
       if (auto store = dyn_cast<tile::StoreOp>(op))
         for (Value v : {store.getValue(), store.getMask()})
@@ -410,22 +399,6 @@ struct TileGPUAssignLayouts
       store.getValueMutable().assign(convert(store.getValue()));
       if (store.getMask())
         store.getMaskMutable().assign(convert(store.getMask()));
-    });
-    func.walk([&](tile::AtomicRMWOp atomic) {
-      auto ptrType = dyn_cast<RankedTensorType>(atomic.getPtr().getType());
-      if (!ptrType)
-        return;
-      builder.setInsertionPoint(atomic);
-      SmallVector<OpOperand *> operands = {&atomic.getValMutable()};
-      if (atomic.getMask())
-        operands.push_back(&atomic.getMaskMutable()[0]);
-      for (OpOperand *operand : operands) {
-        auto type = cast<RankedTensorType>(operand->get().getType());
-        if (type.getEncoding() != ptrType.getEncoding())
-          operand->set(ConvertLayoutOp::create(
-              builder, atomic.getLoc(),
-              withEncoding(type, ptrType.getEncoding()), operand->get()));
-      }
     });
     func.walk([&](tile::DotOp dot) {
       convertDotOperands(builder, dot, dotEncodings.lookup(dot), axis);
