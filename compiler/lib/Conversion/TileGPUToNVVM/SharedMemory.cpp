@@ -164,11 +164,13 @@ MmaFragmentLoader::MmaFragmentLoader(OpBuilder &b, Location loc,
   }
 }
 
-SmallVector<int64_t> MmaFragmentLoader::fragmentLocal(int64_t batch, int64_t rep,
-                                                      int64_t kStep,
-                                                      unsigned i) const {
+SmallVector<int64_t> mlir::tilegpu::getMmaFragmentLocal(
+    unsigned opIdx, unsigned kWidth, unsigned rank, int64_t batch, int64_t rep,
+    int64_t kStep, unsigned i) {
   // Element i of the fragment: its low bits run along K within a register,
   // then (A only) one bit of M + 8, then one of K + 4 kWidth.
+  unsigned kDim = opIdx == 0 ? rank - 1 : rank - 2;
+  unsigned mnDim = opIdx == 0 ? rank - 2 : rank - 1;
   unsigned kBits = llvm::Log2_32(kWidth);
   unsigned rest = i >> kBits;
   SmallVector<int64_t> local(rank, 0);
@@ -179,6 +181,12 @@ SmallVector<int64_t> MmaFragmentLoader::fragmentLocal(int64_t batch, int64_t rep
   local[kDim] = (i & (kWidth - 1)) | kHigh << kBits | kStep << (kBits + 1);
   local[mnDim] = opIdx == 0 ? half | rep << 1 : rep;
   return local;
+}
+
+SmallVector<int64_t> MmaFragmentLoader::fragmentLocal(int64_t batch, int64_t rep,
+                                                      int64_t kStep,
+                                                      unsigned i) const {
+  return getMmaFragmentLocal(opIdx, kWidth, rank, batch, rep, kStep, i);
 }
 
 Value MmaFragmentLoader::clampBatch(OpBuilder &b, Location loc,

@@ -41,6 +41,15 @@ SmallVector<Value> loadFromShared(OpBuilder &b, Location loc,
                                   const SharedTile &tile,
                                   const ThreadLayout &layout, Type elementType);
 
+/// The local index (see ThreadLayout) of element `i` of the mma.sync
+/// fragment of operand `opIdx` (A: 4 registers, B: 2, of `kWidth` elements)
+/// at batch `batch`, M or N repetition `rep` and K step `kStep`, in a dot_op
+/// layout of root rank `rank`.
+SmallVector<int64_t> getMmaFragmentLocal(unsigned opIdx, unsigned kWidth,
+                                         unsigned rank, int64_t batch,
+                                         int64_t rep, int64_t kStep,
+                                         unsigned i);
+
 /// Reads mma.sync operand fragments from a shared tile, one instruction
 /// tile at a time: with ldmatrix where the tile's layout allows it (K
 /// contiguous, or 16-bit elements), element by element otherwise.

@@ -122,19 +122,8 @@ public:
 private:
   SmallVector<int64_t> fragmentLocal(int64_t batch, int64_t rep, int64_t kStep,
                                      unsigned i) const {
-    unsigned rank = layout.getRootRank();
-    unsigned kDim = opIdx == 0 ? rank - 1 : rank - 2;
-    unsigned mnDim = opIdx == 0 ? rank - 2 : rank - 1;
-    unsigned kBits = llvm::Log2_32(kWidth);
-    unsigned rest = i >> kBits;
-    SmallVector<int64_t> local(rank, 0);
-    if (rank == 3)
-      local[0] = batch;
-    int64_t half = opIdx == 0 ? rest & 1 : 0;
-    int64_t kHigh = opIdx == 0 ? rest >> 1 : rest;
-    local[kDim] = (i & (kWidth - 1)) | kHigh << kBits | kStep << (kBits + 1);
-    local[mnDim] = opIdx == 0 ? half | rep << 1 : rep;
-    return local;
+    return getMmaFragmentLocal(opIdx, kWidth, layout.getRootRank(), batch, rep,
+                               kStep, i);
   }
 
   /// `elems` (kWidth of them) as one i32.
