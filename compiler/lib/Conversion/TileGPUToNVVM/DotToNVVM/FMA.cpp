@@ -1,11 +1,12 @@
 //===- FMA.cpp - tl.dot on the CUDA cores ---------------------------------===//
 //
 // The dot for what no tensor-core instruction takes (f64, exact f32, tiles
-// with M or N of 1): the accumulator keeps its blocked layout, and each
-// thread holds the rows of A and columns of B its accumulator elements need
-// (the dot-operand layouts of a blocked parent), so every product is a
-// register-to-register FMA. K runs over the real extent only: padding
-// never enters a sum. Narrow floats accumulate in f32 and round once at the
+// with M or N of 1): the accumulator keeps its blocked layout. K by K, each
+// thread reads the values of the rows of A and columns of B its accumulator
+// elements need ("slots"), from a shared-memory buffer (after
+// tilegpu-pipeline) or from the registers of dot_op tensors of the blocked
+// parent, and every product is an FMA. K runs over the real extent only:
+// padding never enters a sum. Narrow floats accumulate in f32 and round once at the
 // end, integers in i32; tf32 rounds its inputs first, as the tensor cores
 // would (tf32x3 is exact here, which is what it approximates).
 //

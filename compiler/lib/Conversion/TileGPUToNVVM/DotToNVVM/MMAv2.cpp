@@ -1,14 +1,16 @@
 //===- MMAv2.cpp - tl.dot on mma.sync -------------------------------------===//
 //
-// The accumulator (mma encoding) and the operands (dot_op encodings of it)
-// already sit in the registers mma.sync reads and writes (see
-// ThreadLayout), so the dot is a loop over instruction tiles: for each
-// batch, 16-row and 8-column repetition, and 16 x kWidth-wide step of K, one
-// m16n8k(8 kWidth) mma.sync takes 4 registers of A, 2 of B and the 4
-// accumulator values. K padding (tiles whose K is no multiple of the
-// instruction's) is zeroed first, in both operands, so that it adds
-// nothing even where the other operand holds garbage; M and N padding only
-// reaches accumulator rows and columns that are never stored.
+// The accumulator (mma encoding) sits in the registers mma.sync reads and
+// writes (see ThreadLayout), so the dot is a loop over instruction tiles:
+// for each batch and 16 x kWidth-wide step of K (outermost, so that only
+// one step of the operands is live), for each 16-row and 8-column
+// repetition, one m16n8k(8 kWidth) mma.sync takes 4 registers of A, 2 of B
+// and the 4 accumulator values. Operands come from shared-memory buffers
+// (after tilegpu-pipeline), read with ldmatrix one K step at a time, or
+// from the registers of dot_op tensors. K padding (tiles whose K is no
+// multiple of the instruction's) is zero in both: buffers are zeroed there,
+// registers are zeroed here; M and N padding only reaches accumulator rows
+// and columns that are never stored.
 //
 // f32 inputs are rounded to tf32 (cvt.rna, as Triton); tf32x3 splits each
 // into a tf32 head and a tf32 tail and sums three products, small ones

@@ -1,4 +1,13 @@
 //===- SoftwarePipeline.cpp - Dot operands through shared memory, ahead ---===//
+//
+// Stage 0 of iteration i + S - 1 (its copies into buffer (i + S - 1) % S
+// and one commit group) runs in the same loop body as the last stage of
+// iteration i, placed after it. So when iteration i waits, the groups of
+// iterations up to i + S - 2 have been issued and at most S - 2 may still
+// be in flight; and the buffer the copies overwrite, (i - 1) % S, was read
+// by iteration i - 1, which every thread finished before passing the wait's
+// barrier in iteration i.
+//
 
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
