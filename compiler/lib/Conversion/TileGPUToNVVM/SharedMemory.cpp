@@ -15,6 +15,7 @@
 #include "SharedMemory.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -79,6 +80,37 @@ void mlir::tilegpu::storeToShared(OpBuilder &b, Location loc,
   int fastDim = layout.getTensorDim(layout.getFastestDim());
   if (fastDim == int(tile.encoding.getOrder().front()))
     width = std::min<unsigned>(layout.getContiguity(), tile.encoding.getVec());
+  // A batch the layout pads past the buffer (3 -> 4) is not stored: those
+  // elements go one by one, each predicated on lying inside.
+  SmallVector<int64_t> padded = layout.getPaddedTensorShape();
+  bool guarded = false;
+  for (auto [have, want] : llvm::zip(tile.shape, padded))
+    guarded |= want > have;
+  if (guarded) {
+    for (auto [e, index] : llvm::enumerate(indices)) {
+      Value inside;
+      for (auto [d, i] : llvm::enumerate(index)) {
+        if (padded[d] <= tile.shape[d])
+          continue;
+        Value below = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, i,
+                                           i32Constant(b, loc, tile.shape[d]));
+        inside = inside ? LLVM::AndOp::create(b, loc, inside, below) : below;
+      }
+      Value v = toMemoryForm(b, loc, values[e]);
+      unsigned bits = getMemoryBits(tile.slotType);
+      Value word = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), v);
+      if (bits == 8)
+        word = LLVM::ZExtOp::create(b, loc, b.getI16Type(), word);
+      Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
+                                               tile.getAddress(b, loc, index));
+      StringRef regClass = bits == 64 ? "l" : bits == 32 ? "r" : "h";
+      emitPTX(b, loc,
+              llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits).str(),
+              ("l," + regClass + ",b").str(), ValueRange{address, word, inside},
+              {}, /*hasSideEffects=*/true);
+    }
+    return;
+  }
   for (unsigned e = 0; e < values.size(); e += width) {
     Value address = tile.getAddress(b, loc, indices[e]);
     if (width == 1) {

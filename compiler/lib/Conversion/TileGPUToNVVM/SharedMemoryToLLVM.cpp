@@ -97,12 +97,13 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
         SharedTile::get(adaptor.getDst().front(), op.getDst().getType());
     ValueRange ptrs = adaptor.getPtrs();
     ValueRange mask = adaptor.getMask();
-    SmallVector<Value> valid = emitValidity(rewriter, loc, layout);
-    // Where threads hold copies of elements, only the owner copies: the
-    // others' identical writes would race (compute-sanitizer says so).
-    SmallVector<Value> owned;
-    if (layout.isReplicated())
-      owned = emitOwnership(rewriter, loc, layout);
+    // Which thread issues each copy: where threads hold copies of elements,
+    // only the owner (the others' identical writes would race,
+    // compute-sanitizer says so); padding, nobody (it may lie past the
+    // buffer, a batch of 3 padded to 4, and inside it is zero already).
+    SmallVector<Value> owned = layout.isReplicated()
+                                   ? emitOwnership(rewriter, loc, layout)
+                                   : emitValidity(rewriter, loc, layout);
     SmallVector<SmallVector<Value>> indices =
         emitElementIndices(rewriter, loc, layout);
     unsigned elemBytes = getMemoryBits(tile.slotType) / 8;
@@ -120,9 +121,6 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
       width /= 2;
     for (unsigned g = 0; g < ptrs.size(); g += width) {
       Value pred = mask.empty() ? Value() : mask[g];
-      if (!valid.empty())
-        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, valid[g])
-                    : valid[g];
       Value dst = tile.getAddress(rewriter, loc, indices[g]);
       unsigned bytes = width * elemBytes;
       if (bytes >= 4) {

@@ -104,6 +104,16 @@ public:
         // The tensor's indices are the accumulator's, K in place of the
         // other operand's dimension.
         index[kDim] = i32Constant(b, loc, i);
+        // A batch the layout pads to a power of two reads the last real one
+        // (its results are padding, never stored).
+        if (rank == 3 && acc.getRootShape()[0] > tile.shape[0]) {
+          Value last = i32Constant(b, loc, tile.shape[0] - 1);
+          index[0] = LLVM::SelectOp::create(
+              b, loc,
+              LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, index[0],
+                                   last),
+              index[0], last);
+        }
         result.push_back(prepare(LLVM::LoadOp::create(
             b, loc, tile.slotType, tile.getAddress(b, loc, index))));
       }

@@ -19,7 +19,7 @@ SharedEncodingAttr mlir::tilegpu::chooseSharedEncoding(
   unsigned perPhase = std::max<int64_t>(1, 128 / rowBytes);
   unsigned maxPhase = std::clamp<int64_t>(rowBytes / 16, 1, 8);
   if (shape[order.front()] < vec) {
-    vec = shape[order.front()];
+    vec = llvm::bit_floor(uint64_t(shape[order.front()]));
     maxPhase = 1;
   }
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);

@@ -269,6 +269,10 @@ bool ThreadLayout::isReplicated() const {
 }
 
 unsigned ThreadLayout::getFastestDim() const {
+  // A blocked layout says which: registers repeating along a slower
+  // dimension may come first in the numbering.
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(root))
+    return blocked.getOrder().front();
   if (!regBases.empty() && regBases.front().offset == 1)
     return regBases.front().dim;
   for (LayoutBasis b : laneBases)

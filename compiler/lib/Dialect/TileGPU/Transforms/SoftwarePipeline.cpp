@@ -36,8 +36,9 @@ MemDescType getBufferType(RankedTensorType type) {
   unsigned rank = type.getRank();
   unsigned fast = rank - 1;
   if (std::optional<ThreadLayout> layout = ThreadLayout::get(type)) {
+    // Rows run along one of the matrix's dimensions, never the batch's.
     int dim = layout->getTensorDim(layout->getFastestDim());
-    if (dim >= 0)
+    if (dim >= int(rank) - 2)
       fast = dim;
   }
   SmallVector<unsigned> order = {fast};
