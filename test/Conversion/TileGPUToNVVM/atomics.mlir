@@ -94,8 +94,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-NOT: atom.
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
-// CHECK-NEXT: %[[ADDR:.*]] = llvm.ptrtoint %[[BASE]] : !llvm.ptr<3> to i64
 // CHECK-NEXT: %[[OLDI:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+// CHECK-NEXT: %[[ADDR:.*]] = llvm.ptrtoint %[[BASE]] : !llvm.ptr<3> to i64
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att "@$2 st.shared.b32 [ $0 + 0 ], $1;", "l,r,b" %[[ADDR]], %[[OLDI]], %[[FIRST]]
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NEXT: %[[SHARED:.*]] = llvm.load %[[BASE]] : !llvm.ptr<3> -> f32

@@ -186,18 +186,12 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
                                  ValueRange{linear});
     };
 
-    // Only owners write (a copy holds 0, not the old value): a predicated
-    // st.shared, which LLVM cannot express without branches.
-    std::string store = llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits);
-    std::string constraints = llvm::formatv("l,{0},b", regClass(bits)).str();
+    // Only owners write (a copy holds 0, not the old value).
     NVVM::Barrier0Op::create(rewriter, loc);
-    for (auto [e, index] : llvm::enumerate(indices)) {
-      Value address = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(),
-                                               slotAddress(index));
-      emitPTX(rewriter, loc, store, constraints,
-              {address, bitcastTo(rewriter, loc, olds[e], word), owned[e]}, {},
-              /*hasSideEffects=*/true);
-    }
+    for (auto [e, index] : llvm::enumerate(indices))
+      emitPredicatedSharedStore(rewriter, loc, slotAddress(index),
+                                bitcastTo(rewriter, loc, olds[e], word),
+                                owned[e]);
     NVVM::Barrier0Op::create(rewriter, loc);
     SmallVector<Value> shared;
     for (ArrayRef<Value> index : indices)

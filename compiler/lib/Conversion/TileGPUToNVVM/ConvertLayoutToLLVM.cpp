@@ -1,20 +1,20 @@
 //===- ConvertLayoutToLLVM.cpp - Layout conversions via shared memory -----===//
 //
-// Conversions into an mma operand go through a swizzled tile (see
-// SharedLayout.h): 16-byte vector stores, then ldmatrix, which hands each
-// lane its fragment registers directly (SharedMemory.cpp).
+// Dot operands do not come this way: tilegpu-pipeline stores them into
+// swizzled buffers that the dot reads with ldmatrix (SharedMemory.cpp).
 //
-// Any other conversion: every thread writes its elements to shared memory
-// at their row-major index, the CTA synchronizes, and every thread reads
-// the elements the new layout gives it. Rows are padded by one element, so that threads walking
-// down a column (a transpose) hit different banks. Replicated elements are written more than once with the
-// same value, which is harmless. All conversions share one buffer at offset
-// 0 (the barrier before the writes keeps earlier readers safe); the
-// module attribute `tilegpu.shared_bytes` records the largest.
+// Every thread writes its elements to shared memory at their row-major
+// index, the CTA synchronizes, and every thread reads the elements the new
+// layout gives it. Rows are padded by one element, so that threads walking
+// down a column (a transpose) hit different banks. Replicated elements are
+// written more than once with the same value, which is harmless. All
+// conversions share one buffer at the start of the scratch space (the
+// barrier before the writes keeps earlier readers safe); the module
+// attribute `tilegpu.shared_bytes` records the largest.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SharedMemory.h"
+#include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
@@ -80,73 +80,9 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   }
 };
 
-/// Into an mma operand: through a swizzled tile whose rows run along the
-/// source's fastest dimension, so both the stores and ldmatrix's reads are
-/// 16 bytes wide and free of bank conflicts.
-struct ConvertToMmaOperand : OpConversionPattern<ConvertLayoutOp> {
-  ConvertToMmaOperand(const TypeConverter &converter, MLIRContext *context)
-      : OpConversionPattern(converter, context, /*benefit=*/2) {}
-
-  LogicalResult
-  matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto operand = dyn_cast<DotOperandEncodingAttr>(op.getType().getEncoding());
-    if (!operand || !isa<MmaEncodingAttr>(operand.getParent()))
-      return rewriter.notifyMatchFailure(op, "not into an mma operand");
-    Location loc = op.getLoc();
-    ThreadLayout src = getThreadLayout(op.getSrc().getType());
-    ThreadLayout dst = getThreadLayout(op.getType());
-    ValueRange srcValues = adaptor.getSrc();
-    Type element = srcValues.front().getType();
-
-    SharedTile tile;
-    tile.slotType = getMemoryType(element);
-    tile.shape = dst.getPaddedTensorShape();
-    for (auto [s, other] : llvm::zip(tile.shape, src.getPaddedTensorShape()))
-      s = std::max(s, other);
-    unsigned rank = tile.shape.size();
-    int fast = src.getTensorDim(src.getFastestDim());
-    SmallVector<unsigned> order = {unsigned(fast < 0 ? rank - 1 : fast)};
-    for (int d = rank - 1; d >= 0; --d)
-      if (d != int(order.front()))
-        order.push_back(d);
-    tile.encoding = chooseSharedEncoding(getContext(), tile.shape, order,
-                                         getMemoryBits(tile.slotType));
-    tile.base = getSharedMemoryBase(rewriter, loc, op, tile.getBytes());
-
-    NVVM::Barrier0Op::create(rewriter, loc);
-    storeToShared(rewriter, loc, tile, src, srcValues);
-    NVVM::Barrier0Op::create(rewriter, loc);
-    MmaFragmentLoader loader(rewriter, loc, tile, dst, element);
-    unsigned kDim = operand.getOpIdx() == 0 ? rank - 1 : rank - 2;
-    unsigned mnDim = operand.getOpIdx() == 0 ? rank - 2 : rank - 1;
-    unsigned kWidth = operand.getKWidth();
-    int64_t batches = rank == 3 ? dst.getLocalCount(0) : 1;
-    int64_t reps = dst.getLocalCount(mnDim) / (operand.getOpIdx() == 0 ? 2 : 1);
-    int64_t kSteps = dst.getLocalCount(kDim) / (2 * kWidth);
-    SmallVector<Value> values(dst.getNumElems());
-    for (int64_t batch = 0; batch < batches; ++batch)
-      for (int64_t rep = 0; rep < reps; ++rep)
-        for (int64_t k = 0; k < kSteps; ++k)
-          for (auto [r, reg] :
-               llvm::enumerate(loader.load(rewriter, loc, batch, rep, k))) {
-            auto vecType = VectorType::get({int64_t(kWidth)}, element);
-            Value vec = LLVM::BitcastOp::create(rewriter, loc, vecType, reg);
-            for (unsigned i = 0; i < kWidth; ++i)
-              values[dst.linearize(loader.fragmentLocal(batch, rep, k,
-                                                        r * kWidth + i))] =
-                  LLVM::ExtractElementOp::create(rewriter, loc, vec,
-                                                 i32Constant(rewriter, loc, i));
-          }
-    rewriter.replaceOpWithMultiple(op, {values});
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::tilegpu::populateConvertLayoutToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ConvertLayoutToLLVM, ConvertToMmaOperand>(converter,
-                                                         patterns.getContext());
+  patterns.add<ConvertLayoutToLLVM>(converter, patterns.getContext());
 }

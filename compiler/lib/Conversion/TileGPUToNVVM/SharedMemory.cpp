@@ -15,7 +15,6 @@
 #include "SharedMemory.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -37,13 +36,13 @@ int64_t SharedTile::getBytes() const {
 
 Value SharedTile::getAddress(OpBuilder &b, Location loc,
                              ArrayRef<Value> index) const {
+  // The row: every dimension but the contiguous one, row-major.
   unsigned fast = encoding.getOrder().front();
-  Value row = i32Constant(b, loc, 0);
-  for (unsigned d = 0; d < shape.size(); ++d)
-    if (d != fast)
-      row = LLVM::AddOp::create(
-          b, loc, LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, shape[d])),
-          index[d]);
+  SmallVector<Value> rowIndex(index);
+  SmallVector<int64_t> rowShape(shape);
+  rowIndex.erase(rowIndex.begin() + fast);
+  rowShape.erase(rowShape.begin() + fast);
+  Value row = linearizeRowMajor(b, loc, rowIndex, rowShape);
   Value col = index[fast];
   unsigned vec = encoding.getVec();
   Value chunk =
@@ -97,17 +96,10 @@ void mlir::tilegpu::storeToShared(OpBuilder &b, Location loc,
         inside = inside ? LLVM::AndOp::create(b, loc, inside, below) : below;
       }
       Value v = toMemoryForm(b, loc, values[e]);
-      unsigned bits = getMemoryBits(tile.slotType);
-      Value word = LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), v);
-      if (bits == 8)
-        word = LLVM::ZExtOp::create(b, loc, b.getI16Type(), word);
-      Value address = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(),
-                                               tile.getAddress(b, loc, index));
-      StringRef regClass = bits == 64 ? "l" : bits == 32 ? "r" : "h";
-      emitPTX(b, loc,
-              llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits).str(),
-              ("l," + regClass + ",b").str(), ValueRange{address, word, inside},
-              {}, /*hasSideEffects=*/true);
+      Value word = LLVM::BitcastOp::create(
+          b, loc, b.getIntegerType(getMemoryBits(tile.slotType)), v);
+      emitPredicatedSharedStore(b, loc, tile.getAddress(b, loc, index), word,
+                                inside);
     }
     return;
   }
@@ -125,19 +117,6 @@ void mlir::tilegpu::storeToShared(OpBuilder &b, Location loc,
                                           i32Constant(b, loc, i));
     LLVM::StoreOp::create(b, loc, vec, address, width * slotBytes);
   }
-}
-
-SmallVector<Value> mlir::tilegpu::loadFromShared(OpBuilder &b, Location loc,
-                                                 const SharedTile &tile,
-                                                 const ThreadLayout &layout,
-                                                 Type elementType) {
-  SmallVector<Value> values;
-  for (ArrayRef<Value> index : emitElementIndices(b, loc, layout)) {
-    Value v = LLVM::LoadOp::create(b, loc, tile.slotType,
-                                   tile.getAddress(b, loc, index));
-    values.push_back(fromMemoryForm(b, loc, v, elementType));
-  }
-  return values;
 }
 
 void mlir::tilegpu::zeroShared(OpBuilder &b, Location loc,

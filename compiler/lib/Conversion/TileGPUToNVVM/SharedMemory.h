@@ -35,12 +35,6 @@ void zeroShared(OpBuilder &b, Location loc, const SharedTile &tile,
 void storeToShared(OpBuilder &b, Location loc, const SharedTile &tile,
                    const ThreadLayout &layout, ValueRange values);
 
-/// Reads this thread's elements of a tensor in `layout` from `tile`, one by
-/// one; `elementType` is the tensor's (converted) element type.
-SmallVector<Value> loadFromShared(OpBuilder &b, Location loc,
-                                  const SharedTile &tile,
-                                  const ThreadLayout &layout, Type elementType);
-
 /// The local index (see ThreadLayout) of element `i` of the mma.sync
 /// fragment of operand `opIdx` (A: 4 registers, B: 2, of `kWidth` elements)
 /// at batch `batch`, M or N repetition `rep` and K step `kStep`, in a dot_op
@@ -65,11 +59,10 @@ public:
   SmallVector<Value> load(OpBuilder &b, Location loc, int64_t batch,
                           int64_t rep, int64_t kStep);
 
+private:
   /// The local index (see ThreadLayout) of fragment element `i`.
   SmallVector<int64_t> fragmentLocal(int64_t batch, int64_t rep, int64_t kStep,
                                      unsigned i) const;
-
-private:
   SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, int64_t batch,
                                   int64_t rep, int64_t kStep);
   SmallVector<Value> loadElements(OpBuilder &b, Location loc, int64_t batch,

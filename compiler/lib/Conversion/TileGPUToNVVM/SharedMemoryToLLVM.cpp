@@ -161,12 +161,7 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
                              /*hasSideEffects=*/true)
                          .front();
       if (!owned.empty()) {
-        Value address = LLVM::PtrToIntOp::create(
-            rewriter, loc, rewriter.getI64Type(), dst);
-        emitPTX(rewriter, loc,
-                llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits).str(),
-                "l,h,b", ValueRange{address, loaded, owned[g]}, {},
-                /*hasSideEffects=*/true);
+        emitPredicatedSharedStore(rewriter, loc, dst, loaded, owned[g], bits);
         continue;
       }
       if (bits == 8)

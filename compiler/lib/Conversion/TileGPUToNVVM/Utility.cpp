@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -270,6 +271,28 @@ SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
   for (Value &v : valid)
     v = LLVM::AndOp::create(b, loc, owner, v);
   return valid;
+}
+
+void mlir::tilegpu::emitPredicatedSharedStore(OpBuilder &b, Location loc,
+                                              Value address, Value word,
+                                              Value pred, unsigned bits) {
+  unsigned wordBits = word.getType().getIntOrFloatBitWidth();
+  if (!bits)
+    bits = wordBits;
+  // PTX has no 8-bit registers: a byte travels in a 16-bit one.
+  if (wordBits == 8)
+    word = LLVM::ZExtOp::create(b, loc, b.getI16Type(), word);
+  StringRef regClass = bits == 64 ? "l" : bits == 32 ? "r" : "h";
+  Value address64 = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);
+  emitPTX(b, loc, llvm::formatv("@$2 st.shared.b{0} [ $0 + 0 ], $1;", bits).str(),
+          ("l," + regClass + ",b").str(), ValueRange{address64, word, pred}, {},
+          /*hasSideEffects=*/true);
+}
+
+Value mlir::tilegpu::emitTF32Bits(OpBuilder &b, Location loc, Value v) {
+  return NVVM::ConvertFloatToTF32Op::create(
+      b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
+      NVVM::SaturationMode::NONE, /*relu=*/false);
 }
 
 Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,

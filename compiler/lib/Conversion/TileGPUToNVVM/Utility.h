@@ -61,6 +61,17 @@ SmallVector<Value> emitPTX(OpBuilder &b, Location loc, StringRef asmString,
                            StringRef constraints, ValueRange operands,
                            TypeRange resultTypes, bool hasSideEffects);
 
+/// Stores the low `bits` (8, 16, 32 or 64; 0: all) of the integer `word`
+/// at the shared-memory address `address` (!llvm.ptr<3>) where `pred`
+/// holds: a predicated st.shared, which LLVM cannot express without
+/// branches.
+void emitPredicatedSharedStore(OpBuilder &b, Location loc, Value address,
+                               Value word, Value pred, unsigned bits = 0);
+
+/// The bits of the f32 `v` rounded to tf32 (to nearest, ties away, as
+/// cvt.rna does), as an i32.
+Value emitTF32Bits(OpBuilder &b, Location loc, Value v);
+
 /// Per root dimension, the moves of this thread's lane and warp bits (see
 /// ThreadLayout): where its elements sit before their registers' moves.
 SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,

@@ -25,10 +25,8 @@ namespace {
 
 /// `v` rounded to tf32 (nearest, ties away), still an f32.
 Value roundToTF32(OpBuilder &b, Location loc, Value v) {
-  Value bits = NVVM::ConvertFloatToTF32Op::create(
-      b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
-      NVVM::SaturationMode::NONE, /*relu=*/false);
-  return LLVM::BitcastOp::create(b, loc, b.getF32Type(), bits);
+  return LLVM::BitcastOp::create(b, loc, b.getF32Type(),
+                                 emitTF32Bits(b, loc, v));
 }
 
 /// `v` in the type products are summed in.

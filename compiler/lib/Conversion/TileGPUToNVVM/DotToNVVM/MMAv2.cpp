@@ -30,13 +30,6 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// The bits of `v` (f32) rounded to tf32, as an i32 register.
-Value toTF32(OpBuilder &b, Location loc, Value v) {
-  return NVVM::ConvertFloatToTF32Op::create(
-      b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
-      NVVM::SaturationMode::NONE, /*relu=*/false);
-}
-
 NVVM::MMATypes getPtxType(Type element) {
   if (element.isF16())
     return NVVM::MMATypes::f16;
@@ -110,12 +103,12 @@ public:
         continue;
       }
       Value x = LLVM::BitcastOp::create(b, loc, b.getF32Type(), reg);
-      Value big = toTF32(b, loc, x);
+      Value big = emitTF32Bits(b, loc, x);
       result.head.push_back(big);
       if (split) {
         Value bigF = LLVM::BitcastOp::create(b, loc, b.getF32Type(), big);
         result.tail.push_back(
-            toTF32(b, loc, LLVM::FSubOp::create(b, loc, x, bigF)));
+            emitTF32Bits(b, loc, LLVM::FSubOp::create(b, loc, x, bigF)));
       }
     }
     return result;
