@@ -175,6 +175,19 @@ MmaFragmentLoader::MmaFragmentLoader(OpBuilder &b, Location loc,
   }
 }
 
+Value mlir::tilegpu::packRegister(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> elems) {
+  Type i32 = b.getI32Type();
+  if (elems.size() == 1)
+    return LLVM::BitcastOp::create(b, loc, i32, elems.front());
+  auto vecType =
+      VectorType::get({int64_t(elems.size())}, elems.front().getType());
+  Value vec = LLVM::UndefOp::create(b, loc, vecType);
+  for (auto [i, e] : llvm::enumerate(elems))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, i));
+  return LLVM::BitcastOp::create(b, loc, i32, vec);
+}
+
 SmallVector<int64_t> mlir::tilegpu::getMmaFragmentLocal(
     unsigned opIdx, unsigned kWidth, unsigned rank, int64_t batch, int64_t rep,
     int64_t kStep, unsigned i) {
@@ -290,7 +303,6 @@ SmallVector<Value> MmaFragmentLoader::loadElements(OpBuilder &b, Location loc,
                                                    int64_t batch, int64_t rep,
                                                    int64_t kStep) {
   unsigned count = (opIdx == 0 ? 4 : 2) * kWidth;
-  Type i32 = b.getI32Type();
   SmallVector<Value> regs, elems;
   for (unsigned i = 0; i < count; ++i) {
     SmallVector<int64_t> offset =
@@ -305,15 +317,7 @@ SmallVector<Value> MmaFragmentLoader::loadElements(OpBuilder &b, Location loc,
                                          tile.getAddress(b, loc, index)));
     if (elems.size() < kWidth)
       continue;
-    if (kWidth == 1) {
-      regs.push_back(LLVM::BitcastOp::create(b, loc, i32, elems.front()));
-    } else {
-      auto vecType = VectorType::get({int64_t(kWidth)}, tile.slotType);
-      Value vec = LLVM::UndefOp::create(b, loc, vecType);
-      for (auto [j, e] : llvm::enumerate(elems))
-        vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, j));
-      regs.push_back(LLVM::BitcastOp::create(b, loc, i32, vec));
-    }
+    regs.push_back(packRegister(b, loc, elems));
     elems.clear();
   }
   return regs;

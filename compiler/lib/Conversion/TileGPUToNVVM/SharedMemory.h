@@ -35,6 +35,10 @@ void zeroShared(OpBuilder &b, Location loc, const SharedTile &tile,
 void storeToShared(OpBuilder &b, Location loc, const SharedTile &tile,
                    const ThreadLayout &layout, ValueRange values);
 
+/// `elems` (32 bits together: 1 f32 or i32, 2 of 16 bits, 4 of 8) packed
+/// into one i32 register, the first in the low bits.
+Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elems);
+
 /// The local index (see ThreadLayout) of element `i` of the mma.sync
 /// fragment of operand `opIdx` (A: 4 registers, B: 2, of `kWidth` elements)
 /// at batch `batch`, M or N repetition `rep` and K step `kStep`, in a dot_op

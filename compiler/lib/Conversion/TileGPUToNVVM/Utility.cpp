@@ -94,11 +94,15 @@ static std::pair<Value, Value> emitLaneAndWarp(OpBuilder &b, Location loc) {
           LLVM::UDivOp::create(b, loc, tid, c32)};
 }
 
-SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
-                                                 const ThreadLayout &layout) {
+/// Per root dimension, the moves of this thread's warp bits and, with
+/// `withLanes`, its lane bits.
+static SmallVector<Value> emitMovesOf(OpBuilder &b, Location loc,
+                                      const ThreadLayout &layout,
+                                      bool withLanes) {
   auto [lane, warp] = emitLaneAndWarp(b, loc);
   SmallVector<Value> base(layout.getRootRank());
-  addMoves(b, loc, lane, layout.getLaneBases(), base);
+  if (withLanes)
+    addMoves(b, loc, lane, layout.getLaneBases(), base);
   addMoves(b, loc, warp, layout.getWarpBases(), base);
   for (Value &d : base)
     if (!d)
@@ -106,16 +110,14 @@ SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
   return base;
 }
 
+SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
+                                                 const ThreadLayout &layout) {
+  return emitMovesOf(b, loc, layout, /*withLanes=*/true);
+}
+
 SmallVector<Value> mlir::tilegpu::emitWarpBase(OpBuilder &b, Location loc,
                                                const ThreadLayout &layout) {
-  auto [lane, warp] = emitLaneAndWarp(b, loc);
-  (void)lane;
-  SmallVector<Value> base(layout.getRootRank());
-  addMoves(b, loc, warp, layout.getWarpBases(), base);
-  for (Value &d : base)
-    if (!d)
-      d = i32Constant(b, loc, 0);
-  return base;
+  return emitMovesOf(b, loc, layout, /*withLanes=*/false);
 }
 
 SmallVector<SmallVector<Value>>

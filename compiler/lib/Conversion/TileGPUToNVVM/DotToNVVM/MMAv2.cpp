@@ -88,7 +88,7 @@ public:
             fragmentLocal(batch, rep, kStep, i))]);
         if (elems.size() < kWidth)
           continue;
-        raw.push_back(pack(b, loc, elems));
+        raw.push_back(packRegister(b, loc, elems));
         elems.clear();
       }
     }
@@ -119,19 +119,6 @@ private:
                                      unsigned i) const {
     return getMmaFragmentLocal(opIdx, kWidth, layout.getRootRank(), batch, rep,
                                kStep, i);
-  }
-
-  /// `elems` (kWidth of them) as one i32.
-  static Value pack(OpBuilder &b, Location loc, ArrayRef<Value> elems) {
-    Type i32 = b.getI32Type();
-    if (elems.size() == 1)
-      return LLVM::BitcastOp::create(b, loc, i32, elems.front());
-    auto vecType =
-        VectorType::get({int64_t(elems.size())}, elems.front().getType());
-    Value vec = LLVM::UndefOp::create(b, loc, vecType);
-    for (auto [i, e] : llvm::enumerate(elems))
-      vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, i));
-    return LLVM::BitcastOp::create(b, loc, i32, vec);
   }
 
   bool split;
