@@ -71,7 +71,7 @@ struct MemDescIndexToLLVM : OpConversionPattern<MemDescIndexOp> {
   matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t sliceBytes = SharedTile::get(Value(), op.getType()).getBytes();
+    int64_t sliceBytes = getSharedAllocBytes(op.getType());
     Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(),
                                        i32Constant(rewriter, loc, sliceBytes));
     rewriter.replaceOp(op, LLVM::GEPOp::create(
@@ -208,7 +208,7 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     op->setAttr(kSharedOffsetAttrName,
                 IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                  offset));
-    end = offset + SharedTile::get(Value(), op.getType()).getBytes();
+    end = offset + getSharedAllocBytes(op.getType());
   });
   if (end)
     module->setAttr(kScratchOffsetAttrName,

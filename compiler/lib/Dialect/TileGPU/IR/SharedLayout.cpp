@@ -34,6 +34,11 @@ SmallVector<int64_t> mlir::tilegpu::getSharedAllocShape(MemDescType type) {
   return shape;
 }
 
+int64_t mlir::tilegpu::getSharedAllocBytes(MemDescType type) {
+  return ShapedType::getNumElements(getSharedAllocShape(type)) *
+         std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+}
+
 std::pair<int64_t, int64_t>
 mlir::tilegpu::getSharedRowAndColumn(SharedEncodingAttr encoding,
                                      ArrayRef<int64_t> shape,

@@ -262,11 +262,6 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
-int64_t getBytes(MemDescType type) {
-  return ShapedType::getNumElements(getSharedAllocShape(type)) *
-         std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
-}
-
 /// A bound on the scratch space the lowering takes after the buffers: the
 /// largest layout conversion (each row padded by one element).
 int64_t estimateScratchBytes(ModuleOp module) {
@@ -303,9 +298,9 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       // As many stages as asked for and as fit: every buffer of the kernel
       // and the scratch space share the CTA's shared memory.
       int64_t used = estimateScratchBytes(module), perStage = 0;
-      module.walk([&](LocalAllocOp alloc) { used += getBytes(alloc.getType()); });
+      module.walk([&](LocalAllocOp alloc) { used += getSharedAllocBytes(alloc.getType()); });
       for (LocalAllocOp alloc : allocs)
-        perStage += getBytes(alloc.getType());
+        perStage += getSharedAllocBytes(alloc.getType());
       used -= perStage; // the loop's buffers become its rings
       int64_t stages = getNumStages(loop);
       while (stages >= 2 && used + stages * perStage > limit)

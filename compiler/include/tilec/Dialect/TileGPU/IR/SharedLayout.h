@@ -27,6 +27,10 @@ SharedEncodingAttr chooseSharedEncoding(MLIRContext *context,
 /// leading dimensions (batch, ring) as they are. The padding is zero.
 SmallVector<int64_t> getSharedAllocShape(MemDescType type);
 
+/// The bytes a buffer of `type` takes in shared memory (its allocated
+/// shape, see getSharedAllocShape).
+int64_t getSharedAllocBytes(MemDescType type);
+
 /// The row (all dimensions but the contiguous one, row-major) and column of
 /// `index` in a tile of `shape`.
 std::pair<int64_t, int64_t> getSharedRowAndColumn(SharedEncodingAttr encoding,
