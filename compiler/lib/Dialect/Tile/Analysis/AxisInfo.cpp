@@ -141,31 +141,34 @@ void AxisInfoAnalysis::visitLoop(scf::ForOp loop) {
                            get(loop.getStep()).divisibility[0]);
   infos[loop.getInductionVar()] = iv;
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-  for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
-    infos[arg] = get(init);
+  for (auto [arg, init] : llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs())) {
+    AxisInfo info = get(init);
+    infos[arg] = info;
+  }
   bool stable = false;
   for (int round = 0; round < 8 && !stable; ++round) {
     visitBlock(*loop.getBody());
     stable = true;
     for (auto [arg, next] : llvm::zip(loop.getRegionIterArgs(), yield.getOperands())) {
-      AxisInfo joined = meet(infos[arg], get(next));
-      if (!(joined == infos[arg])) {
+      AxisInfo yielded = get(next);
+      AxisInfo joined = meet(get(arg), yielded);
+      if (!(joined == get(arg))) {
         infos[arg] = joined;
         stable = false;
       }
     }
   }
   if (!stable) {
-    for (BlockArgument arg : loop.getRegionIterArgs()) {
-      unsigned rank = 0;
-      if (auto tensor = dyn_cast<RankedTensorType>(arg.getType()))
-        rank = tensor.getRank();
-      infos[arg] = AxisInfo::unknown(rank);
-    }
+    // Nothing known, as get() says of values without facts.
+    for (BlockArgument arg : loop.getRegionIterArgs())
+      infos.erase(arg);
     visitBlock(*loop.getBody());
   }
-  for (auto [result, arg] : llvm::zip(loop.getResults(), loop.getRegionIterArgs()))
-    infos[result] = infos[arg];
+  // Copies, here and above: inserting into the map may move its entries.
+  for (auto [result, arg] : llvm::zip(loop.getResults(), loop.getRegionIterArgs())) {
+    AxisInfo info = get(arg);
+    infos[result] = info;
+  }
 }
 
 const AxisInfo &AxisInfoAnalysis::get(Value value) {
