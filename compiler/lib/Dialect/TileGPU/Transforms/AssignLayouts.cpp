@@ -212,6 +212,25 @@ Type withEncoding(Type type, Attribute encoding) {
                                encoding);
 }
 
+/// `v` in `encoding`: itself, or a conversion at the builder's point.
+Value convertTo(OpBuilder &builder, Location loc, Value v, Attribute encoding) {
+  if (cast<RankedTensorType>(v.getType()).getEncoding() == encoding)
+    return v;
+  return ConvertLayoutOp::create(builder, loc, withEncoding(v.getType(), encoding),
+                                 v);
+}
+
+/// Has `result` produced in `encoding`, its users converting it back to the
+/// layout of its class.
+void produceIn(OpBuilder &builder, Value result, Attribute encoding) {
+  Type classType = result.getType();
+  result.setType(withEncoding(classType, encoding));
+  builder.setInsertionPointAfterValue(result);
+  auto back =
+      ConvertLayoutOp::create(builder, result.getLoc(), classType, result);
+  result.replaceAllUsesExcept(back.getResult(), back);
+}
+
 struct TileGPUAssignLayouts
     : tilegpu::impl::TileGPUAssignLayoutsBase<TileGPUAssignLayouts> {
   using TileGPUAssignLayoutsBase::TileGPUAssignLayoutsBase;
@@ -247,25 +266,15 @@ struct TileGPUAssignLayouts
                  : chooseBlocked(context, classType.getShape(), {}, numWarps,
                                  axis);
     builder.setInsertionPoint(dot);
-    auto convert = [&](Value v, Attribute encoding) -> Value {
-      if (cast<RankedTensorType>(v.getType()).getEncoding() == encoding)
-        return v;
-      return ConvertLayoutOp::create(builder, loc,
-                                     withEncoding(v.getType(), encoding), v);
-    };
     Type element = dot.getA().getType().getElementType();
-    dot.getAMutable().assign(
-        convert(dot.getA(), getDotOperandEncoding(0, want, element)));
-    dot.getBMutable().assign(
-        convert(dot.getB(), getDotOperandEncoding(1, want, element)));
+    dot.getAMutable().assign(convertTo(
+        builder, loc, dot.getA(), getDotOperandEncoding(0, want, element)));
+    dot.getBMutable().assign(convertTo(
+        builder, loc, dot.getB(), getDotOperandEncoding(1, want, element)));
     if (want == have)
       return;
-    dot.getAccMutable().assign(convert(dot.getAcc(), want));
-    dot.getResult().setType(
-        cast<RankedTensorType>(withEncoding(classType, want)));
-    builder.setInsertionPointAfter(dot);
-    auto back = ConvertLayoutOp::create(builder, loc, classType, dot.getResult());
-    dot.getResult().replaceAllUsesExcept(back.getResult(), back);
+    dot.getAccMutable().assign(convertTo(builder, loc, dot.getAcc(), want));
+    produceIn(builder, dot.getResult(), want);
   }
 
   LogicalResult assign(func::FuncOp func) {
@@ -389,12 +398,8 @@ struct TileGPUAssignLayouts
       if (!ptrType)
         return;
       builder.setInsertionPoint(store);
-      auto convert = [&](Value v) -> Value {
-        auto type = cast<RankedTensorType>(v.getType());
-        if (type.getEncoding() == ptrType.getEncoding())
-          return v;
-        return ConvertLayoutOp::create(
-            builder, store.getLoc(), withEncoding(type, ptrType.getEncoding()), v);
+      auto convert = [&](Value v) {
+        return convertTo(builder, store.getLoc(), v, ptrType.getEncoding());
       };
       store.getValueMutable().assign(convert(store.getValue()));
       if (store.getMask())
@@ -403,15 +408,8 @@ struct TileGPUAssignLayouts
     func.walk([&](tile::DotOp dot) {
       convertDotOperands(builder, dot, dotEncodings.lookup(dot), axis);
     });
-    for (auto [reduce, want] : reducesToConvert) {
-      Value result = reduce.getResult();
-      Type classType = result.getType();
-      result.setType(withEncoding(classType, want));
-      builder.setInsertionPointAfter(reduce);
-      auto convert =
-          ConvertLayoutOp::create(builder, reduce.getLoc(), classType, result);
-      result.replaceAllUsesExcept(convert.getResult(), convert);
-    }
+    for (auto [reduce, want] : reducesToConvert)
+      produceIn(builder, reduce.getResult(), want);
     for (tile::ExpandDimsOp expand : needConversion) {
       auto resultEncoding = expand.getType().getEncoding();
       builder.setInsertionPoint(expand);
