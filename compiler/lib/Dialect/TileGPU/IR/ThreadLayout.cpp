@@ -156,6 +156,18 @@ int64_t minimumExtent(Attribute root, unsigned d, unsigned rank,
   return operand.getOpIdx() == 0 ? 16 : 8;
 }
 
+/// The rank of the tensors a distributed root encoding lays out; nothing
+/// for anything else.
+std::optional<unsigned> getEncodingRank(Attribute encoding) {
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(encoding))
+    return blocked.getOrder().size();
+  if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding))
+    return mma.getWarpsPerCTA().size();
+  if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding))
+    return getEncodingRank(operand.getParent());
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
@@ -168,25 +180,11 @@ std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
     encoding = slice.getParent();
   }
   unsigned rootRank = type.getRank() + removedInParent.size();
-  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(encoding)) {
-    if (blocked.getOrder().size() != rootRank)
-      return std::nullopt;
-  } else if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(encoding)) {
-    if (mma.getWarpsPerCTA().size() != rootRank)
-      return std::nullopt;
-  } else if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding)) {
-    if (!removedInParent.empty())
-      return std::nullopt;
-    Attribute parent = operand.getParent();
-    unsigned parentRank =
-        isa<MmaEncodingAttr>(parent)
-            ? cast<MmaEncodingAttr>(parent).getWarpsPerCTA().size()
-            : cast<BlockedEncodingAttr>(parent).getOrder().size();
-    if (parentRank != rootRank)
-      return std::nullopt;
-  } else {
+  // Dot operands are never sliced.
+  std::optional<unsigned> encodingRank = getEncodingRank(encoding);
+  if (!encodingRank || *encodingRank != rootRank ||
+      (isa<DotOperandEncodingAttr>(encoding) && !removedInParent.empty()))
     return std::nullopt;
-  }
 
   // Rebuild the root shape: the outermost slice's dimension (the first
   // peeled) indexes its parent, one rank up from the tensor; then inward.
