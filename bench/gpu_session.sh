@@ -4,7 +4,7 @@
 # interpreter and Triton, compute-sanitizer on the matmul examples, the SASS
 # instruction mix of the blocked matmul, and the matmul benchmark. Logs go to
 # $OUT; a short table is printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|sanitize|bench|quickbench ...
+#   bash bench/gpu_session.sh check|sanitize|bench|quickbench|splitk|profile ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -54,13 +54,28 @@ bench() {
   tail -n 14 "$OUT/matmul.log"
 }
 
+profile() {
+  timeout 500 ncu --set full --kernel-name regex:"matmul|splitk" -f -o "$OUT/matmul" \
+    python3 bench/profile_matmul.py --tilec "$bin/tilec" --out "$OUT/profile" "$@" \
+    > "$OUT/profile.log" 2>&1
+  note "ncu profile: rc=$?"
+  ncu --import "$OUT/matmul.ncu-rep" --page details > "$OUT/ncu_details.txt" 2>&1
+  grep -E "^  [a-z_]+_kernel|Duration|Registers Per|Achieved Occupancy" "$OUT/ncu_details.txt" | head -60
+  rm -f "$OUT/matmul.ncu-rep"
+}
+
 for phase in "$@"; do
   case "$phase" in
     check) check ;;
     sanitize) sanitize ;;
     bench) bench ;;
     quickbench) bench --quick ;;
+    splitk) bench --only split-K ;;
+    profile) profile ;;
   esac
 done
 echo "================ summary"
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+# The device tool brings back a few files: everything in one archive.
+tar -C "$OUT" -czf /tmp/gpu_session_logs.tgz . && rm -rf "${OUT:?}"/* &&
+  mv /tmp/gpu_session_logs.tgz "$OUT/logs.tgz"

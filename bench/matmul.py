@@ -6,6 +6,7 @@ warps and stages, the median of do_bench runs. Outputs are checked against
 torch before timing.
 
     python3 bench/matmul.py --tilec build/bin/tilec [--json out.json] [--quick]
+                            [--only matmul,split-K ...]
 """
 import argparse
 import json
@@ -150,33 +151,42 @@ def main():
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--json")
     parser.add_argument("--quick", action="store_true", help="two configurations")
+    parser.add_argument("--only", default="",
+                        help="comma-separated parts of workload names to run "
+                             "(e.g. 'fp16 (4096,split-K slab'); all by default")
     args = parser.parse_args()
     torch.manual_seed(0)
     sweep = QUICK if args.quick else SWEEP
     matmul = load_tl("matmul")
     split_module = load_tl("splitk_matmul")
     results = []
+    wanted = lambda name: not args.only or any(p in name for p in args.only.split(","))
     with tempfile.TemporaryDirectory() as workdir:
         for dtype, precision in (("fp16", "tf32"), ("bf16", "tf32"),
                                  ("fp32", "tf32"), ("ieee", "ieee")):
             shape = (4096, 4096, 4096) if dtype != "ieee" or not args.quick else (2048,) * 3
+            name = f"matmul {dtype} {shape}"
+            if not wanted(name):
+                continue
             rows, cublas = blocked(args, matmul, workdir, dtype, precision,
                                    shape, 1, sweep if dtype != "ieee" else sweep[:2])
-            results.append({"workload": f"matmul {dtype} {shape}", "rows": rows,
+            results.append({"workload": name, "rows": rows, "cublas": cublas})
+        if wanted("batched spec 4x32x32x32 fp32"):
+            rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,
+                                   [(32, 32, 32, 4, 1), (16, 16, 16, 1, 1)])
+            results.append({"workload": "batched spec 4x32x32x32 fp32", "rows": rows,
                             "cublas": cublas})
-        rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,
-                               [(32, 32, 32, 4, 1), (16, 16, 16, 1, 1)])
-        results.append({"workload": "batched spec 4x32x32x32 fp32", "rows": rows,
-                        "cublas": cublas})
         slab = [(64, 64, 64, 4, 1, 0), (128, 128, 64, 4, 1, 0), (64, 64, 128, 4, 1, 0)]
         looped = [(64, 64, 64, 4, 3, 32), (128, 128, 64, 4, 3, 64),
                   (64, 64, 64, 4, 3, 64), (128, 128, 32, 8, 3, 32)]
         for dtype in ("fp16", "fp32"):
             for form, sw in (("slab", slab), ("loop", looped)):
+                name = f"split-K {form} 256x256x65536 {dtype}"
+                if not wanted(name):
+                    continue
                 rows, cublas = splitk(args, split_module, workdir, dtype, form,
                                       sw[:2] if args.quick else sw)
-                results.append({"workload": f"split-K {form} 256x256x65536 {dtype}",
-                                "rows": rows, "cublas": cublas})
+                results.append({"workload": name, "rows": rows, "cublas": cublas})
     print()
     print("| workload | tilec best (config) | Triton best (config) | tilec/Triton | cuBLAS | tilec/cuBLAS |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -510,12 +510,12 @@ bool Compilation::run() {
     return true;
   }
 
-  // The layout passes budget shared memory for the target: 227 KB per CTA
-  // on sm_90, 163 KB on sm_80 (A100).
+  // The layout passes and the lowering ask the target what it offers
+  // (shared memory per CTA, vector atomics; see TileGPU/IR/Target.h).
   (*module)->setAttr(
-      mlir::tilegpu::TileGPUDialect::getSharedLimitAttrName(),
+      mlir::tilegpu::TileGPUDialect::getComputeCapabilityAttrName(),
       IntegerAttr::get(IntegerType::get(module->getContext(), 32),
-                       options.arch == "sm_80" ? 166912 : 232448));
+                       options.arch == "sm_80" ? 80 : 90));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   if (options.stopAfter == Stage::TileGPU) {

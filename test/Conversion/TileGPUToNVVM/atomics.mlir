@@ -114,7 +114,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // A slice of a 2-D layout replicates along the sliced dimension: only the
 // lanes whose bits along it are clear add (lane & 3 == 0). bf16 adds with a
-// CAS loop (sm_80 has no atom.add.bf16).
+// CAS loop on sm_80, which has no atom.add.bf16.
 // CHECK-LABEL: llvm.func @sliced(
 // CHECK: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: %[[BITS:.*]] = llvm.and %{{.*}}, %[[C3]] : i32
@@ -125,12 +125,63 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK: llvm.return
 #b2 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
 #rows = #tilegpu.slice<{dim = 1, parent = #b2}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 : i32} {
   func.func @sliced(%p: !tile.ptr<bf16>, %v: tensor<32xbf16, #rows>) {
     %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #rows>
     %ps = tile.splat %p : tensor<32x!tile.ptr<bf16>, #rows>
     %pp = tile.addptr %ps, %r : tensor<32x!tile.ptr<bf16>, #rows>, tensor<32xi32, #rows>
     %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<32x!tile.ptr<bf16>, #rows>
+    return
+  }
+}
+
+// -----
+
+// sm_90 adds up to 16 bytes in one atom: 4 f32 (a thread's 4 contiguous
+// elements, one fenced instruction instead of 4), 8 f16, and bf16 natively.
+// CHECK-LABEL: llvm.func @vectors(
+// CHECK: "mov.b32 $0, 0;{{.*}}mov.b32 $3, 0;\0A\09@$9 atom.acq_rel.gpu.global.add.v4.f32 { $0, $1, $2, $3 }, [ $4 + 0 ], { $5, $6, $7, $8 };", "=r,=r,=r,=r,l,r,r,r,r,b"
+// CHECK-NOT: atom.
+// CHECK: "mov.b16 $0, 0;{{.*}}@$17 atom.relaxed.gpu.global.add.noftz.v8.f16 { $0, $1, $2, $3, $4, $5, $6, $7 }, [ $8 + 0 ], { $9, $10, $11, $12, $13, $14, $15, $16 };"
+// CHECK-NOT: atom.
+// CHECK: "mov.b16 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.noftz.bf16 $0, [ $1 + 0 ], $2;", "=h,l,h,b"
+// CHECK-NOT: atom.cas
+#v4 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#v8 = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#rows90 = #tilegpu.slice<{dim = 1, parent = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>}>
+module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.num_warps = 4 : i32} {
+  func.func @vectors(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %v: tensor<512xf32, #v4>,
+                     %h: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %w: tensor<1024xf16, #v8>,
+                     %b: !tile.ptr<bf16>, %x: tensor<32xbf16, #rows90>) {
+    %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #v4>
+    %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #v4>
+    %pp = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>, #v4>, tensor<512xi32, #v4>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<512x!tile.ptr<f32>, #v4>
+    %rh = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32, #v8>
+    %hs = tile.splat %h : tensor<1024x!tile.ptr<f16>, #v8>
+    %hp = tile.addptr %hs, %rh : tensor<1024x!tile.ptr<f16>, #v8>, tensor<1024xi32, #v8>
+    %oldh = tile.atomic_rmw add, relaxed, gpu, %hp, %w : tensor<1024x!tile.ptr<f16>, #v8>
+    %rb = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #rows90>
+    %bs = tile.splat %b : tensor<32x!tile.ptr<bf16>, #rows90>
+    %bp = tile.addptr %bs, %rb : tensor<32x!tile.ptr<bf16>, #rows90>, tensor<32xi32, #rows90>
+    %oldb = tile.atomic_rmw add, acq_rel, gpu, %bp, %x : tensor<32x!tile.ptr<bf16>, #rows90>
+    return
+  }
+}
+
+// -----
+
+// The same f32 tile on sm_80: one atom per element.
+// CHECK-LABEL: llvm.func @no_vectors(
+// CHECK-COUNT-4: atom.acq_rel.gpu.global.add.f32 $0
+// CHECK-NOT: atom.
+#v4 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 : i32} {
+  func.func @no_vectors(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %v: tensor<512xf32, #v4>) {
+    %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #v4>
+    %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #v4>
+    %pp = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>, #v4>, tensor<512xi32, #v4>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<512x!tile.ptr<f32>, #v4>
     return
   }
 }

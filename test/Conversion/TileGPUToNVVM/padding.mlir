@@ -60,8 +60,9 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 // CHECK-NEXT: %[[WARP0:.*]] = llvm.icmp "eq" %[[WARPBITS]], %{{.*}} : i32
 // CHECK-NEXT: %[[OWNER:.*]] = llvm.and %[[LANE0]], %[[WARP0]] : i1
 // CHECK: %[[OWN0:.*]] = llvm.and %[[OWNER]], %[[VALID0]] : i1
-// CHECK: atom.relaxed.gpu.global.add.f32 {{.*}}, %[[OWN0]] :
-// CHECK-COUNT-3: atom.relaxed.gpu.global.add.f32
+// CHECK: atom.relaxed.gpu.global.add.v2.f32 {{.*}}, %[[OWN0]] :
+// CHECK: atom.relaxed.gpu.global.add.v2.f32
+// CHECK-NOT: atom.
 // CHECK: nvvm.barrier0
 // CHECK: st.shared.b32 {{.*}}, %[[OWN0]] :
 // CHECK: nvvm.barrier0

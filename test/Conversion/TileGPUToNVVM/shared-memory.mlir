@@ -1,13 +1,12 @@
 // RUN: tile-opt %s -split-input-file --convert-tilegpu-to-nvvm --canonicalize --cse | FileCheck %s
 
-// Buffers own their bytes for the whole kernel (128-byte aligned), the
-// scratch space starts after them. A ring slot is its ring's address plus
+// Buffers are laid out one after the other (128-byte aligned). A ring slot is its ring's address plus
 // slot * bytes. An async copy is cp.async of 16 bytes (8 f16 the axis
 // analysis proved contiguous and aligned), zero-filled where masked off
 // (a source size of 0); commit and wait are cp.async's, the wait followed by
 // a barrier. The dot reads its operands from the buffers one K step at a
 // time with ldmatrix (B row-major: transposed) and runs m16n8k16.
-// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.scratch_offset = 3072 : i32, tilegpu.shared_bytes = 3072 : i32}
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 3072 : i32}
 // CHECK-LABEL: llvm.func @staged(
 // CHECK-DAG: %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
@@ -71,5 +70,38 @@ module attributes {tilegpu.num_warps = 1 : i32} {
     %x = tile.load %ps : tensor<3x3x!tile.ptr<f16>, #bl>
     %m = tilegpu.local_alloc %x : (tensor<3x3xf16, #bl>) -> !tilegpu.memdesc<3x3xf16, #s>
     return
+  }
+}
+
+// -----
+
+// Scratch space starts after the buffers live during its op: a conversion
+// while the 16 x 16 f16 buffer (512 bytes) is live writes after it (32 rows
+// of 33 f32: 4224 bytes), the conversion after the dot (the buffer's last
+// use) reuses its bytes.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 4736 : i32}
+// CHECK-LABEL: llvm.func @scratch_reuse(
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem
+// CHECK: %[[AFTER:.*]] = llvm.getelementptr %[[SMEM]][512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[AFTER]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store %{{.*}}, %[[SLOT]] : f32, !llvm.ptr<3>
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: llvm.getelementptr %[[SMEM]][512]
+// CHECK: %[[SLOT0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.store %{{.*}}, %[[SLOT0]] : f32, !llvm.ptr<3>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#cols = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#sa = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#sb = #tilegpu.shared<{vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @scratch_reuse(%a: tensor<16x16xf16, #bl>, %b: !tilegpu.memdesc<16x8xf16, #sb>, %x: tensor<32x32xf32, #rows>) -> (tensor<32x32xf32, #cols>, tensor<16x8xf32, #rows>) {
+    %sa = tilegpu.local_alloc %a : (tensor<16x16xf16, #bl>) -> !tilegpu.memdesc<16x16xf16, #sa>
+    %xt = tilegpu.convert_layout %x : tensor<32x32xf32, #rows> -> tensor<32x32xf32, #cols>
+    %zero = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %d = tile.dot %sa, %b, %zero, tf32 : !tilegpu.memdesc<16x16xf16, #sa>, !tilegpu.memdesc<16x8xf16, #sb> -> tensor<16x8xf32, #mma>
+    %dr = tilegpu.convert_layout %d : tensor<16x8xf32, #mma> -> tensor<16x8xf32, #rows>
+    return %xt, %dr : tensor<32x32xf32, #cols>, tensor<16x8xf32, #rows>
   }
 }

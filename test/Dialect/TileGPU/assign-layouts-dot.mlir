@@ -132,3 +132,37 @@ func.func @batched(%a_p: !tile.ptr<bf16>, %b_p: !tile.ptr<bf16>, %pc: !tile.ptr<
   tile.store %c_ptrs, %d : tensor<2x16x16x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// Split-K's slab form: the dot's result is atomically added. The atomic is
+// laid out like its pointers, 4 contiguous f32 per thread (one 16-byte
+// vector atomic each on sm_90), and the accumulator converts to it once.
+// CHECK-DAG: #[[$MMA:.*]] = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// CHECK-DAG: #[[$ROWS:.*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @atomic_partial
+// CHECK: %[[D:.*]] = tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[V:.*]] = tilegpu.convert_layout %[[D]] : tensor<64x64xf32, #[[$MMA]]> -> tensor<64x64xf32, #[[$ROWS]]>
+// CHECK: tile.atomic_rmw add, acq_rel, gpu, %{{.*}}, %[[V]], %{{.*}} : tensor<64x64x!tile.ptr<f32>, #[[$ROWS]]>
+func.func @atomic_partial(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
+  %a_ptrs = tile.splat %pa : tensor<64x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x64x!tile.ptr<f16>>
+  %a = tile.load %a_ptrs : tensor<64x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x64x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %rows = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %row_offs = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %cols = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %rb = tile.broadcast %row_offs : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %offs = arith.addi %rb, %cb : tensor<64x64xi32>
+  %lim = arith.constant dense<4000> : tensor<64x64xi32>
+  %m = arith.cmpi slt, %offs, %lim : tensor<64x64xi32>
+  %c_ptrs = tile.splat %pc : tensor<64x64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %c_ptrs, %offs : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %old = tile.atomic_rmw add, acq_rel, gpu, %ptrs, %d, %m : tensor<64x64x!tile.ptr<f32>>
+  return
+}

@@ -130,3 +130,37 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32, tileg
     return
   }
 }
+
+// -----
+
+// An epilogue's conversion runs after the loop, when the rings are dead, so
+// its scratch space (64 x 65 f32, 16.6 KB) reuses theirs and costs the loop
+// no stage: three rings of 64 x 64 f16 for A and B (48 KB) fit in 56 KB.
+// CHECK-LABEL: func.func @epilogue_reuses_rings
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32, tilegpu.shared_limit = 57344 : i32} {
+  func.func @epilogue_reuses_rings(%p: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %ps = tile.splat %p : tensor<64x64x!tile.ptr<f16>, #bl>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+      %x = tile.load %ps : tensor<64x64x!tile.ptr<f16>, #bl>
+      %y = tile.load %ps : tensor<64x64x!tile.ptr<f16>, #bl>
+      %ca = tilegpu.convert_layout %x : tensor<64x64xf16, #bl> -> tensor<64x64xf16, #a>
+      %cb = tilegpu.convert_layout %y : tensor<64x64xf16, #bl> -> tensor<64x64xf16, #b>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x64xf16, #a>, tensor<64x64xf16, #b> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    %out = tilegpu.convert_layout %r : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #rows>
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #rows>
+    tile.store %cp, %out : tensor<64x64x!tile.ptr<f32>, #rows>
+    return
+  }
+}

@@ -5,7 +5,7 @@
 
 // The whole pipeline on hand-written tile IR: one v4 load per operand and
 // one v4 store per 4 elements.
-// CHECK: .version 8.0
+// CHECK: .version 8.1
 // CHECK: .target sm_90
 // CHECK: .address_size 64
 // CHECK: .visible .entry add_kernel(

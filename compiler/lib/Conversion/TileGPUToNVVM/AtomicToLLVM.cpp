@@ -1,22 +1,25 @@
 //===- AtomicToLLVM.cpp - Atomic read-modify-writes of global memory ------===//
 //
-// Each element a thread holds is one PTX `atom`, guarded by a predicate:
-// the element's mask, and that this thread owns the element (no thread owns
-// padding). Replicated layouts give several threads a copy of an element,
+// Each group of consecutive elements a thread holds is one PTX `atom`,
+// guarded by a predicate: the group's mask, and that this thread owns the
+// elements (no thread owns padding). Groups are as wide as the layout, the
+// axis analysis and the target allow: sm_90 adds up to 16 bytes of f32, f16
+// or bf16 in one instruction, which matters most for acq_rel atomics (each
+// `atom` is fenced, however wide); elsewhere a group is one element. Replicated layouts give several threads a copy of an element,
 // and each copy must not add again; a scalar atomic is one per program, done
 // by thread 0. Where the old values are used, the owners share them with the
 // copies through shared memory (barrier, owners write, barrier, everyone
 // reads), as Triton does.
 //
-// bf16 has `atom.add.noftz.bf16` from sm_90 only, and this pass does not
-// know the target: it adds bf16 with a compare-and-swap loop, which both
-// sm_80 and sm_90 run.
+// bf16 has `atom.add.noftz.bf16` from sm_90 only: on sm_80 a bf16 add is a
+// compare-and-swap loop.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -57,12 +60,20 @@ StringRef regClass(unsigned bits) {
   return bits == 16 ? "h" : bits == 32 ? "r" : "l";
 }
 
-/// PTX of one predicated atomic add: $0 the old value (0 where the predicate
-/// is false), $1 the address, $2 the value, $3 the predicate.
-std::string atomicAddPTX(Type element, StringRef order) {
+/// PTX of one predicated atomic add of `width` consecutive elements: $0..
+/// the old values (0 where the predicate is false), then the address, the
+/// values and the predicate. `nativeBF16`: the target has
+/// `atom.add.noftz.bf16` (sm_90); without it a bf16 add (of one element)
+/// is a compare-and-swap loop.
+std::string atomicAddPTX(Type element, unsigned width, StringRef order,
+                         bool nativeBF16) {
   unsigned bits = element.getIntOrFloatBitWidth();
-  std::string init = llvm::formatv("mov.b{0} $0, 0;\n\t", bits);
-  if (element.isBF16()) {
+  unsigned address = width, pred = 2 * width + 1;
+  std::string init;
+  for (unsigned i = 0; i < width; ++i)
+    init += llvm::formatv("mov.b{0} ${1}, 0;\n\t", bits, i);
+  if (element.isBF16() && !nativeBF16) {
+    assert(width == 1 && "no vector of bf16 adds without sm_90");
     // cur = *p; do { new = bf16(f32(cur) + f32(v)); } while (!cas(p, cur, new))
     // Rounding the f32 sum to bf16 gives the correctly rounded bf16 sum
     // (24 >= 2 * 8 + 2 bits). Built by hand: formatv would read the braces
@@ -86,13 +97,16 @@ std::string atomicAddPTX(Type element, StringRef order) {
                   "atom_done_${:uid}:\n\t"
                   "}";
   }
-  std::string type = element.isF16()    ? ".noftz.f16"
-                     : element.isF32()  ? ".f32"
+  std::string vector = width > 1 ? ".v" + std::to_string(width) : "";
+  std::string type = element.isF16()    ? ".noftz" + vector + ".f16"
+                     : element.isBF16() ? ".noftz" + vector + ".bf16"
+                     : element.isF32()  ? vector + ".f32"
                      : element.isF64()  ? ".f64"
                      : bits == 32       ? ".u32"
                                         : ".u64";
-  return init + llvm::formatv("@$3 atom{0}.global.add{1} $0, [ $1 + 0 ], $2;",
-                              order, type)
+  return init + llvm::formatv("@${0} atom{1}.global.add{2} {3}, [ ${4} + 0 ], {5};",
+                              pred, order, type, getPTXOperandList(0, width),
+                              address, getPTXOperandList(width + 1, width))
                     .str();
 }
 
@@ -101,7 +115,9 @@ Value bitcastTo(OpBuilder &b, Location loc, Value v, Type type) {
 }
 
 struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
-  using OpConversionPattern::OpConversionPattern;
+  AtomicRMWToLLVM(const TypeConverter &converter, MLIRContext *context,
+                  const VectorWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
 
   LogicalResult
   matchAndRewrite(tile::AtomicRMWOp op, OneToNOpAdaptor adaptor,
@@ -116,6 +132,8 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
     unsigned n = ptrs.size();
 
     // Which elements this thread owns; empty when it owns all it holds.
+    // Ownership is the same across a group: copies differ in thread bits,
+    // and groups never mix real elements with padding.
     auto tensorType = dyn_cast<RankedTensorType>(op.getType());
     std::optional<ThreadLayout> layout;
     SmallVector<Value> owned;
@@ -128,26 +146,41 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
                                            tid, i32Constant(rewriter, loc, 0)));
     }
 
+    unsigned computeCapability = getComputeCapability(op);
+    auto it = widths.find(op);
+    unsigned width = std::min<unsigned>(
+        it == widths.end() ? 1 : it->second,
+        getMaxAtomicAddBytes(element, computeCapability) / (bits / 8));
+    width = clampGroupWidth(op.getPtr(), width, n);
+
     std::string order =
         (semanticSuffix(op.getSem()) + scopeSuffix(op.getScope())).str();
-    std::string asmText = atomicAddPTX(element, order);
-    std::string constraints =
-        llvm::formatv("={0},l,{0},b", regClass(bits)).str();
+    std::string asmText =
+        atomicAddPTX(element, width, order, computeCapability >= 90);
+    std::string reg = regClass(bits).str(), constraints;
+    for (unsigned i = 0; i < width; ++i)
+      constraints += "=" + reg + ",";
+    constraints += "l";
+    for (unsigned i = 0; i < width; ++i)
+      constraints += "," + reg;
+    constraints += ",b";
     SmallVector<Value> olds;
-    for (unsigned e = 0; e < n; ++e) {
-      Value pred = op.getMask() ? adaptor.getMask()[e] : Value();
+    for (unsigned g = 0; g < n; g += width) {
+      Value pred = op.getMask() ? adaptor.getMask()[g] : Value();
       if (!owned.empty())
-        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, owned[e])
-                    : owned[e];
+        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, owned[g])
+                    : owned[g];
       if (!pred)
         pred = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                         rewriter.getBoolAttr(true));
-      Value val = bitcastTo(rewriter, loc, vals[e], word);
-      Value old = emitPTX(rewriter, loc, asmText, constraints,
-                          {ptrs[e], val, pred}, {word},
-                          /*hasSideEffects=*/true)
-                      .front();
-      olds.push_back(bitcastTo(rewriter, loc, old, element));
+      SmallVector<Value> operands = {ptrs[g]};
+      for (unsigned i = 0; i < width; ++i)
+        operands.push_back(bitcastTo(rewriter, loc, vals[g + i], word));
+      operands.push_back(pred);
+      SmallVector<Type> wordTypes(width, word);
+      for (Value old : emitPTX(rewriter, loc, asmText, constraints, operands,
+                               wordTypes, /*hasSideEffects=*/true))
+        olds.push_back(bitcastTo(rewriter, loc, old, element));
     }
 
     if (!owned.empty() && !op.getResult().use_empty())
@@ -199,11 +232,14 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
           LLVM::LoadOp::create(rewriter, loc, element, slotAddress(index)));
     return shared;
   }
+
+  const VectorWidths &widths;
 };
 
 } // namespace
 
 void mlir::tilegpu::populateAtomicToLLVMPatterns(
-    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWToLLVM>(converter, patterns.getContext());
+    const TileGPUTypeConverter &converter, const VectorWidths &widths,
+    RewritePatternSet &patterns) {
+  patterns.add<AtomicRMWToLLVM>(converter, patterns.getContext(), widths);
 }

@@ -42,14 +42,9 @@ struct Packing {
   StringRef regClass() const {
     return wordBits == 64 ? "l" : wordBits == 32 ? "r" : wordBits == 16 ? "h" : "c";
   }
-  /// `{ $a, $b, ... }` or `$a` for `words` consecutive operands from `first`.
+  /// The words' inline-asm operands from `first`.
   std::string operandList(unsigned first) const {
-    if (words == 1)
-      return "$" + std::to_string(first);
-    std::string s = "{ ";
-    for (unsigned i = 0; i < words; ++i)
-      s += (i ? ", $" : "$") + std::to_string(first + i);
-    return s + " }";
+    return getPTXOperandList(first, words);
   }
 };
 
@@ -121,24 +116,11 @@ struct GroupPredicate {
   }
 };
 
-/// Width of the groups for `op`, clamped to what the thread holds
-/// contiguously and to a divisor of the extent, so that a group (aligned to
-/// its width) is all real elements or all padding.
+/// Width of the groups for `op`: the axis analysis's, clamped to the layout.
 unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
                     unsigned numElems) {
-  auto type = dyn_cast<RankedTensorType>(ptr.getType());
-  if (!type)
-    return 1;
   auto it = widths.find(op);
-  unsigned width = it == widths.end() ? 1 : it->second;
-  ThreadLayout layout = getThreadLayout(type);
-  unsigned fast = layout.getFastestDim();
-  width = std::min(width, layout.getContiguity());
-  width = std::min<int64_t>(
-      width, tile::highestPowerOf2Divisor(layout.getRootExtent()[fast]));
-  while (width > 1 && numElems % width)
-    width /= 2;
-  return std::max(1u, width);
+  return clampGroupWidth(ptr, it == widths.end() ? 1 : it->second, numElems);
 }
 
 struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {

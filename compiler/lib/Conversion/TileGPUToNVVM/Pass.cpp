@@ -33,7 +33,7 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Vector width of every load and store along its layout's fastest
+/// Vector width of every load, store, atomic and async copy along its layout's fastest
 /// dimension, from the axis analysis of the IR before lowering.
 VectorWidths computeVectorWidths(ModuleOp module) {
   tile::AxisInfoAnalysis axis(module);
@@ -44,6 +44,8 @@ VectorWidths computeVectorWidths(ModuleOp module) {
       ptr = load.getPtr(), mask = load.getMask();
     else if (auto store = dyn_cast<tile::StoreOp>(op))
       ptr = store.getPtr(), mask = store.getMask();
+    else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
+      ptr = atomic.getPtr(), mask = atomic.getMask();
     else if (auto copy = dyn_cast<AsyncCopyOp>(op))
       ptr = copy.getPtrs(), mask = copy.getMask();
     auto type = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
@@ -103,7 +105,7 @@ struct ConvertTileGPUToNVVM
     populateElementwiseToLLVMPatterns(converter, patterns);
     populateShapeToLLVMPatterns(converter, patterns);
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
-    populateAtomicToLLVMPatterns(converter, patterns);
+    populateAtomicToLLVMPatterns(converter, widths, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);

@@ -1,8 +1,8 @@
 //===- SharedMemoryToLLVM.cpp - Buffers and async copies ------------------===//
 //
 // Every tilegpu.local_alloc owns its bytes of the kernel's dynamic shared
-// memory for the whole kernel, at the offset the pass gave it; a buffer is
-// its address. A tile stored into a buffer is bracketed by barriers (earlier
+// memory at the offset assignSharedOffsets gave it; a buffer is its
+// address. A tile stored into a buffer is bracketed by barriers (earlier
 // readers are done, later ones see all of it); padding (see
 // getSharedAllocShape) is zeroed first, so that dots may read it.
 //
@@ -199,22 +199,6 @@ struct AsyncWaitToLLVM : OpConversionPattern<AsyncWaitOp> {
 };
 
 } // namespace
-
-void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
-  int64_t end = 0;
-  module.walk([&](LocalAllocOp op) {
-    // 128-byte aligned: the swizzle's bank groups repeat every 128 bytes.
-    int64_t offset = llvm::alignTo(end, 128);
-    op->setAttr(kSharedOffsetAttrName,
-                IntegerAttr::get(IntegerType::get(module.getContext(), 64),
-                                 offset));
-    end = offset + getSharedAllocBytes(op.getType());
-  });
-  if (end)
-    module->setAttr(kScratchOffsetAttrName,
-                    IntegerAttr::get(IntegerType::get(module.getContext(), 32),
-                                     llvm::alignTo(end, 16)));
-}
 
 void mlir::tilegpu::populateSharedMemoryToLLVMPatterns(
     const TileGPUTypeConverter &converter, const VectorWidths &widths,

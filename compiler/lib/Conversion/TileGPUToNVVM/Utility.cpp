@@ -2,6 +2,8 @@
 
 #include "Utility.h"
 
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -143,6 +145,15 @@ mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
   return indices;
 }
 
+std::string mlir::tilegpu::getPTXOperandList(unsigned first, unsigned count) {
+  if (count == 1)
+    return "$" + std::to_string(first);
+  std::string s = "{ ";
+  for (unsigned i = 0; i < count; ++i)
+    s += (i ? ", $" : "$") + std::to_string(first + i);
+  return s + " }";
+}
+
 SmallVector<Value> mlir::tilegpu::emitPTX(OpBuilder &b, Location loc,
                                           StringRef asmString,
                                           StringRef constraints,
@@ -200,9 +211,8 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
 
 Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
                                          Operation *op, int64_t bytes) {
-  auto module = op->getParentOfType<ModuleOp>();
   int64_t scratch = 0;
-  if (auto attr = module->getAttrOfType<IntegerAttr>(kScratchOffsetAttrName))
+  if (auto attr = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttrName))
     scratch = attr.getInt();
   return getSharedMemoryAt(b, loc, op, scratch, bytes);
 }
@@ -309,4 +319,19 @@ Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,
         LLVM::MulOp::create(b, loc, linear, i32Constant(b, loc, shape[d])),
         index[d]);
   return linear;
+}
+
+unsigned mlir::tilegpu::clampGroupWidth(Value ptr, unsigned width,
+                                        unsigned numElems) {
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return 1;
+  ThreadLayout layout = getThreadLayout(type);
+  unsigned fast = layout.getFastestDim();
+  width = std::min(width, layout.getContiguity());
+  width = std::min<int64_t>(
+      width, tile::highestPowerOf2Divisor(layout.getRootExtent()[fast]));
+  while (width > 1 && numElems % width)
+    width /= 2;
+  return std::max(1u, width);
 }

@@ -37,23 +37,26 @@ Value toMemoryForm(OpBuilder &b, Location loc, Value v);
 /// is true).
 Value fromMemoryForm(OpBuilder &b, Location loc, Value v, Type elementType);
 
-/// Module attribute: where, after the buffers of `tilegpu.local_alloc`s
-/// (each at its own `tilegpu.offset` for the whole kernel), the scratch
-/// space of layout conversions, reductions and atomics begins.
+/// Attribute of an op that takes scratch space: where it starts, after the
+/// buffers live during the op (see assignSharedOffsets).
 constexpr llvm::StringLiteral kScratchOffsetAttrName = "tilegpu.scratch_offset";
 /// Attribute of a `tilegpu.local_alloc`: its buffer's byte offset.
 constexpr llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
 
-/// The address of the scratch space of the kernel's dynamic shared memory
-/// (one buffer every scratch user starts at, between barriers), recording
-/// in the module attribute `tilegpu.shared_bytes` that `op` needs `bytes`
-/// of it.
+/// The address of `op`'s scratch space in the kernel's dynamic shared
+/// memory (its `tilegpu.scratch_offset`, 0 without one; scratch users
+/// synchronize the CTA before they write), recording in the module
+/// attribute `tilegpu.shared_bytes` that `op` needs `bytes` of it.
 Value getSharedMemoryBase(OpBuilder &b, Location loc, Operation *op,
                           int64_t bytes);
 /// The address `offset` bytes into the kernel's dynamic shared memory,
 /// recording that `bytes` from there are used.
 Value getSharedMemoryAt(OpBuilder &b, Location loc, Operation *op,
                         int64_t offset, int64_t bytes);
+
+/// `{ $first, $first+1, ... }` for `count` consecutive inline-asm operands
+/// (a PTX vector), or `$first` alone.
+std::string getPTXOperandList(unsigned first, unsigned count);
 
 /// Runs PTX `asm` with LLVM inline-asm `constraints`; returns the results
 /// (`resultTypes` may be empty).
@@ -99,6 +102,14 @@ SmallVector<Value> replacePadding(OpBuilder &b, Location loc,
 /// the thread owns every element it holds.
 SmallVector<Value> emitOwnership(OpBuilder &b, Location loc,
                                  const ThreadLayout &layout);
+
+/// Width of the groups of consecutive elements a thread accesses through
+/// the tile of pointers `ptr` as one vector: `width` (what the axis analysis
+/// proved contiguous, aligned and equally masked) clamped to what the
+/// thread holds contiguously, and to divisors of the extent (so that a group
+/// aligned to its width is all real elements or all padding) and of
+/// `numElems`. 1 for a scalar pointer.
+unsigned clampGroupWidth(Value ptr, unsigned width, unsigned numElems);
 
 } // namespace mlir::tilegpu
 

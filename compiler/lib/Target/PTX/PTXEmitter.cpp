@@ -46,9 +46,10 @@ void initializeNVPTXTarget() {
   });
 }
 
-/// PTX ISA 8.0 (CUDA 12.0): the oldest with every sm_90 feature (wgmma,
-/// TMA), accepted by any CUDA 12 or 13 ptxas and driver.
-constexpr const char *kPTXFeatures = "+ptx80";
+/// PTX ISA 8.1 (CUDA 12.1): the oldest with every sm_90 feature tilec
+/// emits (wgmma, TMA, and vector atomics such as `atom.add.v4.f32`, new in
+/// 8.1), accepted by any CUDA 12.1+ or 13 ptxas and driver.
+constexpr const char *kPTXFeatures = "+ptx81";
 
 Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
   initializeNVPTXTarget();

@@ -17,7 +17,8 @@ public:
   explicit TileGPUTypeConverter(MLIRContext *context);
 };
 
-/// Vector width, in elements, chosen for each tile.load / tile.store.
+/// Vector width, in elements, the axis analysis allows each tile.load,
+/// tile.store, tile.atomic_rmw and async copy.
 using VectorWidths = llvm::DenseMap<Operation *, unsigned>;
 
 /// Elementwise arith/math ops and tile.addptr on tensors, one op per element.
@@ -31,8 +32,10 @@ void populateShapeToLLVMPatterns(const TileGPUTypeConverter &converter,
 void populateLoadStoreToLLVMPatterns(const TileGPUTypeConverter &converter,
                                      const VectorWidths &widths,
                                      RewritePatternSet &patterns);
-/// tile.atomic_rmw as predicated PTX atomics, one per element and program.
+/// tile.atomic_rmw as predicated PTX atomics, vectors where the target has
+/// them, one per element and program.
 void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                  const VectorWidths &widths,
                                   RewritePatternSet &patterns);
 /// tilegpu.convert_layout through shared memory.
 void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
@@ -48,8 +51,8 @@ void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,
 void populateFMADotToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);
 /// Gives each tilegpu.local_alloc its bytes of shared memory (the
-/// `tilegpu.offset` attribute) and the module the start of the scratch
-/// space after them (`tilegpu.scratch_offset`).
+/// `tilegpu.offset` attribute), and each op that takes scratch space its
+/// start (`tilegpu.scratch_offset`) after the buffers live during the op.
 void assignSharedOffsets(ModuleOp module);
 /// tilegpu.local_alloc, memdesc_index, and the async copies (cp.async).
 void populateSharedMemoryToLLVMPatterns(const TileGPUTypeConverter &converter,

@@ -21,7 +21,7 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+bool isTensor(Value v) { return v && isa<RankedTensorType>(v.getType()); }
 
 /// Index arithmetic built from ranges, splats and constants (through
 /// expand_dims, broadcasts and elementwise ops) costs little to recompute:
@@ -79,11 +79,14 @@ public:
           for (Value arg : block.getArguments())
             if (isTensor(arg))
               classes.insert(arg);
-      // A store joins no class: it is laid out like its pointer (for its
-      // own coalescing), and a value or mask laid out otherwise is converted.
-      if (!isa<tile::StoreOp>(op) && (op->hasTrait<OpTrait::Elementwise>() ||
-                                      isa<tile::LoadOp, tile::AtomicRMWOp,
-                                          tile::BroadcastOp>(op))) {
+      // A store joins no class, and an atomic joins its pointer's: they are
+      // laid out like their pointers (for their own coalescing), and a value
+      // or mask laid out otherwise is converted.
+      if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
+        unionTensors({atomic.getPtr(), atomic.getMask(), atomic.getResult()});
+      } else if (!isa<tile::StoreOp>(op) &&
+                 (op->hasTrait<OpTrait::Elementwise>() ||
+                  isa<tile::LoadOp, tile::BroadcastOp>(op))) {
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
@@ -140,6 +143,21 @@ private:
   }
   llvm::EquivalenceClasses<Value> classes;
 };
+
+/// The operands of a load, store or atomic; all null for other ops.
+struct MemoryAccess {
+  Value ptr, mask, value;
+};
+
+MemoryAccess getMemoryAccess(Operation *op) {
+  if (auto load = dyn_cast<tile::LoadOp>(op))
+    return {load.getPtr(), load.getMask(), Value()};
+  if (auto store = dyn_cast<tile::StoreOp>(op))
+    return {store.getPtr(), store.getMask(), store.getValue()};
+  if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
+    return {atomic.getPtr(), atomic.getMask(), atomic.getVal()};
+  return {};
+}
 
 /// The memory accesses whose pointers lie in a class: they decide its
 /// vector width and fastest dimension.
@@ -309,22 +327,18 @@ struct TileGPUAssignLayouts
         infos[classes.leader(reduce.getSrc())].reduces.push_back(reduce);
     });
     func.walk([&](Operation *op) {
-      Value ptr, mask;
-      if (auto load = dyn_cast<tile::LoadOp>(op))
-        ptr = load.getPtr(), mask = load.getMask();
-      else if (auto store = dyn_cast<tile::StoreOp>(op))
-        ptr = store.getPtr(), mask = store.getMask();
+      MemoryAccess access = getMemoryAccess(op);
+      Value ptr = access.ptr, mask = access.mask;
       if (!ptr || !isTensor(ptr))
         return;
       Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(ptr.getType()))
                          .getPointeeType();
       unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
       infos[classes.leader(ptr)].accesses.push_back({ptr, mask, bytes});
-      // What a store writes is best computed in the store's layout already.
-      if (auto store = dyn_cast<tile::StoreOp>(op))
-        for (Value v : {store.getValue(), store.getMask()})
-          if (v && classes.leader(v) != classes.leader(ptr))
-            infos[classes.leader(v)].accesses.push_back({ptr, mask, bytes});
+      // What a store or atomic writes is best computed in its layout already.
+      for (Value v : {access.value, mask})
+        if (v && classes.leader(v) != classes.leader(ptr))
+          infos[classes.leader(v)].accesses.push_back({ptr, mask, bytes});
     });
 
     // Highest rank first, classes with memory accesses before others: they
@@ -393,17 +407,18 @@ struct TileGPUAssignLayouts
             dense.reshape(cast<ShapedType>(constant.getType())));
     });
     OpBuilder builder(&getContext());
-    func.walk([&](tile::StoreOp store) {
-      auto ptrType = dyn_cast<RankedTensorType>(store.getPtr().getType());
+    func.walk([&](Operation *op) {
+      if (!isa<tile::StoreOp, tile::AtomicRMWOp>(op))
+        return;
+      MemoryAccess access = getMemoryAccess(op);
+      auto ptrType = dyn_cast<RankedTensorType>(access.ptr.getType());
       if (!ptrType)
         return;
-      builder.setInsertionPoint(store);
-      auto convert = [&](Value v) {
-        return convertTo(builder, store.getLoc(), v, ptrType.getEncoding());
-      };
-      store.getValueMutable().assign(convert(store.getValue()));
-      if (store.getMask())
-        store.getMaskMutable().assign(convert(store.getMask()));
+      builder.setInsertionPoint(op);
+      for (OpOperand &operand : op->getOpOperands())
+        if (operand.get() == access.value || operand.get() == access.mask)
+          operand.set(convertTo(builder, op->getLoc(), operand.get(),
+                                ptrType.getEncoding()));
     });
     func.walk([&](tile::DotOp dot) {
       convertDotOperands(builder, dot, dotEncodings.lookup(dot), axis);

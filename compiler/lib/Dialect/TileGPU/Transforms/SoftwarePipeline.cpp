@@ -10,6 +10,7 @@
 //
 
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -262,11 +263,16 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   return success();
 }
 
-/// A bound on the scratch space the lowering takes after the buffers: the
-/// largest layout conversion (each row padded by one element).
-int64_t estimateScratchBytes(ModuleOp module) {
+/// A bound on the scratch space the lowering takes beside the rings of
+/// `loop`: the largest layout conversion (each row padded by one element)
+/// that may run while they are live. Those after the loop reuse the rings'
+/// memory (see assignSharedOffsets).
+int64_t estimateScratchBytes(scf::ForOp loop) {
   int64_t bytes = 0;
-  module.walk([&](ConvertLayoutOp convert) {
+  loop->getParentOfType<ModuleOp>().walk([&](ConvertLayoutOp convert) {
+    Operation *ancestor = loop->getBlock()->findAncestorOpInBlock(*convert);
+    if (ancestor && loop->isBeforeInBlock(ancestor))
+      return;
     int64_t elements = 1;
     for (auto [src, dst] : llvm::zip(convert.getSrc().getType().getShape(),
                                      convert.getType().getShape()))
@@ -285,10 +291,7 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     module.walk([](tile::DotOp dot) { stageDotOperands(dot); });
-    int64_t limit = 232448;
-    if (auto attr = module->getAttrOfType<IntegerAttr>(
-            TileGPUDialect::getSharedLimitAttrName()))
-      limit = attr.getInt();
+    int64_t limit = getSharedMemoryLimit(module);
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
@@ -297,7 +300,7 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
         continue;
       // As many stages as asked for and as fit: every buffer of the kernel
       // and the scratch space share the CTA's shared memory.
-      int64_t used = estimateScratchBytes(module), perStage = 0;
+      int64_t used = estimateScratchBytes(loop), perStage = 0;
       module.walk([&](LocalAllocOp alloc) { used += getSharedAllocBytes(alloc.getType()); });
       for (LocalAllocOp alloc : allocs)
         perStage += getSharedAllocBytes(alloc.getType());

@@ -23,8 +23,13 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
       return "tilegpu.num_warps";
     }
-    /// Name of the module attribute holding the shared memory, in bytes, a
-    /// CTA may use on the target (absent: an H100's 227 KB).
+    /// Name of the module attribute holding the target's compute
+    /// capability (90 for sm_90; see Target.h).
+    static constexpr ::llvm::StringLiteral getComputeCapabilityAttrName() {
+      return "tilegpu.compute_capability";
+    }
+    /// Name of the module attribute overriding the shared memory, in bytes,
+    /// a CTA may use (absent: the target's; see Target.h).
     static constexpr ::llvm::StringLiteral getSharedLimitAttrName() {
       return "tilegpu.shared_limit";
     }

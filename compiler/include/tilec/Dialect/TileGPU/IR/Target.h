@@ -1,0 +1,31 @@
+//===- Target.h - What the GPU a module is compiled for offers --*- C++ -*-===//
+//
+// The layout passes and the lowering read the target from module
+// attributes that tilec sets from --arch: `tilegpu.compute_capability` (90
+// for sm_90, tilec's default, when absent) and, to override the budget,
+// `tilegpu.shared_limit`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_DIALECT_TILEGPU_IR_TARGET_H
+#define TILEC_DIALECT_TILEGPU_IR_TARGET_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+
+namespace mlir::tilegpu {
+
+/// The compute capability of the module of `op`, e.g. 80 or 90.
+unsigned getComputeCapability(Operation *op);
+
+/// Shared memory, in bytes, a CTA may use: `tilegpu.shared_limit` where
+/// set, else the target's (227 KB on sm_90, 163 KB on sm_80).
+int64_t getSharedMemoryLimit(Operation *op);
+
+/// The most bytes one atomic add on `element` updates: sm_90 adds vectors
+/// of f32, f16 and bf16 up to 16 bytes in one `atom`; otherwise one element.
+unsigned getMaxAtomicAddBytes(Type element, unsigned computeCapability);
+
+} // namespace mlir::tilegpu
+
+#endif // TILEC_DIALECT_TILEGPU_IR_TARGET_H
