@@ -444,7 +444,7 @@ bool Compilation::emitMachineCode(ModuleOp module) {
     return true;
   }
 
-  llvm::Expected<std::string> ptx = timed("LLVM O2 + PTX codegen", [&] {
+  llvm::Expected<std::string> ptx = timed("LLVM O1 + PTX codegen", [&] {
     return tilec::emitPTX(*llvmModule, options.arch);
   });
   if (!ptx) {

@@ -51,9 +51,9 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // Two conversions share the buffer; the module records the larger. 1-D
 // tensors are not padded. Masks travel as bytes (512 B; a nonzero byte
-// reads back as true), pointers as i64 (512 x 8 = 4096 B). With 4 elements
-// per thread in both layouts: 4 stores and 4 loads per conversion, each
-// between its own pair of barriers.
+// reads back as true), pointers as i64 (512 x 8 = 4096 B). One element per
+// thread written at a time, 4 consecutive ones read as one vector (4 bytes,
+// or two of 16 bytes), each conversion between its own pair of barriers.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 4096 : i32}
 // CHECK-COUNT-1: llvm.mlir.global external @global_smem()
 // CHECK-LABEL: llvm.func @masks_and_pointers
@@ -62,7 +62,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i8, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK: %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i8
+// CHECK: %[[BYTES:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<4xi8>
+// CHECK: %[[BYTE:.*]] = llvm.extractelement %[[BYTES]]
 // CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i8) : i8
 // CHECK-NEXT: llvm.icmp "ne" %[[BYTE]], %[[ZERO]] : i8
 // CHECK-COUNT-3: llvm.icmp "ne" %{{.*}}, %{{.*}} : i8
@@ -71,7 +72,11 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<3>
 // CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} : i64, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<2xi64>
+// CHECK-COUNT-2: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<2xi64>
+// CHECK-COUNT-2: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK-NOT: llvm.load {{.*}}!llvm.ptr<3>
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 #v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
@@ -88,5 +93,43 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %v = tile.load %pc, %mc : tensor<512x!tile.ptr<i8>, #v4>
     tile.store %pc, %v, %mc : tensor<512x!tile.ptr<i8>, #v4>
     return
+  }
+}
+
+// -----
+
+// An mma accumulator to rows for the store: each thread writes its pairs
+// (8 bytes of f32) and reads 4 f32 at a time. A pair-write serves 4 rows
+// per phase; rows padded by 8 f32 (64 x 72 x 4 = 18432 bytes) put them in
+// distinct banks. In f16 the pairs are 4 bytes and 8 f16 are read at a
+// time; 8 rows per phase, padded by 8 f16 (64 x 72 x 2 = 9216 bytes).
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 18432 : i32}
+// CHECK-LABEL: llvm.func @accumulator_f32
+// CHECK: %[[C72:.*]] = llvm.mlir.constant(72 : i32) : i32
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @accumulator_f32(%x: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #rows> {
+    %y = tilegpu.convert_layout %x : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #rows>
+    return %y : tensor<64x64xf32, #rows>
+  }
+}
+
+// -----
+
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 9216 : i32}
+// CHECK-LABEL: llvm.func @accumulator_f16
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#rows8 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @accumulator_f16(%x: tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #rows8> {
+    %y = tilegpu.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #rows8>
+    return %y : tensor<64x64xf16, #rows8>
   }
 }

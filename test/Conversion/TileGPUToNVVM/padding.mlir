@@ -114,8 +114,9 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // -----
 
 // A layout conversion of a 6 x 3 tile goes through the padded 8 x 4 tile in
-// shared memory, rows padded by one slot: 8 x 5 x 4 bytes.
-// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 160 : i32}
+// shared memory, 8 x 4 x 4 bytes: each warp's 32 slots are distinct words,
+// no padding of rows would spread them further.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 128 : i32}
 // CHECK-LABEL: llvm.func @convert_6x3(
 #a = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 #b = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

@@ -77,18 +77,18 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 
 // Scratch space starts after the buffers live during its op: a conversion
 // while the 16 x 16 f16 buffer (512 bytes) is live writes after it (32 rows
-// of 33 f32: 4224 bytes), the conversion after the dot (the buffer's last
+// of 36 f32: 4608 bytes), the conversion after the dot (the buffer's last
 // use) reuses its bytes.
-// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 4736 : i32}
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 5120 : i32}
 // CHECK-LABEL: llvm.func @scratch_reuse(
 // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem
 // CHECK: %[[AFTER:.*]] = llvm.getelementptr %[[SMEM]][512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: %[[SLOT:.*]] = llvm.getelementptr %[[AFTER]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK-NEXT: llvm.store %{{.*}}, %[[SLOT]] : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %[[SLOT]] {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
 // CHECK: nvvm.mma.sync
 // CHECK-NOT: llvm.getelementptr %[[SMEM]][512]
 // CHECK: %[[SLOT0:.*]] = llvm.getelementptr %[[SMEM]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
-// CHECK-NEXT: llvm.store %{{.*}}, %[[SLOT0]] : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %[[SLOT0]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 #bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
 #rows = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
 #cols = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>

@@ -5,15 +5,20 @@
 //
 // Every thread writes its elements to shared memory at their row-major
 // index, the CTA synchronizes, and every thread reads the elements the new
-// layout gives it. Rows are padded by one element, so that threads walking
-// down a column (a transpose) hit different banks. Replicated elements are
-// written more than once with the same value, which is harmless. All
-// conversions share one buffer at the start of the scratch space (the
-// barrier before the writes keeps earlier readers safe); the module
-// attribute `tilegpu.shared_bytes` records the largest.
+// layout gives it. Elements a thread holds contiguously along the last
+// dimension may go as one vector of up to 16 bytes each way (an mma
+// accumulator writes pairs, a blocked layout reads 4 f32 or 8 f16 at a
+// time), and rows may be padded so that threads walking down a column (a
+// transpose) or writing a few rows at once (an mma fragment) hit different
+// banks: both are chosen at compile time by counting the bank conflicts
+// of warp 0's accesses in each candidate (BankConflicts.h). Replicated elements are written more than
+// once with the same value, which is harmless. A conversion's buffer is its
+// op's scratch space (the barrier before the writes keeps earlier readers
+// safe); the module attribute `tilegpu.shared_bytes` records the largest.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BankConflicts.h"
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
@@ -24,6 +29,107 @@ using namespace mlir;
 using namespace mlir::tilegpu;
 
 namespace {
+
+/// Elements of `layout` a thread holds contiguously along the last
+/// dimension, up to 16 bytes of `slotBytes` each and dividing the row.
+unsigned getRowVectorWidth(const ThreadLayout &layout, int64_t rowLength,
+                           unsigned slotBytes) {
+  int rank = layout.getPaddedTensorShape().size();
+  if (layout.getTensorDim(layout.getFastestDim()) != rank - 1)
+    return 1;
+  int64_t vec = std::min<int64_t>(layout.getContiguity(), 16 / slotBytes);
+  while (vec > 1 && rowLength % vec)
+    vec /= 2;
+  return std::max<int64_t>(1, vec);
+}
+
+/// How a conversion uses its scratch rows: vectors of `srcVec` elements
+/// written, `dstVec` read, each row `pad` slots longer than the tile's.
+struct ScratchPlan {
+  unsigned srcVec = 1, dstVec = 1;
+  int64_t pad = 0;
+};
+
+/// The slot of a tensor position in rows of `rowStride`.
+int64_t getSlot(const ThreadLayout &layout, ArrayRef<int64_t> rootPosition,
+                ArrayRef<int64_t> shape, int64_t rowStride) {
+  int64_t slot = 0;
+  for (unsigned d = 0; d < rootPosition.size(); ++d) {
+    int t = layout.getTensorDim(d);
+    if (t < 0)
+      continue;
+    int64_t size = t + 1 == int(shape.size()) ? rowStride : shape[t];
+    slot = slot * size + rootPosition[d];
+  }
+  return slot;
+}
+
+/// Shared-memory wavefronts of warp 0 accessing all its elements of
+/// `layout` in vectors of `vec`.
+int64_t countAccessWavefronts(const ThreadLayout &layout, unsigned vec,
+                              unsigned slotBytes, ArrayRef<int64_t> shape,
+                              int64_t rowStride) {
+  int64_t total = 0;
+  for (unsigned e = 0; e < layout.getNumElems(); e += vec) {
+    SmallVector<int64_t> addresses;
+    for (unsigned lane = 0; lane < 32; ++lane)
+      addresses.push_back(
+          getSlot(layout, layout.getPosition(e, lane, 0), shape, rowStride) *
+          slotBytes);
+    total += countWavefronts(addresses, vec * slotBytes);
+  }
+  return total;
+}
+
+/// The plan whose writes and reads take the fewest shared-memory
+/// wavefronts by the bank model (then the fewest instructions, then the
+/// least memory): full vectors or single elements each way, rows padded by
+/// a multiple of the wider vector (which keeps vectors aligned). An mma
+/// accumulator's fragments write 8 rows at once and want rows staggered
+/// across banks; a transpose's reads walk down columns and want them
+/// staggered otherwise; row-to-row conversions want no padding at all.
+ScratchPlan chooseScratchPlan(const ThreadLayout &src, const ThreadLayout &dst,
+                              ArrayRef<int64_t> shape, unsigned slotBytes) {
+  int64_t rowLength = shape.back();
+  SmallVector<unsigned> srcVecs = {getRowVectorWidth(src, rowLength, slotBytes)};
+  SmallVector<unsigned> dstVecs = {getRowVectorWidth(dst, rowLength, slotBytes)};
+  if (srcVecs.front() > 1)
+    srcVecs.push_back(1);
+  if (dstVecs.front() > 1)
+    dstVecs.push_back(1);
+  ScratchPlan best;
+  std::tuple<int64_t, int64_t, int64_t> bestCost = {INT64_MAX, 0, 0};
+  for (unsigned srcVec : srcVecs)
+    for (unsigned dstVec : dstVecs) {
+      int64_t align = std::max(srcVec, dstVec);
+      for (int64_t k = 0; k <= (shape.size() > 1 ? 8 : 0); ++k) {
+        int64_t pad = k * align, rowStride = rowLength + pad;
+        int64_t wavefronts =
+            countAccessWavefronts(src, srcVec, slotBytes, shape, rowStride) +
+            countAccessWavefronts(dst, dstVec, slotBytes, shape, rowStride);
+        int64_t instructions =
+            src.getNumElems() / srcVec + dst.getNumElems() / dstVec;
+        std::tuple<int64_t, int64_t, int64_t> cost = {wavefronts, instructions,
+                                                      pad};
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = {srcVec, dstVec, pad};
+        }
+      }
+    }
+  return best;
+}
+
+/// `slots` as one value to store: itself, or a vector of them.
+Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> slots) {
+  if (slots.size() == 1)
+    return slots.front();
+  auto type = VectorType::get(slots.size(), slots.front().getType());
+  Value vec = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, slot] : llvm::enumerate(slots))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, slot, i32Constant(b, loc, i));
+  return vec;
+}
 
 struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -40,14 +146,16 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     unsigned slotBytes = getMemoryBits(slotType) / 8;
 
     // Row-major slots of the padded shape (the larger of the two where
-    // tensor-core layouts pad further), each innermost row padded by one
-    // slot (rank >= 2).
+    // tensor-core layouts pad further), each innermost row padded as the
+    // plan says.
     SmallVector<int64_t> shape = dst.getPaddedTensorShape();
     for (auto [s, other] : llvm::zip(shape, src.getPaddedTensorShape()))
       s = std::max(s, other);
     int64_t rows = ShapedType::getNumElements(ArrayRef(shape).drop_back());
     int64_t rowLength = shape.back();
-    int64_t rowStride = type.getRank() > 1 ? rowLength + 1 : rowLength;
+    ScratchPlan plan = chooseScratchPlan(src, dst, shape, slotBytes);
+    unsigned srcVec = plan.srcVec, dstVec = plan.dstVec;
+    int64_t rowStride = rowLength + plan.pad;
     int64_t bytes = rows * rowStride * slotBytes;
     Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
     auto slotAddress = [&](ArrayRef<Value> index) {
@@ -63,17 +171,33 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     };
 
     NVVM::Barrier0Op::create(rewriter, loc);
-    for (auto [e, index] :
-         llvm::enumerate(emitElementIndices(rewriter, loc, src))) {
-      LLVM::StoreOp::create(rewriter, loc,
-                            toMemoryForm(rewriter, loc, srcValues[e]),
-                            slotAddress(index));
+    SmallVector<SmallVector<Value>> srcIndices =
+        emitElementIndices(rewriter, loc, src);
+    for (unsigned g = 0; g < srcIndices.size(); g += srcVec) {
+      SmallVector<Value> slots;
+      for (unsigned i = 0; i < srcVec; ++i)
+        slots.push_back(toMemoryForm(rewriter, loc, srcValues[g + i]));
+      // Scalars keep their natural alignment; vectors have the plan's.
+      LLVM::StoreOp::create(rewriter, loc, packVector(rewriter, loc, slots),
+                            slotAddress(srcIndices[g]),
+                            srcVec > 1 ? srcVec * slotBytes : 0);
     }
     NVVM::Barrier0Op::create(rewriter, loc);
     SmallVector<Value> values;
-    for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, dst)) {
-      Value v = LLVM::LoadOp::create(rewriter, loc, slotType, slotAddress(index));
-      values.push_back(fromMemoryForm(rewriter, loc, v, element));
+    SmallVector<SmallVector<Value>> dstIndices =
+        emitElementIndices(rewriter, loc, dst);
+    Type loadType = dstVec == 1 ? slotType : VectorType::get(dstVec, slotType);
+    for (unsigned g = 0; g < dstIndices.size(); g += dstVec) {
+      Value loaded = LLVM::LoadOp::create(rewriter, loc, loadType,
+                                          slotAddress(dstIndices[g]),
+                                          dstVec > 1 ? dstVec * slotBytes : 0);
+      for (unsigned i = 0; i < dstVec; ++i) {
+        Value v = dstVec == 1
+                      ? loaded
+                      : LLVM::ExtractElementOp::create(
+                            rewriter, loc, loaded, i32Constant(rewriter, loc, i));
+        values.push_back(fromMemoryForm(rewriter, loc, v, element));
+      }
     }
     rewriter.replaceOpWithMultiple(op, {values});
     return success();

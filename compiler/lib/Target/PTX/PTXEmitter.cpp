@@ -114,6 +114,10 @@ Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
     FunctionAnalysisManager fam;
     CGSCCAnalysisManager cgam;
     ModuleAnalysisManager mam;
+    // O1: ptxas optimizes the PTX again. Against O2, O1 takes a fifth less
+    // time on the blocked matmul, gives ptxas the same registers (the
+    // 256 x 128 tf32 kernel: no spills, where O2's GVN and DSE left 56
+    // bytes) and the same PTX but for a few instructions.
     PassBuilder builder(&machine);
     builder.registerModuleAnalyses(mam);
     builder.registerCGSCCAnalyses(cgam);
@@ -121,7 +125,7 @@ Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
     builder.registerLoopAnalyses(lam);
     builder.crossRegisterProxies(lam, fam, cgam, mam);
     ModulePassManager mpm =
-        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O2);
+        builder.buildPerModuleDefaultPipeline(OptimizationLevel::O1);
     mpm.run(module, mam);
   }
   if (optimizedIR) {

@@ -264,8 +264,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
 }
 
 /// A bound on the scratch space the lowering takes beside the rings of
-/// `loop`: the largest layout conversion (each row padded by one element)
-/// that may run while they are live. Those after the loop reuse the rings'
+/// `loop`: the largest layout conversion (rows padded by up to 128 bytes;
+/// see ConvertLayoutToLLVM.cpp) that may run while they are live. Those after the loop reuse the rings'
 /// memory (see assignSharedOffsets).
 int64_t estimateScratchBytes(scf::ForOp loop) {
   int64_t bytes = 0;
@@ -277,12 +277,13 @@ int64_t estimateScratchBytes(scf::ForOp loop) {
     for (auto [src, dst] : llvm::zip(convert.getSrc().getType().getShape(),
                                      convert.getType().getShape()))
       elements *= llvm::PowerOf2Ceil(std::max(src, dst));
-    ArrayRef<int64_t> shape = convert.getType().getShape();
-    if (!shape.empty())
-      elements += elements / llvm::PowerOf2Ceil(shape.back());
     Type element = convert.getType().getElementType();
-    bytes = std::max<int64_t>(
-        bytes, elements * std::max(1u, element.getIntOrFloatBitWidth() / 8));
+    int64_t convertBytes =
+        elements * std::max(1u, element.getIntOrFloatBitWidth() / 8);
+    ArrayRef<int64_t> shape = convert.getType().getShape();
+    if (shape.size() > 1)
+      convertBytes += elements / llvm::PowerOf2Ceil(shape.back()) * 128;
+    bytes = std::max(bytes, convertBytes);
   });
   return bytes;
 }
