@@ -65,20 +65,20 @@ int64_t getSlot(const ThreadLayout &layout, ArrayRef<int64_t> rootPosition,
 }
 
 /// Shared-memory wavefronts of warp 0 accessing all its elements of
-/// `layout` in vectors of `vec`.
+/// `layout` in vectors of `vec`. Positions are linear in the register and
+/// lane bits without carries, and so are slots (a row-major index), so
+/// every vector's lanes sit at the first vector's slots plus one shift:
+/// counting the first vector's wavefronts is enough.
 int64_t countAccessWavefronts(const ThreadLayout &layout, unsigned vec,
                               unsigned slotBytes, ArrayRef<int64_t> shape,
                               int64_t rowStride) {
-  int64_t total = 0;
-  for (unsigned e = 0; e < layout.getNumElems(); e += vec) {
-    SmallVector<int64_t> addresses;
-    for (unsigned lane = 0; lane < 32; ++lane)
-      addresses.push_back(
-          getSlot(layout, layout.getPosition(e, lane, 0), shape, rowStride) *
-          slotBytes);
-    total += countWavefronts(addresses, vec * slotBytes);
-  }
-  return total;
+  SmallVector<int64_t> addresses;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    addresses.push_back(
+        getSlot(layout, layout.getPosition(0, lane, 0), shape, rowStride) *
+        slotBytes);
+  return countWavefronts(addresses, vec * slotBytes) *
+         (layout.getNumElems() / vec);
 }
 
 /// The plan whose writes and reads take the fewest shared-memory
