@@ -127,3 +127,25 @@ module attributes {tilegpu.num_warps = 1 : i32} {
     return
   }
 }
+
+// -----
+
+// The FMA dot from shared buffers: per K, each thread reads its row of A
+// (one value) and its run of 4 columns of B as one 16-byte vector (the
+// swizzle moves runs of 4 whole), then 4 FMAs.
+// CHECK-LABEL: llvm.func @fma_shared(
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-COUNT-4: llvm.intr.fma
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sa = #tilegpu.shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#sb = #tilegpu.shared<{vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @fma_shared(%a: !tilegpu.memdesc<8x32xf32, #sa>, %b: !tilegpu.memdesc<32x16xf32, #sb>) -> tensor<8x16xf32, #bl> {
+    %zero = arith.constant dense<0.0> : tensor<8x16xf32, #bl>
+    %d = tile.dot %a, %b, %zero, ieee : !tilegpu.memdesc<8x32xf32, #sa>, !tilegpu.memdesc<32x16xf32, #sb> -> tensor<8x16xf32, #bl>
+    return %d : tensor<8x16xf32, #bl>
+  }
+}

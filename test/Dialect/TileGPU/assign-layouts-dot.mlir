@@ -45,13 +45,17 @@ func.func @k_loop(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f16>,
 // -----
 
 // CHECK-LABEL: // -----
-// Exact f32 ("ieee") runs on FMAs: the accumulator keeps its class's
-// blocked layout and the operands take dot_op layouts of it.
-// CHECK: #[[$FA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[$BL:.*]], kWidth = 0}>
-// CHECK: #[[$FB:.*]] = #tilegpu.dot_op<{opIdx = 1, parent = #[[$BL]], kWidth = 0}>
+// Exact f32 ("ieee") runs on FMAs, on a blocked accumulator shaped for
+// register tiling: per K, each thread loads one value of A (its row) and
+// one 16-byte vector of B (its 4 columns), 8 x 4 lanes covering the 32 x 16
+// tile. The operands take dot_op layouts of it; the store's layout
+// converts after the dot.
+// CHECK-DAG: #[[$BL:.*]] = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[$FA:.*]] = #tilegpu.dot_op<{opIdx = 0, parent = #[[$BL]], kWidth = 0}>
+// CHECK-DAG: #[[$FB:.*]] = #tilegpu.dot_op<{opIdx = 1, parent = #[[$BL]], kWidth = 0}>
 // CHECK-LABEL: func.func @ieee
-// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}}, ieee : tensor<32x8xf32, #[[$FA]]>, tensor<8x16xf32, #[[$FB]]> -> tensor<32x16xf32, #[[$BL]]>
-// CHECK-NOT: tilegpu.convert_layout %{{.*}} -> tensor<32x16xf32
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}}, ieee : tensor<32x8xf32, #[[$FA]]>, tensor<8x16xf32, #[[$FB]]> -> tensor<32x16xf32, #[[$BL]]>
+// CHECK: tilegpu.convert_layout %[[D]] : tensor<32x16xf32, #[[$BL]]> -> tensor<32x16xf32
 func.func @ieee(%a_p: !tile.ptr<f32>, %b_p: !tile.ptr<f32>, %pc: !tile.ptr<f32>) {
   %a_ps = tile.splat %a_p : tensor<32x8x!tile.ptr<f32>>
   %a = tile.load %a_ps : tensor<32x8x!tile.ptr<f32>>

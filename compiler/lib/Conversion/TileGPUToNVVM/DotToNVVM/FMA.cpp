@@ -61,6 +61,16 @@ public:
     otherDim = opIdx == 0 ? rank - 1 : rank - 2; // acc's N for A, M for B
     if (auto memdesc = dyn_cast<MemDescType>(operand.getType())) {
       tile = SharedTile::get(converted.front(), memdesc);
+      // B's columns come in runs the accumulator holds contiguously (its
+      // slots are numbered along N first), which the swizzle keeps
+      // contiguous too: one vector load each, up to 16 bytes.
+      if (opIdx == 1 && acc.getTensorDim(acc.getFastestDim()) == int(rank) - 1 &&
+          tile.encoding.getOrder().front() == rank - 1) {
+        unsigned slotBytes = std::max(1u, tile.slotType.getIntOrFloatBitWidth() / 8);
+        run = std::min<unsigned>({acc.getContiguity(), tile.encoding.getVec(),
+                                  16 / slotBytes});
+        run = std::max(1u, run);
+      }
       // Each slot's position: an accumulator element with that slot.
       SmallVector<SmallVector<Value>> indices = emitElementIndices(b, loc, acc);
       for (unsigned e = 0; e < acc.getNumElems(); ++e) {
@@ -97,8 +107,8 @@ public:
                         function_ref<Value(Value)> prepare) {
     SmallVector<Value> result;
     if (tile.base) {
-      for (ArrayRef<Value> position : positions) {
-        SmallVector<Value> index(position);
+      for (unsigned s = 0; s < positions.size(); s += run) {
+        SmallVector<Value> index(positions[s]);
         // The tensor's indices are the accumulator's, K in place of the
         // other operand's dimension.
         index[kDim] = i32Constant(b, loc, i);
@@ -112,8 +122,18 @@ public:
                                    last),
               index[0], last);
         }
-        result.push_back(prepare(LLVM::LoadOp::create(
-            b, loc, tile.slotType, tile.getAddress(b, loc, index))));
+        Value address = tile.getAddress(b, loc, index);
+        if (run == 1) {
+          result.push_back(
+              prepare(LLVM::LoadOp::create(b, loc, tile.slotType, address)));
+          continue;
+        }
+        unsigned bytes = run * tile.slotType.getIntOrFloatBitWidth() / 8;
+        Value vector = LLVM::LoadOp::create(
+            b, loc, VectorType::get(run, tile.slotType), address, bytes);
+        for (unsigned i = 0; i < run; ++i)
+          result.push_back(prepare(LLVM::ExtractElementOp::create(
+              b, loc, vector, i32Constant(b, loc, i))));
       }
       return result;
     }
@@ -143,6 +163,7 @@ private:
   SmallVector<Value> values;
   SharedTile tile;
   SmallVector<SmallVector<Value>> positions;
+  unsigned run = 1; // slots loaded as one vector from shared memory
 };
 
 struct FMADotToLLVM : OpConversionPattern<tile::DotOp> {

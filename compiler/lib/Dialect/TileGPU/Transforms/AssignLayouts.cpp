@@ -268,21 +268,14 @@ struct TileGPUAssignLayouts
         return signalPassFailure();
   }
 
-  /// Puts `dot` in `want` (its mma encoding, or null for the FMA dot on a
-  /// blocked layout) and its operands in the matching dot-operand
-  /// encodings. Where the accumulator's class has another layout, the
-  /// accumulator and result are converted around the dot.
-  void convertDotOperands(OpBuilder &builder, tile::DotOp dot, Attribute want,
-                          tile::AxisInfoAnalysis &axis) {
-    MLIRContext *context = &getContext();
+  /// Puts `dot` in `want` (its mma encoding, or the blocked one of an FMA
+  /// dot) and its operands in the matching dot-operand encodings. Where the
+  /// accumulator's class has another layout, the accumulator and result
+  /// are converted around the dot.
+  void convertDotOperands(OpBuilder &builder, tile::DotOp dot,
+                          Attribute want) {
     Location loc = dot.getLoc();
-    auto classType = dot.getType();
-    Attribute have = classType.getEncoding();
-    if (!want)
-      want = isa<BlockedEncodingAttr>(have)
-                 ? have
-                 : chooseBlocked(context, classType.getShape(), {}, numWarps,
-                                 axis);
+    Attribute have = dot.getType().getEncoding();
     builder.setInsertionPoint(dot);
     Type element = dot.getA().getType().getElementType();
     dot.getAMutable().assign(convertTo(
@@ -354,18 +347,19 @@ struct TileGPUAssignLayouts
       return !x.accesses.empty() && y.accesses.empty();
     });
 
-    // A dot on tensor cores gives its accumulator's class the
-    // instruction's layout, loop-carried accumulators included, so that
-    // nothing converts inside the loop; the first dot of a class decides.
+    // A dot gives its accumulator's class its instruction's layout (an mma
+    // encoding, or the FMA dot's blocked one), loop-carried accumulators
+    // included, so that nothing converts inside the loop; the first dot of
+    // a class decides.
     llvm::DenseMap<Operation *, Attribute> dotEncodings;
     func.walk([&](tile::DotOp dot) {
-      MmaEncodingAttr mma = chooseMmaEncoding(dot, numWarps);
-      if (!mma)
-        return;
-      dotEncodings[dot] = mma;
+      Attribute encoding = chooseMmaEncoding(dot, numWarps);
+      if (!encoding)
+        encoding = chooseFmaEncoding(dot, numWarps);
+      dotEncodings[dot] = encoding;
       ClassInfo &info = infos[classes.leader(dot.getResult())];
       if (!info.encoding)
-        info.encoding = mma;
+        info.encoding = encoding;
     });
 
     SmallVector<tile::ExpandDimsOp> needConversion;
@@ -421,7 +415,7 @@ struct TileGPUAssignLayouts
                                 ptrType.getEncoding()));
     });
     func.walk([&](tile::DotOp dot) {
-      convertDotOperands(builder, dot, dotEncodings.lookup(dot), axis);
+      convertDotOperands(builder, dot, dotEncodings.lookup(dot));
     });
     for (auto [reduce, want] : reducesToConvert)
       produceIn(builder, reduce.getResult(), want);

@@ -4,7 +4,8 @@
 // runs on sm_80 and sm_90 alike. Warps split the accumulator where it has
 // the most instruction tiles left, as Triton's warpsPerTile does, so each
 // warp's share of A and B is as square as the tile allows; a batched dot
-// spreads warps over the batch first.
+// spreads warps over the batch first. Dots on FMAs get a blocked
+// accumulator shaped for register tiling.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,6 +63,59 @@ MmaEncodingAttr mlir::tilegpu::chooseMmaEncoding(tile::DotOp dot,
   instr[rank - 2] = 16;
   instr[rank - 1] = 8;
   return MmaEncodingAttr::get(dot.getContext(), 2, warps, instr);
+}
+
+BlockedEncodingAttr mlir::tilegpu::chooseFmaEncoding(tile::DotOp dot,
+                                                     unsigned numWarps) {
+  SmallVector<int64_t> shape;
+  for (int64_t extent : dot.getType().getShape())
+    shape.push_back(llvm::PowerOf2Ceil(extent));
+  unsigned rank = shape.size();
+  int64_t m = shape[rank - 2], n = shape[rank - 1];
+  Type bType = dot.getB().getType().getElementType();
+  unsigned bytes = std::max(1u, bType.getIntOrFloatBitWidth() / 8);
+  int64_t vec = std::min<int64_t>(n, 16 / bytes);
+  unsigned batchWarps = 1;
+  if (rank == 3)
+    batchWarps = std::min<uint64_t>(numWarps, shape[0]);
+  unsigned left = numWarps / batchWarps;
+
+  // Per K, a thread loads one value of A per row it holds (lanes sharing
+  // a row share the load) and one vector of B per run of columns: spread
+  // lanes and warps to make rows + runs smallest. Their layout wraps, so a
+  // thread's rows and runs are strided, and a warp's loads of B are 16-byte
+  // runs side by side. Least replication first (small tiles), then fewest
+  // loads, then more lanes along N.
+  std::tuple<int64_t, int64_t, int64_t> best = {INT64_MAX, 0, 0};
+  unsigned bestLanesN = 1, bestWarpsN = 1;
+  for (unsigned lanesN = 1; lanesN <= 32; lanesN *= 2)
+    for (unsigned warpsN = 1; warpsN <= left; warpsN *= 2) {
+      int64_t coverM = int64_t(32 / lanesN) * (left / warpsN);
+      int64_t coverN = int64_t(lanesN) * warpsN * vec;
+      int64_t replication =
+          std::max<int64_t>(1, coverM / m) * std::max<int64_t>(1, coverN / n);
+      int64_t loads = llvm::divideCeil(m, coverM) + llvm::divideCeil(n, coverN);
+      std::tuple<int64_t, int64_t, int64_t> cost = {replication, loads,
+                                                    -int64_t(lanesN)};
+      if (cost < best) {
+        best = cost;
+        bestLanesN = lanesN;
+        bestWarpsN = warpsN;
+      }
+    }
+  SmallVector<unsigned> sizePerThread(rank, 1), lanes(rank, 1), warps(rank, 1),
+      order;
+  sizePerThread[rank - 1] = vec;
+  lanes[rank - 2] = 32 / bestLanesN;
+  lanes[rank - 1] = bestLanesN;
+  warps[rank - 2] = left / bestWarpsN;
+  warps[rank - 1] = bestWarpsN;
+  if (rank == 3)
+    warps[0] = batchWarps;
+  for (int d = rank - 1; d >= 0; --d)
+    order.push_back(d);
+  return BlockedEncodingAttr::get(dot.getContext(), sizePerThread, lanes, warps,
+                                  order);
 }
 
 DotOperandEncodingAttr mlir::tilegpu::getDotOperandEncoding(unsigned opIdx,
