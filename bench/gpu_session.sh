@@ -61,7 +61,10 @@ profile() {
   note "ncu profile: rc=$?"
   ncu --import "$OUT/matmul.ncu-rep" --page details > "$OUT/ncu_details.txt" 2>&1
   grep -E "^  [a-z_]+_kernel|Duration|Registers Per|Achieved Occupancy" "$OUT/ncu_details.txt" | head -60
-  rm -f "$OUT/matmul.ncu-rep"
+  rm -f "$OUT/matmul.ncu-rep" "$OUT"/profile/*.cubin
+  for f in "$OUT"/profile/*.sass; do
+    note "$(basename "$f" .sass): $(grep -c HMMA "$f") HMMA, $(grep -c HGMMA "$f") HGMMA, $(grep -c LDSM "$f") LDSM, $(grep -cE ' LDS' "$f") LDS, $(grep -cE ' STS' "$f") STS, $(grep -cE 'FFMA' "$f") FFMA, $(grep -cE 'ATOMG|RED' "$f") atomics, $(grep -cE 'LDL|STL' "$f") LDL/STL"
+  done
 }
 
 for phase in "$@"; do

@@ -23,9 +23,10 @@ TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
 # name: (form, dtype, precision, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
 WORKLOADS = {
-    "slab_fp16": ("slab", "fp16", None, 64, 64, 128, 4, 1),
+    "slab_fp16": ("slab", "fp16", None, 64, 64, 256, 4, 1),
     "slab_fp32": ("slab", "fp32", None, 64, 64, 128, 4, 1),
-    "mm_tf32": ("matmul", "fp32", "tf32", 128, 128, 32, 8, 4),
+    "mm_tf32": ("matmul", "fp32", "tf32", 128, 256, 32, 8, 3),
+    "mm_ieee": ("matmul", "fp32", "ieee", 128, 128, 32, 4, 3),
     "mm_fp16_k64": ("matmul", "fp16", "tf32", 128, 128, 64, 4, 3),
     "mm_fp16": ("matmul", "fp16", "tf32", 128, 128, 32, 8, 4),
 }
