@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of tl.dot: the same kernel (bench/differential/dot.tl)
 on tilec's interpreter and on the GPU (both through tile-run), over odd
-shapes, block sizes from 3 x 3 to 128 x 128, every dtype and precision, with
+shapes, block sizes from 3 x 3 to 128 x 128, 3-D (batched) dots inside the
+tile as well as batches over programs, every dtype and precision, with
 64 sentinels after every buffer; where Triton can run the configuration
 (blocks of 16 or more), real Triton on the same file too.
 
@@ -65,8 +66,13 @@ def cases(rng):
         for dtypes in DTYPES:
             for _ in range(2):
                 yield shape, 1, BLOCKS[next(block_cycle)], dtypes
-    for dtypes in DTYPES:  # batched
+    for dtypes in DTYPES:  # batched, one batch per program
         yield (17, 9, 33), 3, BLOCKS[next(block_cycle)], dtypes
+    # Batched inside the tile (3-D dots), BLOCK_Z in front of the block:
+    # more batches than warps (8 of them, 5 real) and fewer.
+    for dtypes in DTYPES:
+        yield (17, 9, 33), 5, (8, 16, 16, 16, 4), dtypes
+        yield (20, 24, 40), 3, (2, 32, 16, 16, 4), dtypes
 
 
 def inputs(rng, shape, batch, dtypes):
@@ -90,9 +96,15 @@ def with_sentinels(x, value):
     return np.concatenate([flat, np.full(SENTINELS, value, flat.dtype)])
 
 
+def split_block(block):
+    """(BLOCK_Z or None, BLOCK_M, BLOCK_N, BLOCK_K, warps): a block of 5 is
+    the batched kernel's, with BLOCK_Z first."""
+    return (None,) + tuple(block) if len(block) == 4 else tuple(block)
+
+
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b):
     m, n, k = shape
-    bm, bn, bk, warps = block
+    bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes
     sentinel = {"i32": 0x5EED, "fp16": 7.0, "fp32": 7.5, "fp64": 7.25}[c_t]
     paths = []
@@ -104,12 +116,19 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b):
         np.save(path, arr)
         paths.append(path)
     out = os.path.join(workdir, backend)
-    grid = f"{-(-m // bm)},{-(-n // bn)},{batch}"
-    signature = f"*{a_t}, *{a_t}, *{c_t}" + ", i32" * 12 + \
-        f", {bm}, {bn}, {bk}, '{precision}'"
-    cmd = [tile_run, KERNEL, "--grid", grid, "--backend", backend, "-o", out,
-           "--num-warps", str(warps), "--signature", signature] + paths + \
-        [str(v) for v in (m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1)]
+    ints = (m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1)
+    if bz is None:
+        grid = f"{-(-m // bm)},{-(-n // bn)},{batch}"
+        kernel, blocks = "dot_kernel", f"{bm}, {bn}, {bk}"
+    else:
+        grid = f"{-(-m // bm)},{-(-n // bn)},{-(-batch // bz)}"
+        kernel, blocks = "batched_dot_kernel", f"{bz}, {bm}, {bn}, {bk}"
+        ints = (batch,) + ints
+    signature = f"*{a_t}, *{a_t}, *{c_t}" + ", i32" * len(ints) + \
+        f", {blocks}, '{precision}'"
+    cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
+           backend, "-o", out, "--num-warps", str(warps), "--signature",
+           signature] + paths + [str(v) for v in ints]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     c = np.load(os.path.join(out, "c_ptr.npy"))
     return c[:-SENTINELS].reshape(batch, m, n), c[-SENTINELS:], sentinel
@@ -157,18 +176,18 @@ def reference_ok(x, ref, magnitude, dtypes):
     return bool(np.all(err <= rel * (magnitude + np.abs(ref)) + 1e-300))
 
 
-def load_triton_kernel():
+def load_triton_module():
     loader = importlib.machinery.SourceFileLoader("dot_tl", KERNEL)
     spec = importlib.util.spec_from_loader("dot_tl", loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
-    return module.dot_kernel
+    return module
 
 
-def run_triton(kernel, shape, batch, block, dtypes, a, b):
+def run_triton(module, shape, batch, block, dtypes, a, b):
     import torch
     m, n, k = shape
-    bm, bn, bk, warps = block
+    bz, bm, bn, bk, warps = split_block(block)
     tdt = {"fp16": torch.float16, "fp32": torch.float32, "fp64": torch.float64,
            "i8": torch.int8, "i32": torch.int32}
     if dtypes[0] == "bf16":
@@ -177,10 +196,16 @@ def run_triton(kernel, shape, batch, block, dtypes, a, b):
     else:
         ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
     c = torch.zeros((batch, m, n), dtype=tdt[dtypes[1]], device="cuda")
-    grid = (-(-m // bm), -(-n // bn), batch)
-    kernel[grid](ta, tb, c, m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1,
-                 BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, PRECISION=dtypes[2],
-                 num_warps=warps)
+    strides = (m * k, k, 1, k * n, n, 1, m * n, n, 1)
+    blocks = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, PRECISION=dtypes[2],
+                  num_warps=warps)
+    if bz is None:
+        grid = (-(-m // bm), -(-n // bn), batch)
+        module.dot_kernel[grid](ta, tb, c, m, n, k, *strides, **blocks)
+    else:
+        grid = (-(-m // bm), -(-n // bn), -(-batch // bz))
+        module.batched_dot_kernel[grid](ta, tb, c, batch, m, n, k, *strides,
+                                        BLOCK_Z=bz, **blocks)
     return c.cpu().numpy()
 
 
@@ -191,12 +216,13 @@ def main():
                         help="also run real Triton where it can")
     args = parser.parse_args()
     rng = np.random.default_rng(8)
-    triton_kernel = load_triton_kernel() if args.triton else None
+    triton_module = load_triton_module() if args.triton else None
     counts = {"cases": 0, "failures": 0, "triton": 0, "exact": 0}
     for shape, batch, block, dtypes in cases(rng):
         a, b = inputs(rng, shape, batch, dtypes)
+        bz, bm, bn, bk, warps = split_block(block)
         label = (f"{'x'.join(map(str, shape))} batch {batch} blocks "
-                 f"{block[0]}x{block[1]}x{block[2]} w{block[3]} "
+                 f"{'' if bz is None else f'{bz}x'}{bm}x{bn}x{bk} w{warps} "
                  f"{dtypes[0]}->{dtypes[1]} {dtypes[2]}")
         with tempfile.TemporaryDirectory() as workdir:
             interp, interp_tail, sentinel = tile_run(
@@ -216,9 +242,9 @@ def main():
             problems.append("interpreter vs float64 reference")
         counts["exact"] += int(np.array_equal(gpu, interp))
         triton_note = ""
-        if triton_kernel and min(block[:3]) >= 16 and dtypes[0] != "fp64":
+        if triton_module and min(bm, bn, bk) >= 16 and dtypes[0] != "fp64":
             try:
-                tri = run_triton(triton_kernel, shape, batch, block, dtypes, a, b)
+                tri = run_triton(triton_module, shape, batch, block, dtypes, a, b)
                 counts["triton"] += 1
                 if not close(gpu, tri, magnitude, shape[2], dtypes,
                              inputs_alike=False):

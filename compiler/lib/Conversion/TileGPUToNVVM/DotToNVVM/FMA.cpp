@@ -61,11 +61,13 @@ public:
     otherDim = opIdx == 0 ? rank - 1 : rank - 2; // acc's N for A, M for B
     if (auto memdesc = dyn_cast<MemDescType>(operand.getType())) {
       tile = SharedTile::get(converted.front(), memdesc);
-      // B's columns come in runs the accumulator holds contiguously (its
-      // slots are numbered along N first), which the swizzle keeps
-      // contiguous too: one vector load each, up to 16 bytes.
+      // B's columns come in runs the accumulator holds contiguously, which
+      // the swizzle keeps contiguous too: one vector load each, up to 16
+      // bytes. (Slots number the batch first: only with one batch per
+      // thread are a run's slots consecutive.)
       if (opIdx == 1 && acc.getTensorDim(acc.getFastestDim()) == int(rank) - 1 &&
-          tile.encoding.getOrder().front() == rank - 1) {
+          tile.encoding.getOrder().front() == rank - 1 &&
+          (rank == 2 || acc.getLocalCount(0) == 1)) {
         unsigned slotBytes = std::max(1u, tile.slotType.getIntOrFloatBitWidth() / 8);
         run = std::min<unsigned>({acc.getContiguity(), tile.encoding.getVec(),
                                   16 / slotBytes});
