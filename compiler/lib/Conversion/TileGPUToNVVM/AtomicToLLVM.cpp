@@ -5,9 +5,10 @@
 // elements (no thread owns padding). Groups are as wide as the layout, the
 // axis analysis and the target allow: sm_90 adds up to 16 bytes of f32, f16
 // or bf16 in one instruction, which matters most for acq_rel atomics (each
-// `atom` is fenced, however wide); elsewhere a group is one element. Replicated layouts give several threads a copy of an element,
-// and each copy must not add again; a scalar atomic is one per program, done
-// by thread 0. Where the old values are used, the owners share them with the
+// `atom` is fenced, however wide); elsewhere a group is one element.
+// Replicated layouts give several threads a copy of an element, and each
+// copy must not add again; a scalar atomic is one per program, done by
+// thread 0. Where the old values are used, the owners share them with the
 // copies through shared memory (barrier, owners write, barrier, everyone
 // reads), as Triton does.
 //
