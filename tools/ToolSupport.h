@@ -58,13 +58,13 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
       ->option_text("SIG");
 }
 
-/// Moves `-D NAME=VALUE`s into options.constexprs; false, with `error` set,
-/// on one that is not NAME=VALUE.
+/// Moves `-D NAME=VALUE`s into options.constexprs (`-D NAME=` gives the
+/// empty string); false, with `error` set, on one that is not NAME=VALUE.
 inline bool applyDefines(const std::vector<std::string> &defines,
                          CompileOptions &options, std::string &error) {
   for (const std::string &define : defines) {
     size_t eq = define.find('=');
-    if (eq == 0 || eq == std::string::npos || eq + 1 == define.size()) {
+    if (eq == 0 || eq == std::string::npos) {
       error = "-D expects NAME=VALUE, not '" + define + "'";
       return false;
     }

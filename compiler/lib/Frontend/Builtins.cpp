@@ -10,6 +10,9 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
+#include <limits>
+
 using namespace mlir;
 using namespace tilec;
 using llvm::StringRef;
@@ -419,31 +422,15 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     const TValue &x = *args.get(0), &y = *args.get(1);
     if (!x.isRuntime() && !y.isRuntime())
       fail(c.loc, name + " needs at least one tile or runtime value");
-    Type element = promote(x, y, c.loc);
-    auto [a, b] = unify(x, y, element, c.loc);
-    bool max = name == "tl.maximum";
-    Value r;
-    if (isa<FloatType>(element))
-      r = max ? (Value)arith::MaxNumFOp::create(builder, location, a, b)
-              : (Value)arith::MinNumFOp::create(builder, location, a, b);
-    else
-      r = max ? (Value)arith::MaxSIOp::create(builder, location, a, b)
-              : (Value)arith::MinSIOp::create(builder, location, a, b);
-    return TValue::ofValue(r);
+    return minMax(name == "tl.maximum", x, y, c.loc);
   }
   if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
       name == "tl.log2" || name == "tl.sqrt" || name == "tl.abs") {
     Args args = bindArgs(c, name, {"x"}, 1);
     Value x = toValue(*args.get(0), args.locs[0], "the argument");
     Type element = getElementTypeOrSelf(x.getType());
-    if (name == "tl.abs") {
-      if (isa<tile::PointerType>(element))
-        fail(args.locs[0], "tl.abs needs a number, got " + describe(x.getType()));
-      return TValue::ofValue(
-          isa<FloatType>(element)
-              ? (Value)math::AbsFOp::create(builder, location, x)
-              : (Value)math::AbsIOp::create(builder, location, x));
-    }
+    if (name == "tl.abs")
+      return absolute(TValue::ofValue(x), args.locs[0]);
     if (!isa<FloatType>(element)) {
       if (!element.isInteger())
         fail(args.locs[0], name + " needs a number, got " + describe(x.getType()));
@@ -576,19 +563,35 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "range" || name == "tl.range" || name == "tl.static_range")
     fail(c.loc, name + "() can only be the iterable of a 'for' loop");
   if (name == "min" || name == "max") {
+    // Python's on constexprs; on runtime values tl.minimum / tl.maximum, as
+    // Triton maps them.
     if (c.args.size() < 2 || !c.keywords.empty())
-      fail(c.loc, name + "() in a kernel takes two or more constexpr numbers");
+      fail(c.loc, name + "() in a kernel takes two or more values");
     TValue best = gen(*c.args[0]);
     for (const ast::ExprPtr &arg : llvm::drop_begin(c.args)) {
       TValue v = gen(*arg);
+      if (best.isRuntime() || v.isRuntime()) {
+        best = minMax(name == "max", best, v, arg->loc);
+        continue;
+      }
       if (!best.isNumber() || !v.isNumber())
-        fail(arg->loc, name + "() works on constexprs; use tl.maximum or "
-                              "tl.minimum on tiles");
+        fail(arg->loc, name + "() needs numbers, got " + describe(v));
       TValue less = compare(ast::CompareOp::Lt, v, best, arg->loc);
       if ((name == "min") == (less.intValue != 0))
         best = v;
     }
     return best;
+  }
+  if (name == "abs") {
+    Args args = bindArgs(c, name, {"x"}, 1);
+    const TValue &x = *args.get(0);
+    if (x.kind == TValue::Kind::Float)
+      return TValue::ofFloat(std::fabs(x.floatValue));
+    if (x.kind == TValue::Kind::Int)
+      return TValue::ofInt(x.intValue < 0 ? -x.intValue : x.intValue);
+    if (x.kind == TValue::Kind::Bool)
+      return TValue::ofInt(x.intValue);
+    return absolute(x, args.locs[0]);
   }
   if (name == "len") {
     Args args = bindArgs(c, name, {"obj"}, 1);
@@ -599,6 +602,22 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "int" || name == "float" || name == "bool") {
     Args args = bindArgs(c, name, {"x"}, 1);
     const TValue &x = *args.get(0);
+    if (name == "float" && x.kind == TValue::Kind::String) {
+      // float('inf'), float('-inf'), float('nan'), float('1.5'): Python's.
+      std::string text = StringRef(x.name).trim().lower();
+      StringRef body = StringRef(text);
+      bool negative = body.consume_front("-");
+      if (!negative)
+        body.consume_front("+");
+      double d;
+      if (body == "inf" || body == "infinity")
+        d = std::numeric_limits<double>::infinity();
+      else if (body == "nan")
+        d = std::numeric_limits<double>::quiet_NaN();
+      else if (body.getAsDouble(d))
+        fail(args.locs[0], "could not convert string to float: '" + x.name + "'");
+      return TValue::ofFloat(negative ? -d : d);
+    }
     if (!x.isNumber())
       fail(args.locs[0], name + "() works on constexprs; use .to() on tiles");
     double d = x.kind == TValue::Kind::Float ? x.floatValue : double(x.intValue);
@@ -611,4 +630,32 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "print")
     fail(c.loc, "print() is not supported in kernels");
   fail(c.loc, name + " cannot be called here");
+}
+
+TValue MLIRGenImpl::minMax(bool max, const TValue &x, const TValue &y,
+                           const ast::Location &l) {
+  Type element = promote(x, y, l);
+  auto [a, b] = unify(x, y, element, l);
+  Location location = loc(l);
+  if (isa<FloatType>(element))
+    return TValue::ofValue(
+        max ? (Value)arith::MaxNumFOp::create(builder, location, a, b)
+            : (Value)arith::MinNumFOp::create(builder, location, a, b));
+  if (!element.isInteger())
+    fail(l, Twine(max ? "max" : "min") + " needs numbers, got " +
+                describe(element));
+  return TValue::ofValue(
+      max ? (Value)arith::MaxSIOp::create(builder, location, a, b)
+          : (Value)arith::MinSIOp::create(builder, location, a, b));
+}
+
+TValue MLIRGenImpl::absolute(const TValue &x, const ast::Location &l) {
+  Value v = toValue(x, l, "the argument");
+  Type element = getElementTypeOrSelf(v.getType());
+  if (isa<tile::PointerType>(element))
+    fail(l, "abs needs a number, got " + describe(v.getType()));
+  Location location = loc(l);
+  return TValue::ofValue(isa<FloatType>(element)
+                             ? (Value)math::AbsFOp::create(builder, location, v)
+                             : (Value)math::AbsIOp::create(builder, location, v));
 }

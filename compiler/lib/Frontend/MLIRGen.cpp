@@ -708,8 +708,9 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     auto global = globals.find(name);
     if (global != globals.end())
       return global->second;
-    if (name == "range" || name == "min" || name == "max" || name == "len" ||
-        name == "int" || name == "float" || name == "bool" || name == "print")
+    if (name == "range" || name == "min" || name == "max" || name == "abs" ||
+        name == "len" || name == "int" || name == "float" || name == "bool" ||
+        name == "print")
       return TValue::named(TValue::Kind::Builtin, name);
     fail(e.loc, "name '" + name + "' is not defined");
   }
@@ -791,9 +792,14 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     case UnaryOp::Not:
       if (!x.isRuntime())
         return TValue::ofBool(!isTrue(x, e.loc));
-      if (!getElementTypeOrSelf(x.value.getType()).isInteger(1))
-        fail(e.loc, "'not' needs a boolean, got " + describe(x));
-      return binary(BinaryOp::BitXor, x, TValue::ofBool(true), e.loc);
+      if (getElementTypeOrSelf(x.value.getType()).isInteger(1))
+        return binary(BinaryOp::BitXor, x, TValue::ofBool(true), e.loc);
+      // A number's truth is Python's: nonzero.
+      if (isa<RankedTensorType>(x.value.getType()))
+        fail(e.loc, "'not' of a tile needs booleans, got " + describe(x));
+      if (isa<tile::PointerType>(x.value.getType()))
+        fail(e.loc, "'not' needs a number or boolean, got " + describe(x));
+      return compare(CompareOp::Eq, x, TValue::ofInt(0), e.loc);
     case UnaryOp::Neg:
       if (x.kind == TValue::Kind::Float)
         return TValue::ofFloat(-x.floatValue);
@@ -890,12 +896,60 @@ static void collectAssigned(const ast::Block &block, std::set<std::string> &name
   }
 }
 
-void MLIRGenImpl::gen(const ast::Block &block) {
-  for (const ast::StmtPtr &s : block) {
+void MLIRGenImpl::gen(const ast::Block &block) { genStatements(block, 0); }
+
+/// True when `body` ends with a bare `return`.
+static bool endsInReturn(const ast::Block &body) {
+  auto *ret = body.empty() ? nullptr
+                           : llvm::dyn_cast<ast::ReturnStmt>(body.back().get());
+  return ret && !ret->value;
+}
+
+void MLIRGenImpl::genStatements(const ast::Block &block, size_t first) {
+  for (size_t i = first; i < block.size(); ++i) {
+    // Python never runs what follows a return.
     if (returned)
-      fail(s->loc, "code after 'return' is not supported");
-    gen(*s);
+      return;
+    const auto *branch = llvm::dyn_cast<ast::IfStmt>(block[i].get());
+    if (branch && &block == kernelBody &&
+        (endsInReturn(branch->then) || endsInReturn(branch->orelse))) {
+      genEarlyReturn(*branch, block, i + 1);
+      return;
+    }
+    gen(*block[i]);
   }
+}
+
+/// `if cond: ...; return` at the top level of the kernel (either branch
+/// may end in the return): the statements after the `if` become the end of
+/// the branch that does not return, so the program ends on both paths.
+void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
+                                 const ast::Block &block, size_t rest) {
+  TValue cond = gen(*branch.cond);
+  if (!cond.isRuntime()) {
+    gen(isTrue(cond, branch.loc) ? branch.then : branch.orelse);
+    genStatements(block, rest);
+    return;
+  }
+  Value c = cast(cond.value, builder.getI1Type(), branch.cond->loc);
+  if (isa<RankedTensorType>(c.getType()))
+    fail(branch.cond->loc, "an 'if' needs a scalar condition, not a tile");
+  auto ifOp = scf::IfOp::create(builder, loc(branch.loc), TypeRange{}, c,
+                                /*withElseRegion=*/true);
+  Scope before = scope;
+  for (auto [body, region] : {std::pair(&branch.then, ifOp.thenBlock()),
+                              std::pair(&branch.orelse, ifOp.elseBlock())}) {
+    scope = before;
+    returned.reset();
+    builder.setInsertionPoint(region->getTerminator());
+    gen(*body);
+    if (!returned)
+      genStatements(block, rest);
+  }
+  // Every path has returned; nothing follows the `if`.
+  builder.setInsertionPointAfter(ifOp);
+  scope = before;
+  returned = TValue::none();
 }
 
 /// Binds `value` to an assignment target.
@@ -973,7 +1027,8 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   case StmtKind::Continue:
     fail(s.loc, "'break' and 'continue' are not supported in kernels");
   case StmtKind::While:
-    fail(s.loc, "'while' loops are not supported yet; use 'for ... in range'");
+    genWhile(llvm::cast<WhileStmt>(s));
+    return;
   case StmtKind::If:
     break;
   case StmtKind::For:
@@ -998,7 +1053,9 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       builder.setInsertionPoint(block->getTerminator());
       gen(body);
       if (returned)
-        fail(s.loc, "'return' inside 'if' is not supported");
+        fail(s.loc, "'return' inside an 'if' is supported at the top level of "
+                    "a kernel only (the rest of the kernel goes into the other "
+                    "branch)");
       return scope;
     };
     Scope thenScope = genBranch(branch->then, ifOp.thenBlock());
@@ -1107,20 +1164,10 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   };
   Value lb = bound(lower), ub = bound(upper), st = bound(step);
 
-  // Loop-carried: names the body assigns that exist before the loop.
-  std::set<std::string> assigned;
-  collectAssigned(loop.body, assigned);
-  std::vector<std::string> carried;
+  std::vector<std::string> carried = loopCarried(loop.body, target->name);
   SmallVector<Value> inits;
-  for (const std::string &name : assigned) {
-    auto it = scope.find(name);
-    if (it == scope.end() || name == target->name)
-      continue;
-    if (!it->second.isRuntime() && !it->second.isNumber())
-      continue;
-    carried.push_back(name);
-    inits.push_back(toValue(it->second, s.loc, "'" + name + "'"));
-  }
+  for (const std::string &name : carried)
+    inits.push_back(toValue(scope[name], s.loc, "'" + name + "'"));
   auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
   // Like Triton, only tl.range passes its options on (range() ignores them).
   if (callee.name == "tl.range" && given(NumStages)) {
@@ -1143,16 +1190,8 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   gen(loop.body);
   if (returned)
     fail(s.loc, "'return' inside a loop is not supported");
-  SmallVector<Value> yields;
-  for (auto [i, name] : llvm::enumerate(carried)) {
-    Value v = toValue(scope[name], s.loc, "'" + name + "'");
-    if (v.getType() != inits[i].getType())
-      fail(s.loc, "loop-carried '" + name + "' is " +
-                      describe(inits[i].getType()) +
-                      " before the loop but " + describe(v.getType()) +
-                      " at the end of its body");
-    yields.push_back(v);
-  }
+  SmallVector<Value> yields =
+      loopYields(carried, TypeRange(ValueRange(inits)), s.loc);
   if (body->mightHaveTerminator())
     body->getTerminator()->erase();
   builder.setInsertionPointToEnd(body);
@@ -1163,15 +1202,102 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     scope[name] = TValue::ofValue(forOp.getResult(i));
 }
 
+/// The names `body` assigns that exist before it as numbers or runtime
+/// values: a loop carries them, starting from their current values.
+std::vector<std::string> MLIRGenImpl::loopCarried(const ast::Block &body,
+                                                  llvm::StringRef exclude) {
+  std::set<std::string> assigned;
+  collectAssigned(body, assigned);
+  std::vector<std::string> carried;
+  for (const std::string &name : assigned) {
+    auto it = scope.find(name);
+    if (it == scope.end() || name == exclude)
+      continue;
+    if (it->second.isRuntime() || it->second.isNumber())
+      carried.push_back(name);
+  }
+  return carried;
+}
+
+/// The values of the loop-carried names at the end of a loop body, which
+/// must keep the types they entered the loop with.
+SmallVector<Value> MLIRGenImpl::loopYields(ArrayRef<std::string> carried,
+                                           TypeRange types,
+                                           const ast::Location &l) {
+  SmallVector<Value> yields;
+  for (auto [name, type] : llvm::zip(carried, types)) {
+    Value v = toValue(scope[name], l, "'" + name + "'");
+    if (v.getType() != type)
+      fail(l, "loop-carried '" + name + "' is " + describe(type) +
+                  " before the loop but " + describe(v.getType()) +
+                  " at the end of its body");
+    yields.push_back(v);
+  }
+  return yields;
+}
+
+/// `while cond: body` as scf.while: the condition region evaluates `cond`
+/// on the loop-carried names, the body region runs `body` and yields them.
+void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
+  std::vector<std::string> carried = loopCarried(loop.body, "");
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (const std::string &name : carried) {
+    inits.push_back(toValue(scope[name], loop.loc, "'" + name + "'"));
+    types.push_back(inits.back().getType());
+  }
+  mlir::Location location = loc(loop.loc);
+  SmallVector<mlir::Location> locations(types.size(), location);
+  auto whileOp = scf::WhileOp::create(builder, location, types, inits);
+  Scope saved = scope;
+  auto enter = [&](Region &region) {
+    mlir::Block *block = builder.createBlock(&region, {}, types, locations);
+    scope = saved;
+    for (auto [i, name] : llvm::enumerate(carried))
+      scope[name] = TValue::ofValue(block->getArgument(i));
+    return block;
+  };
+
+  mlir::Block *before = enter(whileOp.getBefore());
+  TValue cond = gen(*loop.cond);
+  if (!cond.isRuntime()) {
+    if (isTrue(cond, loop.cond->loc))
+      fail(loop.cond->loc, "this 'while' loop never ends: its condition is "
+                           "always true and kernels have no 'break'");
+    // Never entered: nothing runs, nothing changes.
+    builder.setInsertionPoint(whileOp);
+    whileOp.erase();
+    scope = saved;
+    return;
+  }
+  Value c = cast(cond.value, builder.getI1Type(), loop.cond->loc);
+  if (isa<RankedTensorType>(c.getType()))
+    fail(loop.cond->loc, "a 'while' needs a scalar condition, not a tile");
+  scf::ConditionOp::create(builder, location, c, before->getArguments());
+
+  enter(whileOp.getAfter());
+  gen(loop.body);
+  if (returned)
+    fail(loop.loc, "'return' inside a loop is not supported");
+  scf::YieldOp::create(builder, location,
+                       loopYields(carried, types, loop.loc));
+  builder.setInsertionPointAfter(whileOp);
+  scope = saved;
+  for (auto [i, name] : llvm::enumerate(carried))
+    scope[name] = TValue::ofValue(whileOp.getResult(i));
+}
+
 //===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
 
-/// A `-D` or signature constant: int, float, bool, or a string in quotes
-/// ('ieee' or "ieee", without escapes) for string constexprs such as an
-/// input_precision.
+/// A `-D` or signature constant: int, float, bool, None, or a string in
+/// quotes ('ieee' or "ieee", without escapes) for string constexprs such as
+/// an input_precision.
 static std::optional<TValue> parseConstant(StringRef text) {
   text = text.trim();
+  if (text == "None")
+    return TValue::none();
   if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
       text.back() == text.front()) {
     StringRef inner = text.drop_front().drop_back();
@@ -1280,17 +1406,20 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     std::optional<TValue> constant;
     Type type;
     int64_t divisibility = 0;
+    // -D NAME=text: a constant, else the text itself as a string (so
+    // `-D ACTIVATION=leaky_relu` and `-D NAME=` for "" work unquoted).
     for (auto &[name, text] : spec.constexprs)
       if (name == p.name) {
         constant = parseConstant(text);
         if (!constant)
-          fail(p.loc, "-D " + name + "=" + text +
-                          ": not an int, float, bool or quoted string");
+          constant = TValue::ofString(StringRef(text).trim().str());
       }
     if (!signature.empty() && !constant) {
       StringRef entry = signature[index].trim();
       if (std::optional<TValue> c = parseConstant(entry)) {
         constant = c;
+      } else if (isConstexpr && !parseTypeString(entry.split(':').first)) {
+        constant = TValue::ofString(entry.str());
       } else {
         auto [typeText, divText] = entry.split(':');
         type = parseTypeString(typeText);
@@ -1313,7 +1442,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (constant) {
       scope[p.name] = *constant;
       Attribute attr =
-          constant->kind == TValue::Kind::Float
+          constant->kind == TValue::Kind::None
+              ? (Attribute)builder.getUnitAttr()
+          : constant->kind == TValue::Kind::Float
               ? (Attribute)builder.getF64FloatAttr(constant->floatValue)
           : constant->kind == TValue::Kind::Bool
               ? (Attribute)builder.getBoolAttr(constant->intValue)
@@ -1380,6 +1511,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     scope[p.name] = TValue::ofValue(entry->getArgument(i));
   }
   builder.setInsertionPointToEnd(entry);
+  kernelBody = &kernel->body;
   gen(kernel->body);
   if (returned && returned->kind != TValue::Kind::None)
     fail(kernel->loc, "a kernel cannot return a value");

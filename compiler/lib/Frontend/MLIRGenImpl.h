@@ -120,6 +120,12 @@ public:
                 const ast::Location &l);
   TValue compare(ast::CompareOp op, const TValue &a, const TValue &b,
                  const ast::Location &l);
+  /// tl.maximum / tl.minimum of two values, one of them runtime (Python's
+  /// max() and min() on runtime values too, as in Triton).
+  TValue minMax(bool max, const TValue &a, const TValue &b,
+                const ast::Location &l);
+  /// tl.abs of a runtime value (Python's abs() too).
+  TValue absolute(const TValue &x, const ast::Location &l);
 
   //===--------------------------------------------------------------------===//
   // Expressions and statements (MLIRGen.cpp)
@@ -127,6 +133,18 @@ public:
   TValue gen(const ast::Expr &e);
   void gen(const ast::Block &block);
   void gen(const ast::Stmt &s);
+  void genWhile(const ast::WhileStmt &loop);
+  /// Statements `first`.. of `block`.
+  void genStatements(const ast::Block &block, size_t first);
+  void genEarlyReturn(const ast::IfStmt &branch, const ast::Block &block,
+                      size_t rest);
+  /// Names a loop body assigns that exist before it (the loop carries
+  /// them), but `exclude` (a for loop's variable).
+  std::vector<std::string> loopCarried(const ast::Block &body,
+                                       llvm::StringRef exclude);
+  llvm::SmallVector<mlir::Value> loopYields(llvm::ArrayRef<std::string> carried,
+                                            mlir::TypeRange types,
+                                            const ast::Location &l);
   /// A constexpr int argument, or an error naming `what`.
   int64_t constInt(const TValue &v, const ast::Location &l,
                    llvm::StringRef what);
@@ -170,6 +188,8 @@ public:
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.
   std::optional<TValue> returned;
+  /// The kernel's own statements: an `if` among them may return early.
+  const ast::Block *kernelBody = nullptr;
 };
 
 } // namespace tilec

@@ -226,3 +226,32 @@ module {
     return
   }
 }
+
+// -----
+
+// A while loop carrying a tile: its inits, the condition region's
+// arguments, what the condition forwards, the body's arguments and yields
+// and the results share one layout, so nothing converts around the loop.
+// CHECK-LABEL: func.func @while_tile
+// CHECK: scf.while (%{{.*}} = %{{.*}}) : (tensor<256xf32, #[[$L:.*]]>) -> tensor<256xf32, #[[$L]]>
+// CHECK: scf.condition(%{{.*}}) %{{.*}} : tensor<256xf32, #[[$L]]>
+// CHECK: ^bb0(%{{.*}}: tensor<256xf32, #[[$L]]>):
+// CHECK: scf.yield %{{.*}} : tensor<256xf32, #[[$L]]>
+// CHECK-NOT: tilegpu.convert_layout
+func.func @while_tile(%p: !tile.ptr<f32>, %limit: f32) {
+  %r = tile.make_range {start = 0 : i32, end = 256 : i32} : tensor<256xi32>
+  %ps = tile.splat %p : tensor<256x!tile.ptr<f32>>
+  %pp = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %x = tile.load %pp : tensor<256x!tile.ptr<f32>>
+  %res = scf.while (%a = %x) : (tensor<256xf32>) -> tensor<256xf32> {
+    %m = tile.reduce max %a {axis = 0 : i32} : tensor<256xf32> -> f32
+    %go = arith.cmpf olt, %m, %limit : f32
+    scf.condition(%go) %a : tensor<256xf32>
+  } do {
+  ^bb0(%a: tensor<256xf32>):
+    %d = arith.addf %a, %a : tensor<256xf32>
+    scf.yield %d : tensor<256xf32>
+  }
+  tile.store %pp, %res : tensor<256x!tile.ptr<f32>>
+  return
+}

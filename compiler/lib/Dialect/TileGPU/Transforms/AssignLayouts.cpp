@@ -98,6 +98,16 @@ public:
         for (unsigned i = 0; i < loop.getNumResults(); ++i)
           unionTensors({loop.getInitArgs()[i], loop.getRegionIterArgs()[i],
                         loop.getResult(i), yield.getOperand(i)});
+      } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        // Inits, the condition region's arguments and the body's yields;
+        // what the condition forwards, the body's arguments and results.
+        auto yield = cast<scf::YieldOp>(loop.getAfterBody()->getTerminator());
+        for (unsigned i = 0; i < loop.getInits().size(); ++i)
+          unionTensors({loop.getInits()[i], loop.getBeforeArguments()[i],
+                        yield.getOperand(i)});
+        for (unsigned i = 0; i < loop.getNumResults(); ++i)
+          unionTensors({loop.getConditionOp().getArgs()[i],
+                        loop.getAfterArguments()[i], loop.getResult(i)});
       } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
         for (unsigned i = 0; i < branch.getNumResults(); ++i) {
           SmallVector<Value> values = {branch.getResult(i),
