@@ -25,6 +25,11 @@ for e in vector_add transpose dot_product normalize matmul splitk_matmul tiled_m
 done
 tail -n 12 "$OUT"/example_matmul.log "$OUT"/example_splitk_matmul.log "$OUT"/example_tiled_matmul.log
 
+timeout 300 python3 bench/interp_vs_cuda.py --tile-run "$bin/tile-run" \
+  > "$OUT/interp_vs_cuda.log" 2>&1
+note "interp vs cuda: rc=$? $(tail -n 1 "$OUT/interp_vs_cuda.log")"
+grep DIFFER "$OUT/interp_vs_cuda.log" | head -20
+
 timeout 420 python3 bench/dot_differential.py --tile-run "$bin/tile-run" --triton \
   > "$OUT/dot_differential.log" 2>&1
 note "dot differential: rc=$? $(tail -n 1 "$OUT/dot_differential.log")"

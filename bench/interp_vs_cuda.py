@@ -68,6 +68,30 @@ CASES += [odd_extents_case(3, 5, 3, 4), odd_extents_case(6, 100, 3, 4),
           odd_extents_case(24, 200, 5, 8), odd_extents_case(1, 1000, 7, 4),
           odd_extents_case(100, 3, 3, 2)]
 
+# Python on scalars and the atomic family (the interpreter tests' kernels).
+SCALARS = "test/Interpreter/python_scalars.tl"
+ATOMICS = "test/Interpreter/atomic_family.tl"
+CASES += [
+    ("min/max/abs", SCALARS, "1", ["--kernel", "scalars"],
+     [("s", np.full(8, -1, np.int32)), 4, -9, -2.5], 0),
+    ("while (collatz)", SCALARS, "1", ["--kernel", "collatz"],
+     [("c", np.full(1, -1, np.int32)), 27], 0),
+    ("early return", SCALARS, "8", ["--kernel", "guarded"],
+     [("g", np.full(8, -1, np.int32)), 5], 0),
+    ("float('-inf')", SCALARS, "1", ["--kernel", "masked_max"],
+     [("x", np.array([3, -7, 5], np.float32)), ("m", np.zeros(3, np.float32)), 2], 0),
+    ("None bias", SCALARS, "1",
+     ["--kernel", "optional_bias", "--signature", "*fp32, None"],
+     [("x", np.array([3.0], np.float32))], 0),
+    ("float max/min", ATOMICS, "2", ["--kernel", "float_extremes"],
+     [("a", rng.standard_normal(64).astype(np.float32)),
+      ("o", np.array([0.0] * 32 + [-0.5] * 32, np.float32))], 0),
+    ("and/or/xor/min", ATOMICS, "1", ["--kernel", "bitwise"],
+     [("p", np.array([0b1111, 0b1010, 7, -1], np.int32))], 0),
+    ("cas/xchg lock", ATOMICS, "64", ["--kernel", "locked_rows"],
+     [("acc", np.zeros(16, np.float32)), ("lock", np.zeros(2, np.int32))], 0),
+]
+
 
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
@@ -102,7 +126,7 @@ def main():
                 a = (a.astype(np.uint32) << 16).view(np.float32)
                 b = (b.astype(np.uint32) << 16).view(np.float32)
             if case[5] == 0:
-                same = np.array_equal(a, b)
+                same = np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
                 detail = "identical" if same else "DIFFER"
             else:
                 diff = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)),

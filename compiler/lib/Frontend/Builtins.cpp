@@ -25,7 +25,9 @@ static const llvm::StringSet<> kLanguage = {
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "static_assert", "pointer_type",
-    "sum",        "max",          "min",      "atomic_add",  "div_rn",
+    "sum",        "max",          "min",      "atomic_add",  "atomic_max",
+    "atomic_min", "atomic_and",   "atomic_or", "atomic_xor", "atomic_xchg",
+    "atomic_cas", "debug_barrier", "div_rn",
     "fdiv",       "dot",
 };
 
@@ -351,54 +353,15 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     tile::StoreOp::create(builder, location, ptr, value, mask);
     return TValue::none();
   }
-  if (name == "tl.atomic_add") {
-    Args args = bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
-    auto [ptr, ptrType] = pointerArg(*this, args, "tl.atomic_add needs a pointer");
-    Type pointee = ptrType.getPointeeType();
-    if (!pointee.isF16() && !pointee.isBF16() && !pointee.isF32() &&
-        !pointee.isF64() && !pointee.isInteger(32) && !pointee.isInteger(64))
-      fail(args.locs[0], "tl.atomic_add supports float16, bfloat16, float32, "
-                         "float64, int32 and int64, got a pointer to " +
-                             describe(pointee));
-    Value value = convertTo(*args.get(1), pointee, args.locs[1], "the added value");
-    Value mask = optionalMask(*this, args, 2);
-    // Triton's strings; None takes its defaults (acq_rel, gpu).
-    auto stringArg = [&](unsigned i, StringRef what) -> std::optional<std::string> {
-      const TValue *v = args.get(i);
-      if (!v || v->kind == TValue::Kind::None)
-        return std::nullopt;
-      if (v->kind != TValue::Kind::String)
-        fail(args.locs[i], what + " must be a string, got " + describe(*v));
-      return v->name;
-    };
-    tile::MemSemantic sem = tile::MemSemantic::AcqRel;
-    if (std::optional<std::string> s = stringArg(3, "sem")) {
-      std::optional<tile::MemSemantic> parsed = tile::symbolizeMemSemantic(*s);
-      if (!parsed)
-        fail(args.locs[3], "sem must be 'relaxed', 'acquire', 'release' or "
-                           "'acq_rel', got '" + *s + "'");
-      sem = *parsed;
-    }
-    tile::MemScope scope = tile::MemScope::GPU;
-    if (std::optional<std::string> s = stringArg(4, "scope")) {
-      std::optional<tile::MemScope> parsed = tile::symbolizeMemScope(*s);
-      if (!parsed)
-        fail(args.locs[4], "scope must be 'gpu', 'cta' or 'sys', got '" + *s + "'");
-      scope = *parsed;
-    }
-    // Pointer, value and mask broadcast against each other, as in Triton.
-    SmallVector<int64_t> shape =
-        broadcastShapes(shapeOf(ptr), shapeOf(value), c.loc);
-    if (mask)
-      shape = broadcastShapes(shape, shapeOf(mask), c.loc);
-    ptr = broadcastTo(ptr, shape, args.locs[0], "the pointer");
-    value = broadcastTo(value, shape, args.locs[1], "the added value");
-    if (mask)
-      mask = broadcastTo(mask, shape, args.locs[2], "the mask");
-    return TValue::ofValue(tile::AtomicRMWOp::create(
-        builder, location, value.getType(), tile::AtomicRMWKind::Add, sem,
-        scope, ptr, value, mask));
+  if (name == "tl.debug_barrier") {
+    bindArgs(c, name, {}, 0);
+    tile::DebugBarrierOp::create(builder, location);
+    return TValue::none();
   }
+  if (std::optional<tile::AtomicRMWKind> kind = atomicKind(name))
+    return genAtomic(c, name, *kind);
+  if (name == "tl.atomic_cas")
+    return genAtomic(c, name, std::nullopt);
   if (name == "tl.dot")
     return genDot(c);
   if (name == "tl.where") {
@@ -658,4 +621,101 @@ TValue MLIRGenImpl::absolute(const TValue &x, const ast::Location &l) {
   return TValue::ofValue(isa<FloatType>(element)
                              ? (Value)math::AbsFOp::create(builder, location, v)
                              : (Value)math::AbsIOp::create(builder, location, v));
+}
+
+/// The read-modify-write of `tl.atomic_<op>`, or none for other names.
+std::optional<tile::AtomicRMWKind> MLIRGenImpl::atomicKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<tile::AtomicRMWKind>>(name)
+      .Case("tl.atomic_add", tile::AtomicRMWKind::Add)
+      .Case("tl.atomic_max", tile::AtomicRMWKind::Max)
+      .Case("tl.atomic_min", tile::AtomicRMWKind::Min)
+      .Case("tl.atomic_and", tile::AtomicRMWKind::And)
+      .Case("tl.atomic_or", tile::AtomicRMWKind::Or)
+      .Case("tl.atomic_xor", tile::AtomicRMWKind::Xor)
+      .Case("tl.atomic_xchg", tile::AtomicRMWKind::Xchg)
+      .Default(std::nullopt);
+}
+
+/// tl.atomic_<kind>(pointer, val, mask=None, sem=None, scope=None), or
+/// tl.atomic_cas(pointer, cmp, val, sem=None, scope=None) without a kind.
+TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
+                              std::optional<tile::AtomicRMWKind> kind) {
+  Location location = loc(c.loc);
+  bool cas = !kind;
+  Args args = cas ? bindArgs(c, name, {"pointer", "cmp", "val", "sem", "scope"}, 3)
+                  : bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
+  auto [ptr, ptrType] = pointerArg(*this, args, name + " needs a pointer");
+  Type pointee = ptrType.getPointeeType();
+  unsigned bits = pointee.isIntOrFloat() ? pointee.getIntOrFloatBitWidth() : 0;
+  bool supported =
+      cas ? (bits == 16 || bits == 32 || bits == 64) && !pointee.isInteger(1)
+      : *kind == tile::AtomicRMWKind::Add
+          ? pointee.isF16() || pointee.isBF16() || pointee.isF32() ||
+                pointee.isF64() || pointee.isInteger(32) || pointee.isInteger(64)
+      : *kind == tile::AtomicRMWKind::And || *kind == tile::AtomicRMWKind::Or ||
+              *kind == tile::AtomicRMWKind::Xor
+          ? pointee.isInteger(32) || pointee.isInteger(64)
+          : pointee.isF32() || pointee.isF64() || pointee.isInteger(32) ||
+                pointee.isInteger(64);
+  if (!supported)
+    fail(args.locs[0],
+         name + " supports " +
+             (cas ? "16-, 32- and 64-bit elements"
+              : *kind == tile::AtomicRMWKind::Add
+                  ? "float16, bfloat16, float32, float64, int32 and int64"
+              : *kind == tile::AtomicRMWKind::And ||
+                      *kind == tile::AtomicRMWKind::Or ||
+                      *kind == tile::AtomicRMWKind::Xor
+                  ? "int32 and int64"
+                  : "float32, float64, int32 and int64") +
+             ", got a pointer to " + describe(pointee));
+  unsigned valIndex = cas ? 2 : 1, semIndex = 3, scopeIndex = 4;
+  Value value = convertTo(*args.get(valIndex), pointee, args.locs[valIndex],
+                          "the value");
+  Value cmp = cas ? convertTo(*args.get(1), pointee, args.locs[1],
+                              "the compared value")
+                  : Value();
+  Value mask = cas ? Value() : optionalMask(*this, args, 2);
+  // Triton's strings; None takes its defaults (acq_rel, gpu).
+  auto stringArg = [&](unsigned i, StringRef what) -> std::optional<std::string> {
+    const TValue *v = args.get(i);
+    if (!v || v->kind == TValue::Kind::None)
+      return std::nullopt;
+    if (v->kind != TValue::Kind::String)
+      fail(args.locs[i], what + " must be a string, got " + describe(*v));
+    return v->name;
+  };
+  tile::MemSemantic sem = tile::MemSemantic::AcqRel;
+  if (std::optional<std::string> s = stringArg(semIndex, "sem")) {
+    std::optional<tile::MemSemantic> parsed = tile::symbolizeMemSemantic(*s);
+    if (!parsed)
+      fail(args.locs[semIndex], "sem must be 'relaxed', 'acquire', 'release' or "
+                                "'acq_rel', got '" + *s + "'");
+    sem = *parsed;
+  }
+  tile::MemScope scope = tile::MemScope::GPU;
+  if (std::optional<std::string> s = stringArg(scopeIndex, "scope")) {
+    std::optional<tile::MemScope> parsed = tile::symbolizeMemScope(*s);
+    if (!parsed)
+      fail(args.locs[scopeIndex],
+           "scope must be 'gpu', 'cta' or 'sys', got '" + *s + "'");
+    scope = *parsed;
+  }
+  // Pointer, values and mask broadcast against each other, as in Triton.
+  SmallVector<int64_t> shape =
+      broadcastShapes(shapeOf(ptr), shapeOf(value), c.loc);
+  for (Value v : {cmp, mask})
+    if (v)
+      shape = broadcastShapes(shape, shapeOf(v), c.loc);
+  ptr = broadcastTo(ptr, shape, args.locs[0], "the pointer");
+  value = broadcastTo(value, shape, args.locs[valIndex], "the value");
+  if (cas) {
+    cmp = broadcastTo(cmp, shape, args.locs[1], "the compared value");
+    return TValue::ofValue(tile::AtomicCASOp::create(
+        builder, location, value.getType(), sem, scope, ptr, cmp, value));
+  }
+  if (mask)
+    mask = broadcastTo(mask, shape, args.locs[2], "the mask");
+  return TValue::ofValue(tile::AtomicRMWOp::create(
+      builder, location, value.getType(), *kind, sem, scope, ptr, value, mask));
 }

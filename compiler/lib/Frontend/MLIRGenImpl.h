@@ -172,6 +172,10 @@ public:
                       const ast::CallExpr &call);
   TValue attribute(const TValue &base, const std::string &attr,
                    const ast::Location &l);
+  /// The atomics (tl.atomic_add ... tl.atomic_cas).
+  static std::optional<mlir::tile::AtomicRMWKind> atomicKind(llvm::StringRef name);
+  TValue genAtomic(const ast::CallExpr &call, const std::string &name,
+                   std::optional<mlir::tile::AtomicRMWKind> kind);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const ast::CallExpr &call);
   /// A dtype argument, or an error.

@@ -60,6 +60,8 @@ private:
   mlir::LogicalResult executeTileOp(mlir::Operation *op);
   mlir::LogicalResult executeLoad(mlir::Operation *op);
   mlir::LogicalResult executeStore(mlir::Operation *op);
+  /// tile.atomic_rmw and tile.atomic_cas (Atomic.cpp).
+  mlir::LogicalResult executeAtomic(mlir::Operation *op);
   mlir::LogicalResult executeFor(mlir::Operation *op);
   mlir::LogicalResult executeWhile(mlir::Operation *op);
   mlir::LogicalResult executeIf(mlir::Operation *op);

@@ -181,7 +181,9 @@ LogicalResult Executor::prepare() {
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
             tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
-            tile::StoreOp, tile::AtomicRMWOp, scf::ForOp, scf::IfOp,
+            tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
+            tile::DebugBarrierOp, scf::ForOp,
+            scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
       (void)fail(op, "the interpreter does not support '" +
@@ -579,46 +581,10 @@ LogicalResult Executor::executeTileOp(Operation *op) {
       .Case<tile::DotOp>([&](auto) { return executeDot(*this, op); })
       .Case<tile::LoadOp>([&](auto) { return executeLoad(op); })
       .Case<tile::StoreOp>([&](auto) { return executeStore(op); })
-      .Case([&](tile::AtomicRMWOp atomic) -> LogicalResult {
-        // Programs run one after another, so each element's add is atomic.
-        const TValue &ptrs = get(atomic.getPtr());
-        const TValue &vals = get(atomic.getVal());
-        const TValue *mask = atomic.getMask() ? &get(atomic.getMask()) : nullptr;
-        TValue &result = define(atomic.getResult());
-        size_t n = result.size();
-        if (ptrs.size() != n || vals.size() != n || (mask && mask->size() != n))
-          return fail(op, "tl.atomic_add: the pointer, value and mask tiles "
-                          "have " + llvm::Twine(ptrs.size()) + ", " +
-                              llvm::Twine(vals.size()) + " and " +
-                              llvm::Twine(mask ? mask->size() : n) +
-                              " elements at " + program());
-        ElemKind kind = result.kind;
-        bool intKind = isInt(kind);
-        for (size_t i = 0; i < n; ++i) {
-          int64_t oldInt = 0;
-          double oldFloat = 0;
-          if (!mask || mask->ints[i] != 0) {
-            uint8_t *address = this->address(op, "tl.atomic_add", ptrs, i, kind);
-            if (!address)
-              return failure();
-            readElement(address, kind, oldInt, oldFloat);
-            if (intKind)
-              writeElement(address, kind,
-                           wrapInt(int64_t(uint64_t(oldInt) + uint64_t(vals.ints[i])),
-                                   bitWidth(kind)),
-                           0);
-            else
-              writeElement(address, kind, 0,
-                           roundFloat(oldFloat + vals.floats[i], kind));
-          }
-          // Masked-off elements return 0 (undefined in Triton).
-          if (intKind)
-            result.ints[i] = oldInt;
-          else
-            result.floats[i] = oldFloat;
-        }
-        return success();
-      })
+      .Case<tile::AtomicRMWOp, tile::AtomicCASOp>(
+          [&](auto) { return executeAtomic(op); })
+      // A program runs as one: no thread waits for another.
+      .Case<tile::DebugBarrierOp>([&](auto) { return success(); })
       .Default([&](Operation *) {
         return fail(op, "the interpreter does not support '" +
                             op->getName().getStringRef() + "'");

@@ -185,3 +185,39 @@ module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 
     return
   }
 }
+
+// -----
+
+// The rest of the family. A float max is two predicated integer atoms on
+// the bits: signed max where the value's sign bit is clear, unsigned min
+// where it is set. and/xchg are atom.and/atom.exch on the bits; a
+// compare-and-swap is atom.cas, by thread 0 for a scalar pointer.
+// CHECK-LABEL: llvm.func @family(
+// CHECK: %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[NEG:.*]] = llvm.icmp "slt" %[[BITS]], %{{.*}} : i32
+// CHECK: %[[POS:.*]] = llvm.xor %[[NEG]], %{{.*}} : i1
+// CHECK: %[[P1:.*]] = llvm.and %{{.*}}, %[[POS]] : i1
+// CHECK: %[[P2:.*]] = llvm.and %{{.*}}, %[[NEG]] : i1
+// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.max.s32 $0, [ $1 + 0 ], $2;\0A\09@$4 atom.acq_rel.gpu.global.min.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b,b" %{{.*}}, %[[BITS]], %[[P1]], %[[P2]]
+// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.and.b32 $0, [ $1 + 0 ], $2;", "=r,l,r,b"
+// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.exch.b32 $0, [ $1 + 0 ], $2;", "=r,l,r,b"
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[T0:.*]] = llvm.icmp "eq" %[[TID]], %{{.*}} : i32
+// CHECK: "mov.b32 $0, 0;\0A\09@$4 atom.acquire.gpu.global.cas.b32 $0, [ $1 + 0 ], $2, $3;", "=r,l,r,r,b" %arg4, %{{.*}}, %{{.*}}, %[[T0]]
+#v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @family(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>, %v: tensor<128xf32, #v1>, %w: tensor<128xi32, #v1>, %lock: !tile.ptr<i32>) {
+    %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #v1>
+    %ps = tile.splat %p : tensor<128x!tile.ptr<f32>, #v1>
+    %pp = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>, #v1>, tensor<128xi32, #v1>
+    %qs = tile.splat %q : tensor<128x!tile.ptr<i32>, #v1>
+    %qp = tile.addptr %qs, %r : tensor<128x!tile.ptr<i32>, #v1>, tensor<128xi32, #v1>
+    %a = tile.atomic_rmw max, acq_rel, gpu, %pp, %v : tensor<128x!tile.ptr<f32>, #v1>
+    %b = tile.atomic_rmw and, relaxed, gpu, %qp, %w : tensor<128x!tile.ptr<i32>, #v1>
+    %c = tile.atomic_rmw xchg, acq_rel, gpu, %pp, %v : tensor<128x!tile.ptr<f32>, #v1>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %d = tile.atomic_cas acquire, gpu, %lock, %c0, %c1 : !tile.ptr<i32>
+    return
+  }
+}

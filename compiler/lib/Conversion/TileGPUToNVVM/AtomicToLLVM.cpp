@@ -111,26 +111,91 @@ std::string atomicAddPTX(Type element, unsigned width, StringRef order,
                     .str();
 }
 
+/// PTX of one predicated atomic of one element other than an add: $0 the
+/// old value (0 where no predicate holds), $1 the address, then the values
+/// (`val`, or `cmp` and `val` for a compare-and-swap) as integer bits, then
+/// the predicates. Float max and min take two predicates, for a value with
+/// its sign bit clear and set: PTX has no float max/min atom, but a signed
+/// max (min) of the bits orders non-negative floats and an unsigned min
+/// (max) negative ones, as Triton does.
+std::string atomicPTX(std::optional<tile::AtomicRMWKind> kind, Type element,
+                      StringRef order) {
+  unsigned bits = element.getIntOrFloatBitWidth();
+  std::string init = llvm::formatv("mov.b{0} $0, 0;\n\t", bits).str();
+  std::string atom = ("atom" + order + ".global.").str();
+  if (!kind)
+    return init + llvm::formatv("@$4 {0}cas.b{1} $0, [ $1 + 0 ], $2, $3;", atom,
+                                bits)
+                      .str();
+  bool isFloat = isa<FloatType>(element);
+  switch (*kind) {
+  case tile::AtomicRMWKind::Max:
+  case tile::AtomicRMWKind::Min: {
+    bool max = *kind == tile::AtomicRMWKind::Max;
+    StringRef op = max ? "max" : "min", other = max ? "min" : "max";
+    if (!isFloat)
+      return init + llvm::formatv("@$3 {0}{1}.s{2} $0, [ $1 + 0 ], $2;", atom,
+                                  op, bits)
+                        .str();
+    return init + llvm::formatv("@$3 {0}{1}.s{3} $0, [ $1 + 0 ], $2;\n\t"
+                                "@$4 {0}{2}.u{3} $0, [ $1 + 0 ], $2;",
+                                atom, op, other, bits)
+                      .str();
+  }
+  case tile::AtomicRMWKind::And:
+  case tile::AtomicRMWKind::Or:
+  case tile::AtomicRMWKind::Xor:
+  case tile::AtomicRMWKind::Xchg: {
+    StringRef op = *kind == tile::AtomicRMWKind::And  ? "and"
+                   : *kind == tile::AtomicRMWKind::Or ? "or"
+                   : *kind == tile::AtomicRMWKind::Xor ? "xor"
+                                                        : "exch";
+    return init + llvm::formatv("@$3 {0}{1}.b{2} $0, [ $1 + 0 ], $2;", atom, op,
+                                bits)
+                      .str();
+  }
+  case tile::AtomicRMWKind::Add:
+    break;
+  }
+  llvm_unreachable("adds have their own PTX");
+}
+
 Value bitcastTo(OpBuilder &b, Location loc, Value v, Type type) {
   return v.getType() == type ? v : LLVM::BitcastOp::create(b, loc, type, v);
 }
 
-struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
-  AtomicRMWToLLVM(const TypeConverter &converter, MLIRContext *context,
-                  const VectorWidths &widths)
-      : OpConversionPattern(converter, context), widths(widths) {}
+/// tile.atomic_rmw and tile.atomic_cas: one predicated `atom` per group of
+/// elements (per element but for vector adds), by the elements' owners.
+template <typename AtomicOp>
+struct AtomicToLLVM : OpConversionPattern<AtomicOp> {
+  using OpAdaptor = typename OpConversionPattern<AtomicOp>::OneToNOpAdaptor;
+
+  AtomicToLLVM(const TypeConverter &converter, MLIRContext *context,
+               const VectorWidths &widths)
+      : OpConversionPattern<AtomicOp>(converter, context), widths(widths) {}
 
   LogicalResult
-  matchAndRewrite(tile::AtomicRMWOp op, OneToNOpAdaptor adaptor,
+  matchAndRewrite(AtomicOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type element =
-        getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    Type element = this->getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
     unsigned bits = element.getIntOrFloatBitWidth();
     Type word = rewriter.getIntegerType(bits);
     ValueRange ptrs = adaptor.getPtr();
-    ValueRange vals = adaptor.getVal();
     unsigned n = ptrs.size();
+    std::optional<tile::AtomicRMWKind> kind;
+    SmallVector<ValueRange> values; // per operand, per element
+    ValueRange masks;
+    if constexpr (std::is_same_v<AtomicOp, tile::AtomicRMWOp>) {
+      kind = op.getKind();
+      values.push_back(adaptor.getVal());
+      if (op.getMask())
+        masks = adaptor.getMask();
+    } else {
+      values.push_back(adaptor.getCmp());
+      values.push_back(adaptor.getVal());
+    }
 
     // Which elements this thread owns; empty when it owns all it holds.
     // Ownership is the same across a group: copies differ in thread bits,
@@ -148,26 +213,34 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
     }
 
     unsigned computeCapability = getComputeCapability(op);
-    auto it = widths.find(op);
-    unsigned width = std::min<unsigned>(
-        it == widths.end() ? 1 : it->second,
-        getMaxAtomicAddBytes(element, computeCapability) / (bits / 8));
-    width = clampGroupWidth(op.getPtr(), width, n);
+    unsigned width = 1;
+    if (kind == tile::AtomicRMWKind::Add) {
+      auto it = widths.find(op);
+      width = std::min<unsigned>(
+          it == widths.end() ? 1 : it->second,
+          getMaxAtomicAddBytes(element, computeCapability) / (bits / 8));
+      width = clampGroupWidth(op.getPtr(), width, n);
+    }
+    bool signPredicates = (kind == tile::AtomicRMWKind::Max ||
+                           kind == tile::AtomicRMWKind::Min) &&
+                          isa<FloatType>(element);
 
     std::string order =
         (semanticSuffix(op.getSem()) + scopeSuffix(op.getScope())).str();
     std::string asmText =
-        atomicAddPTX(element, width, order, computeCapability >= 90);
+        kind == tile::AtomicRMWKind::Add
+            ? atomicAddPTX(element, width, order, computeCapability >= 90)
+            : atomicPTX(kind, element, order);
     std::string reg = regClass(bits).str(), constraints;
     for (unsigned i = 0; i < width; ++i)
       constraints += "=" + reg + ",";
     constraints += "l";
-    for (unsigned i = 0; i < width; ++i)
+    for (unsigned i = 0; i < width * values.size(); ++i)
       constraints += "," + reg;
-    constraints += ",b";
+    constraints += signPredicates ? ",b,b" : ",b";
     SmallVector<Value> olds;
     for (unsigned g = 0; g < n; g += width) {
-      Value pred = op.getMask() ? adaptor.getMask()[g] : Value();
+      Value pred = masks.empty() ? Value() : masks[g];
       if (!owned.empty())
         pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, owned[g])
                     : owned[g];
@@ -175,9 +248,23 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
         pred = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                         rewriter.getBoolAttr(true));
       SmallVector<Value> operands = {ptrs[g]};
-      for (unsigned i = 0; i < width; ++i)
-        operands.push_back(bitcastTo(rewriter, loc, vals[g + i], word));
-      operands.push_back(pred);
+      for (ValueRange operand : values)
+        for (unsigned i = 0; i < width; ++i)
+          operands.push_back(bitcastTo(rewriter, loc, operand[g + i], word));
+      if (signPredicates) {
+        // The value's sign bit decides which of the two atoms runs.
+        Value negative = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::slt, operands.back(),
+            LLVM::ConstantOp::create(rewriter, loc, word,
+                                     rewriter.getIntegerAttr(word, 0)));
+        Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                             rewriter.getBoolAttr(true));
+        operands.push_back(LLVM::AndOp::create(
+            rewriter, loc, pred, LLVM::XOrOp::create(rewriter, loc, negative, one)));
+        operands.push_back(LLVM::AndOp::create(rewriter, loc, pred, negative));
+      } else {
+        operands.push_back(pred);
+      }
       SmallVector<Type> wordTypes(width, word);
       for (Value old : emitPTX(rewriter, loc, asmText, constraints, operands,
                                wordTypes, /*hasSideEffects=*/true))
@@ -194,10 +281,10 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
   /// each owner writes its elements to shared memory at their row-major
   /// index, and every thread reads back the elements it holds.
   SmallVector<Value> shareFromOwners(ConversionPatternRewriter &rewriter,
-                                     tile::AtomicRMWOp op, ArrayRef<Value> olds,
+                                     Operation *op, ArrayRef<Value> olds,
                                      ArrayRef<Value> owned,
                                      const std::optional<ThreadLayout> &layout) const {
-    Location loc = op.getLoc();
+    Location loc = op->getLoc();
     Type element = olds.front().getType();
     unsigned bits = element.getIntOrFloatBitWidth();
     Type word = rewriter.getIntegerType(bits);
@@ -242,5 +329,6 @@ struct AtomicRMWToLLVM : OpConversionPattern<tile::AtomicRMWOp> {
 void mlir::tilegpu::populateAtomicToLLVMPatterns(
     const TileGPUTypeConverter &converter, const VectorWidths &widths,
     RewritePatternSet &patterns) {
-  patterns.add<AtomicRMWToLLVM>(converter, patterns.getContext(), widths);
+  patterns.add<AtomicToLLVM<tile::AtomicRMWOp>, AtomicToLLVM<tile::AtomicCASOp>>(
+      converter, patterns.getContext(), widths);
 }

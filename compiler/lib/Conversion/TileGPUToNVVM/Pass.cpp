@@ -106,6 +106,7 @@ struct ConvertTileGPUToNVVM
     populateShapeToLLVMPatterns(converter, patterns);
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
     populateAtomicToLLVMPatterns(converter, widths, patterns);
+    populateBarrierToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);

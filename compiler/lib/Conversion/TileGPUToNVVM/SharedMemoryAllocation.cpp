@@ -65,7 +65,8 @@ Operation *getLastUse(LocalAllocOp alloc) {
 
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
 bool usesScratch(Operation *op) {
-  return isa<ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp>(op);
+  return isa<ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp,
+             tile::AtomicCASOp>(op);
 }
 
 struct Buffer {

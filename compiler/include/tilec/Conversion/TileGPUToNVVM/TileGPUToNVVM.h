@@ -37,6 +37,9 @@ void populateLoadStoreToLLVMPatterns(const TileGPUTypeConverter &converter,
 void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   const VectorWidths &widths,
                                   RewritePatternSet &patterns);
+/// tile.debug_barrier as a CTA barrier.
+void populateBarrierToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                   RewritePatternSet &patterns);
 /// tilegpu.convert_layout through shared memory.
 void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
                                          RewritePatternSet &patterns);

@@ -66,12 +66,44 @@ LogicalResult LoadOp::verify() {
 }
 
 LogicalResult AtomicRMWOp::verify() {
-  // The element types PTX's atom.add takes (16-bit floats from sm_70/sm_90).
+  // The element types PTX's atom takes for each operation (16-bit float
+  // adds from sm_70/sm_90; float max/min go through integer atoms).
   Type element = getElementTypeOrSelf(getVal().getType());
-  if (!element.isF16() && !element.isBF16() && !element.isF32() &&
-      !element.isF64() && !element.isInteger(32) && !element.isInteger(64))
+  bool int3264 = element.isInteger(32) || element.isInteger(64);
+  bool float3264 = element.isF32() || element.isF64();
+  switch (getKind()) {
+  case AtomicRMWKind::Add:
+    if (int3264 || float3264 || element.isF16() || element.isBF16())
+      return success();
     return emitOpError("atomic add supports f16, bf16, f32, f64, i32 and "
                        "i64 elements, got ")
+           << element;
+  case AtomicRMWKind::Max:
+  case AtomicRMWKind::Min:
+  case AtomicRMWKind::Xchg:
+    if (int3264 || float3264)
+      return success();
+    return emitOpError("atomic ")
+           << stringifyAtomicRMWKind(getKind())
+           << " supports f32, f64, i32 and i64 elements, got " << element;
+  case AtomicRMWKind::And:
+  case AtomicRMWKind::Or:
+  case AtomicRMWKind::Xor:
+    if (int3264)
+      return success();
+    return emitOpError("atomic ")
+           << stringifyAtomicRMWKind(getKind())
+           << " supports i32 and i64 elements, got " << element;
+  }
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type element = getElementTypeOrSelf(getVal().getType());
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if (bits != 16 && bits != 32 && bits != 64)
+    return emitOpError("atomic compare-and-swap supports 16-, 32- and 64-bit "
+                       "elements, got ")
            << element;
   return success();
 }

@@ -84,6 +84,8 @@ public:
       // or mask laid out otherwise is converted.
       if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op)) {
         unionTensors({atomic.getPtr(), atomic.getMask(), atomic.getResult()});
+      } else if (auto cas = dyn_cast<tile::AtomicCASOp>(op)) {
+        unionTensors({cas.getPtr(), cas.getResult()});
       } else if (!isa<tile::StoreOp>(op) &&
                  (op->hasTrait<OpTrait::Elementwise>() ||
                   isa<tile::LoadOp, tile::BroadcastOp>(op))) {
@@ -154,7 +156,8 @@ private:
   llvm::EquivalenceClasses<Value> classes;
 };
 
-/// The operands of a load, store or atomic; all null for other ops.
+/// The operands of a load, store or atomic; all null for other ops. (A
+/// compare-and-swap's compared value converts with its value.)
 struct MemoryAccess {
   Value ptr, mask, value;
 };
@@ -166,6 +169,8 @@ MemoryAccess getMemoryAccess(Operation *op) {
     return {store.getPtr(), store.getMask(), store.getValue()};
   if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
     return {atomic.getPtr(), atomic.getMask(), atomic.getVal()};
+  if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+    return {cas.getPtr(), Value(), cas.getVal()};
   return {};
 }
 
@@ -412,15 +417,16 @@ struct TileGPUAssignLayouts
     });
     OpBuilder builder(&getContext());
     func.walk([&](Operation *op) {
-      if (!isa<tile::StoreOp, tile::AtomicRMWOp>(op))
+      if (!isa<tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp>(op))
         return;
       MemoryAccess access = getMemoryAccess(op);
       auto ptrType = dyn_cast<RankedTensorType>(access.ptr.getType());
       if (!ptrType)
         return;
+      // Values, masks (and compared values) in the pointer's layout.
       builder.setInsertionPoint(op);
       for (OpOperand &operand : op->getOpOperands())
-        if (operand.get() == access.value || operand.get() == access.mask)
+        if (operand.get() != access.ptr)
           operand.set(convertTo(builder, op->getLoc(), operand.get(),
                                 ptrType.getEncoding()));
     });

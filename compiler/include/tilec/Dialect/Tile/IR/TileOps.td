@@ -258,7 +258,13 @@ def Tile_StoreOp : Tile_Op<"store", [
 
 def Tile_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind",
     "the read-modify-write an atomic performs", [
-    I32EnumAttrCase<"Add", 0, "add">]> {
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"And", 3, "and">,
+    I32EnumAttrCase<"Or", 4, "or">,
+    I32EnumAttrCase<"Xor", 5, "xor">,
+    I32EnumAttrCase<"Xchg", 6, "xchg">]> {
   let cppNamespace = "::mlir::tile";
 }
 
@@ -289,14 +295,16 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     TypesMatchWith<"mask is i1 of the pointer's shape", "ptr", "mask",
                    "::mlir::tile::getI1SameShape($_self)",
                    "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
-  let summary = "Atomic read-modify-write of memory (`tl.atomic_add`)";
+  let summary = "Atomic read-modify-write of memory (`tl.atomic_add`, ...)";
   let description = [{
     Atomically combines `val` into the memory `ptr` addresses and returns the
     value found there before, element by element for tiles. Elements whose
     `mask` is false are not touched and return 0. Each element is updated
     once per program, however many threads of the program hold it; a scalar
     pointer is one atomic per program. `add` on floats is a float add, on
-    integers a wrapping integer add. `sem` and `scope` are Triton's: the
+    integers a wrapping integer add; `max` and `min` compare signed integers
+    or floats; `and`, `or` and `xor` are bitwise on integers; `xchg` stores
+    `val` (any 32- or 64-bit element). `sem` and `scope` are Triton's: the
     memory ordering of the atomic and the threads it is ordered with.
 
     ```mlir
@@ -315,6 +323,57 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     `:` type($ptr)
   }];
   let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    SameOperandsShape,
+    TypesMatchWith<"compared value is the pointee of ptr", "ptr", "cmp",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"value is the pointee of ptr", "ptr", "val",
+                   "::mlir::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
+                   "::mlir::tile::getPointeeType($_self)">]> {
+  let summary = "Atomic compare-and-swap of memory (`tl.atomic_cas`)";
+  let description = [{
+    Atomically, where the memory `ptr` addresses equals `cmp` (bit for bit),
+    stores `val` there; returns the value found before either way, element
+    by element for tiles, once per program as `tile.atomic_rmw`. Elements
+    are 16, 32 or 64 bits.
+
+    ```mlir
+    %old = tile.atomic_cas acq_rel, gpu, %lock, %zero, %one : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_MemSemantic:$sem,
+                       Tile_MemScope:$scope,
+                       Tile_PtrLike:$ptr, AnyType:$cmp, AnyType:$val);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Synchronization
+//===----------------------------------------------------------------------===//
+
+def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits for every thread of the program (`tl.debug_barrier`)";
+  let description = [{
+    Every thread of the program reaches the barrier before any goes on, and
+    the memory accesses before it are seen by all after it (a CTA barrier on
+    the GPU). Triton's layer norm uses it to finish a critical section's
+    stores before the lock is released. The interpreter, which runs a
+    program as one, has nothing to wait for.
+
+    ```mlir
+    tile.debug_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD
