@@ -90,6 +90,9 @@ CASES += [
      [("p", np.array([0b1111, 0b1010, 7, -1], np.int32))], 0),
     ("cas/xchg lock", ATOMICS, "64", ["--kernel", "locked_rows"],
      [("acc", np.zeros(16, np.float32)), ("lock", np.zeros(2, np.int32))], 0),
+    ("hints", "test/Interpreter/hints.tl", "8", [],
+     [("x", rng.standard_normal(64).astype(np.float32)),
+      ("y", np.zeros(64, np.float32)), 8], 0),
 ]
 
 

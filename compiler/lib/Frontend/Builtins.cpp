@@ -24,7 +24,8 @@ static const llvm::StringSet<> kLanguage = {
     "load",       "store",        "where",    "maximum",     "minimum",
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
-    "multiple_of", "max_contiguous", "static_assert", "pointer_type",
+    "multiple_of", "max_contiguous", "max_constancy", "assume",
+    "static_assert", "pointer_type",
     "sum",        "max",          "min",      "atomic_add",  "atomic_max",
     "atomic_min", "atomic_and",   "atomic_or", "atomic_xor", "atomic_xchg",
     "atomic_cas", "debug_barrier", "div_rn",
@@ -504,10 +505,50 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     }
     return TValue::ofValue(x);
   }
-  if (name == "tl.multiple_of" || name == "tl.max_contiguous") {
-    // Hints only: dropping them is always correct.
+  if (name == "tl.multiple_of" || name == "tl.max_contiguous" ||
+      name == "tl.max_constancy") {
+    // Facts for the axis analysis, per dimension (an int for a 1-D tile or
+    // a scalar), as tile.hint.
     Args args = bindArgs(c, name, {"input", "values"}, 2);
-    return *args.get(0);
+    Value x = toValue(*args.get(0), args.locs[0], "the input");
+    const TValue &given = *args.get(1);
+    std::vector<TValue> items =
+        given.kind == TValue::Kind::Tuple ? given.elements : std::vector{given};
+    SmallVector<int64_t> facts;
+    for (const TValue &item : items) {
+      int64_t fact = constInt(item, args.locs[1], name + " values");
+      if (fact < 1)
+        fail(args.locs[1], name + " values must be positive, got " + Twine(fact));
+      facts.push_back(fact);
+    }
+    size_t rank = std::max<size_t>(1, shapeOf(x).size());
+    if (facts.size() != rank)
+      fail(args.locs[1], name + " needs " + Twine(rank) + " value" +
+                             (rank == 1 ? "" : "s") + " (one per dimension), got " +
+                             Twine(facts.size()));
+    auto attr = builder.getDenseI64ArrayAttr(facts);
+    auto hint = tile::HintOp::create(builder, location, x);
+    if (name == "tl.multiple_of")
+      hint.setDivisibilityAttr(attr);
+    else if (name == "tl.max_contiguous")
+      hint.setContiguityAttr(attr);
+    else
+      hint.setConstancyAttr(attr);
+    return TValue::ofValue(hint);
+  }
+  if (name == "tl.assume") {
+    Args args = bindArgs(c, name, {"cond"}, 1);
+    const TValue &cond = *args.get(0);
+    if (!cond.isRuntime()) {
+      if (!isTrue(cond, args.locs[0]))
+        fail(args.locs[0], "tl.assume of a condition that is false");
+      return TValue::none();
+    }
+    Value v = cast(cond.value, builder.getI1Type(), args.locs[0]);
+    if (isa<RankedTensorType>(v.getType()))
+      fail(args.locs[0], "tl.assume needs a scalar condition, not a tile");
+    tile::AssumeOp::create(builder, location, v);
+    return TValue::none();
   }
   if (name == "tl.static_assert") {
     Args args = bindArgs(c, name, {"cond", "msg"}, 1);

@@ -182,7 +182,7 @@ LogicalResult Executor::prepare() {
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
             tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
-            tile::DebugBarrierOp, scf::ForOp,
+            tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp, scf::ForOp,
             scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
@@ -585,6 +585,16 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           [&](auto) { return executeAtomic(op); })
       // A program runs as one: no thread waits for another.
       .Case<tile::DebugBarrierOp>([&](auto) { return success(); })
+      .Case([&](tile::HintOp hint) {
+        define(hint.getResult()) = get(hint.getSrc());
+        return success();
+      })
+      .Case([&](tile::AssumeOp assume) {
+        // The GPU would rely on it; the interpreter says when it is false.
+        if (get(assume.getCond()).ints[0] == 0)
+          return fail(op, "tl.assume: the condition is false at " + program());
+        return success();
+      })
       .Default([&](Operation *) {
         return fail(op, "the interpreter does not support '" +
                             op->getName().getStringRef() + "'");

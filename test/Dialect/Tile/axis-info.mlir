@@ -210,3 +210,35 @@ func.func @loop_carried(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i
   }
   return
 }
+
+// Hints replace what the analysis found; tl.assume(x % k == 0) raises x's
+// divisibility wherever x is used.
+func.func @hints(%n: i32, %s: i32) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %pid = tile.program_id 0 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %start = arith.muli %pid, %n : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %h = tile.hint %start {divisibility = array<i64: 16>} : i32
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [64]}}
+  %ms = tile.splat %start : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1], constancy = [1]}}
+  %o = arith.addi %ms, %r : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [8], constancy = [2]}}
+  %oh = tile.hint %o {contiguity = array<i64: 64>, divisibility = array<i64: 8>, constancy = array<i64: 2>} : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [4], constancy = [1], constant = 4}}
+  %c4 = arith.constant 4 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // The assumption holds from %s's definition on, here too.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [4], constancy = [1]}}
+  %rem = arith.remsi %s, %c4 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %ok = arith.cmpi eq, %rem, %c0 : i32
+  tile.assume %ok
+  // expected-remark @+1 {{contiguity = [1], divisibility = [4], constancy = [64]}}
+  %ss = tile.splat %s : tensor<64xi32>
+  return
+}

@@ -476,3 +476,35 @@ func.func @index_shape(%i: i32) {
   %b = tilegpu.memdesc_index %m, %i : !tilegpu.memdesc<3x16x32xf16, #s> -> !tilegpu.memdesc<16x16xf16, #s>
   return
 }
+
+// -----
+
+func.func @hint_rank(%x: tensor<4x8xi32>) {
+  // expected-error @+1 {{'tile.hint' op divisibility has 1 entries, but the value has 2 dimensions}}
+  %h = tile.hint %x {divisibility = array<i64: 16>} : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @hint_positive(%x: i32) {
+  // expected-error @+1 {{'tile.hint' op contiguity entries must be positive, got 0}}
+  %h = tile.hint %x {contiguity = array<i64: 0>} : i32
+  return
+}
+
+// -----
+
+func.func @atomic_and_float(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{'tile.atomic_rmw' op atomic and supports i32 and i64 elements, got 'f32'}}
+  %o = tile.atomic_rmw and, acq_rel, gpu, %p, %v : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @cas_bool(%p: !tile.ptr<i1>, %c: i1, %v: i1) {
+  // expected-error @+1 {{'tile.atomic_cas' op atomic compare-and-swap supports 16-, 32- and 64-bit elements, got 'i1'}}
+  %o = tile.atomic_cas acq_rel, gpu, %p, %c, %v : !tile.ptr<i1>
+  return
+}

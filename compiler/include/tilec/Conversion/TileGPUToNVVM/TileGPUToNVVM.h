@@ -40,6 +40,9 @@ void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.debug_barrier as a CTA barrier.
 void populateBarrierToLLVMPatterns(const TileGPUTypeConverter &converter,
                                    RewritePatternSet &patterns);
+/// tile.hint (passed through) and tile.assume (llvm.assume).
+void populateHintToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                RewritePatternSet &patterns);
 /// tilegpu.convert_layout through shared memory.
 void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
                                          RewritePatternSet &patterns);

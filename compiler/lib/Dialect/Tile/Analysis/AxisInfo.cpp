@@ -91,7 +91,36 @@ static AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
   return o;
 }
 
+/// What `tile.assume %c` says of a value's divisibility: c is
+/// `x % k == 0` (or `x & (k - 1) == 0`, k a power of two), with the zero
+/// on either side.
+static std::optional<std::pair<Value, int64_t>> assumedDivisor(AssumeOp assume) {
+  auto cmp = assume.getCond().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  if (matchPattern(lhs, m_Zero()))
+    std::swap(lhs, rhs);
+  if (!matchPattern(rhs, m_Zero()))
+    return std::nullopt;
+  APInt k;
+  Operation *def = lhs.getDefiningOp();
+  if (isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(def) &&
+      matchPattern(def->getOperand(1), m_ConstantInt(&k)) && k.isStrictlyPositive())
+    return std::pair(def->getOperand(0), highestPowerOf2Divisor(k.getSExtValue()));
+  if (isa_and_nonnull<arith::AndIOp>(def) &&
+      matchPattern(def->getOperand(1), m_ConstantInt(&k)) && k.isMask())
+    return std::pair(def->getOperand(0), k.getSExtValue() + 1);
+  return std::nullopt;
+}
+
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
+  root->walk([&](AssumeOp assume) {
+    if (auto divisor = assumedDivisor(assume)) {
+      int64_t &known = assumedDivisibility[divisor->first];
+      known = std::max(known, divisor->second);
+    }
+  });
   if (isa<func::FuncOp>(root)) {
     visitFunc(cast<func::FuncOp>(root));
     return;
@@ -107,6 +136,7 @@ void AxisInfoAnalysis::visitFunc(func::FuncOp func) {
     if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                       kDivisibilityAttrName))
       info.divisibility[0] = div.getInt();
+    applyAssumptions(arg, info);
     infos[arg] = info;
   }
   if (!func.getBody().empty())
@@ -325,8 +355,25 @@ void AxisInfoAnalysis::visit(Operation *op) {
     for (unsigned d = 0; d < rank && c.getRank() == rank; ++d)
       info.constancy[d] =
           gcd(c.constancy[d], gcd(t.constancy[d], f.constancy[d]));
+  } else if (auto hint = dyn_cast<HintOp>(op)) {
+    // The programmer's facts replace what the analysis found, as Triton's
+    // hints do.
+    info = get(hint.getSrc());
+    for (auto [facts, field] :
+         {std::pair(hint.getDivisibility(), &info.divisibility),
+          std::pair(hint.getContiguity(), &info.contiguity),
+          std::pair(hint.getConstancy(), &info.constancy)})
+      if (facts && facts->size() == field->size())
+        llvm::copy(*facts, field->begin());
   }
+  applyAssumptions(result, info);
   infos[result] = info;
+}
+
+void AxisInfoAnalysis::applyAssumptions(Value value, AxisInfo &info) {
+  auto it = assumedDivisibility.find(value);
+  if (it != assumedDivisibility.end() && info.getRank() > 0)
+    info.divisibility[0] = std::max(info.divisibility[0], it->second);
 }
 
 unsigned AxisInfoAnalysis::getMaxVectorWidth(Value ptr, Value mask,

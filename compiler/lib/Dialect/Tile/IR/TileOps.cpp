@@ -98,6 +98,25 @@ LogicalResult AtomicRMWOp::verify() {
   return success();
 }
 
+LogicalResult HintOp::verify() {
+  auto tensor = dyn_cast<RankedTensorType>(getSrc().getType());
+  size_t rank = tensor ? tensor.getRank() : 1;
+  for (auto [name, facts] : {std::pair("divisibility", getDivisibility()),
+                             std::pair("contiguity", getContiguity()),
+                             std::pair("constancy", getConstancy())}) {
+    if (!facts)
+      continue;
+    if (facts->size() != rank)
+      return emitOpError(name) << " has " << facts->size()
+                               << " entries, but the value has " << rank
+                               << (tensor ? " dimensions" : " (a scalar)");
+    for (int64_t fact : *facts)
+      if (fact < 1)
+        return emitOpError(name) << " entries must be positive, got " << fact;
+  }
+  return success();
+}
+
 LogicalResult AtomicCASOp::verify() {
   Type element = getElementTypeOrSelf(getVal().getType());
   unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;

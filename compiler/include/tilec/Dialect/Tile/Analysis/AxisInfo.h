@@ -53,9 +53,9 @@ int64_t highestPowerOf2Divisor(int64_t value);
 /// divisibility (`--signature "*fp32:16"`).
 inline constexpr llvm::StringLiteral kDivisibilityAttrName = "tile.divisibility";
 
-/// AxisInfo for every value in a function, computed in one forward walk.
-/// Loop-carried values are taken as unknown, which is sound without a
-/// fixpoint.
+/// AxisInfo for every value in a function, computed in one forward walk
+/// (loops to a fixed point), with the facts of `tile.hint` and of
+/// `tile.assume(x % k == 0)`.
 class AxisInfoAnalysis {
 public:
   explicit AxisInfoAnalysis(Operation *root);
@@ -73,7 +73,11 @@ private:
   void visitLoop(scf::ForOp loop);
   void visitFunc(func::FuncOp func);
   void visit(Operation *op);
+  /// Raises a scalar's divisibility to what `tile.assume`s say of it.
+  void applyAssumptions(Value value, AxisInfo &info);
   llvm::DenseMap<Value, AxisInfo> infos;
+  /// Divisors `tile.assume(x % k == 0)` asserts, by value.
+  llvm::DenseMap<Value, int64_t> assumedDivisibility;
 };
 
 } // namespace mlir::tile

@@ -376,4 +376,48 @@ def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
   let assemblyFormat = "attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Hints
+//===----------------------------------------------------------------------===//
+
+def Tile_HintOp : Tile_Op<"hint", [Pure, Elementwise, SameOperandsAndResultType]> {
+  let summary = "Facts asserted about a value (`tl.multiple_of`, `tl.max_contiguous`, `tl.max_constancy`)";
+  let description = [{
+    Returns `src` unchanged; per dimension (one entry for a scalar), the
+    programmer asserts that its values come in runs of `contiguity`
+    consecutive integers and of `constancy` equal ones, and that the first
+    of each run is a multiple of `divisibility`, as Triton's hints do. The
+    axis analysis takes the asserted facts, so that hinted accesses
+    vectorize; a false hint is undefined behavior.
+
+    ```mlir
+    %offs = tile.hint %x {divisibility = array<i64: 16>, contiguity = array<i64: 128>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins AnyType:$src,
+                       OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                       OptionalAttr<DenseI64ArrayAttr>:$contiguity,
+                       OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
+def Tile_AssumeOp : Tile_Op<"assume", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "A condition the program asserts holds (`tl.assume`)";
+  let description = [{
+    The scalar `cond` is true wherever this op runs; code may rely on it
+    (LLVM's `llvm.assume` on the GPU, and the axis analysis reads
+    `x % c == 0` as x divisible by c). The interpreter checks it. It writes
+    no memory; the effect keeps it from being removed.
+
+    ```mlir
+    tile.assume %cond
+    ```
+  }];
+  let arguments = (ins I1:$cond);
+  let assemblyFormat = "$cond attr-dict";
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD
