@@ -23,6 +23,8 @@ static const llvm::StringSet<> kLanguage = {
     "program_id", "num_programs", "arange",   "zeros",       "full",
     "load",       "store",        "where",    "maximum",     "minimum",
     "exp",        "exp2",         "log",      "log2",        "sqrt",
+    "sqrt_rn",    "rsqrt",        "floor",    "ceil",        "sigmoid",
+    "clamp",      "fma",          "umulhi",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "max_constancy", "assume",
     "static_assert", "pointer_type",
@@ -388,29 +390,59 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
       fail(c.loc, name + " needs at least one tile or runtime value");
     return minMax(name == "tl.maximum", x, y, c.loc);
   }
-  if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
-      name == "tl.log2" || name == "tl.sqrt" || name == "tl.abs") {
+  if (name == "tl.sigmoid") {
+    // Triton's: 1 / (1 + exp(-x)), its '/' and exp.
     Args args = bindArgs(c, name, {"x"}, 1);
-    Value x = toValue(*args.get(0), args.locs[0], "the argument");
-    Type element = getElementTypeOrSelf(x.getType());
-    if (name == "tl.abs")
-      return absolute(TValue::ofValue(x), args.locs[0]);
-    if (!isa<FloatType>(element)) {
-      if (!element.isInteger())
-        fail(args.locs[0], name + " needs a number, got " + describe(x.getType()));
-      x = cast(x, builder.getF32Type(), args.locs[0]);
-      element = builder.getF32Type();
-    }
-    // 16-bit floats compute in fp32, as Triton's libdevice calls do.
-    Value wide = element.getIntOrFloatBitWidth() < 32
-                     ? cast(x, builder.getF32Type(), c.loc)
-                     : x;
-    Value r = name == "tl.exp"    ? (Value)math::ExpOp::create(builder, location, wide)
-              : name == "tl.exp2" ? (Value)math::Exp2Op::create(builder, location, wide)
-              : name == "tl.log"  ? (Value)math::LogOp::create(builder, location, wide)
-              : name == "tl.log2" ? (Value)math::Log2Op::create(builder, location, wide)
-                                  : (Value)math::SqrtOp::create(builder, location, wide);
-    return TValue::ofValue(cast(r, element, c.loc));
+    TValue x = *args.get(0);
+    TValue e = callMath("tl.exp", binary(ast::BinaryOp::Sub, TValue::ofFloat(0.0),
+                                         x, args.locs[0]), args.locs[0]);
+    return binary(ast::BinaryOp::Div, TValue::ofFloat(1.0),
+                  binary(ast::BinaryOp::Add, TValue::ofFloat(1.0), e, c.loc),
+                  c.loc);
+  }
+  if (name == "tl.clamp") {
+    // Triton's: minimum(maximum(x, min), max).
+    Args args = bindArgs(c, name, {"x", "min", "max", "propagate_nan"}, 3);
+    TValue lo = minMax(true, *args.get(0), *args.get(1), args.locs[1]);
+    return minMax(false, lo, *args.get(2), args.locs[2]);
+  }
+  if (name == "tl.fma") {
+    Args args = bindArgs(c, name, {"x", "y", "z"}, 3);
+    const TValue &x = *args.get(0), &y = *args.get(1), &z = *args.get(2);
+    // One element type and shape for the three.
+    Type element = promote(x, y, c.loc);
+    auto [a, b] = unify(x, y, element, c.loc);
+    element = promote(TValue::ofValue(a), z, c.loc);
+    if (!isa<FloatType>(element))
+      fail(args.locs[0], "tl.fma needs floats, got " + describe(element));
+    auto [a2, d] = unify(TValue::ofValue(a), z, element, c.loc);
+    auto [b2, d2] = unify(TValue::ofValue(b), TValue::ofValue(d), element, c.loc);
+    return TValue::ofValue(math::FmaOp::create(builder, location, a2, b2, d2));
+  }
+  if (name == "tl.umulhi") {
+    // The high 32 bits of the unsigned 64-bit product of two int32s.
+    Args args = bindArgs(c, name, {"x", "y"}, 2);
+    Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
+    auto [a, b] = unify(*args.get(0), *args.get(1), i32, c.loc);
+    auto wide = [&](Value v) {
+      Type t = isa<RankedTensorType>(v.getType())
+                   ? (Type)RankedTensorType::get(shapeOf(v), i64)
+                   : i64;
+      return arith::ExtUIOp::create(builder, location, t, v).getResult();
+    };
+    Value product = arith::MulIOp::create(builder, location, wide(a), wide(b));
+    Value shift = toValue(TValue::ofInt(32), c.loc, "the shift");
+    Value high = arith::ShRUIOp::create(
+        builder, location, product,
+        broadcastTo(cast(shift, i64, c.loc), shapeOf(product), c.loc, "the shift"));
+    return TValue::ofValue(cast(high, i32, c.loc));
+  }
+  if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
+      name == "tl.log2" || name == "tl.sqrt" || name == "tl.sqrt_rn" ||
+      name == "tl.rsqrt" || name == "tl.floor" || name == "tl.ceil" ||
+      name == "tl.abs") {
+    Args args = bindArgs(c, name, {"x"}, 1);
+    return callMath(name, *args.get(0), args.locs[0]);
   }
   if (name == "tl.div_rn" || name == "tl.fdiv") {
     bool fdiv = name == "tl.fdiv";
@@ -759,4 +791,35 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
     mask = broadcastTo(mask, shape, args.locs[2], "the mask");
   return TValue::ofValue(tile::AtomicRMWOp::create(
       builder, location, value.getType(), *kind, sem, scope, ptr, value, mask));
+}
+
+/// tl.exp, tl.exp2, tl.log, tl.log2, tl.sqrt (and sqrt_rn), tl.rsqrt,
+/// tl.floor, tl.ceil and tl.abs of one value: 16-bit floats compute in
+/// fp32, integers convert to fp32 first (tl.abs keeps them).
+TValue MLIRGenImpl::callMath(const std::string &name, const TValue &arg,
+                             const ast::Location &l) {
+  Location location = loc(l);
+  Value x = toValue(arg, l, "the argument");
+  Type element = getElementTypeOrSelf(x.getType());
+  if (name == "tl.abs")
+    return absolute(TValue::ofValue(x), l);
+  if (!isa<FloatType>(element)) {
+    if (!element.isInteger())
+      fail(l, name + " needs a number, got " + describe(x.getType()));
+    x = cast(x, builder.getF32Type(), l);
+    element = builder.getF32Type();
+  }
+  // 16-bit floats compute in fp32, as Triton's libdevice calls do.
+  Value wide = element.getIntOrFloatBitWidth() < 32
+                   ? cast(x, builder.getF32Type(), l)
+                   : x;
+  Value r = name == "tl.exp"     ? (Value)math::ExpOp::create(builder, location, wide)
+            : name == "tl.exp2"  ? (Value)math::Exp2Op::create(builder, location, wide)
+            : name == "tl.log"   ? (Value)math::LogOp::create(builder, location, wide)
+            : name == "tl.log2"  ? (Value)math::Log2Op::create(builder, location, wide)
+            : name == "tl.rsqrt" ? (Value)math::RsqrtOp::create(builder, location, wide)
+            : name == "tl.floor" ? (Value)math::FloorOp::create(builder, location, wide)
+            : name == "tl.ceil"  ? (Value)math::CeilOp::create(builder, location, wide)
+                                 : (Value)math::SqrtOp::create(builder, location, wide);
+  return TValue::ofValue(cast(r, element, l));
 }

@@ -124,6 +124,9 @@ public:
   /// max() and min() on runtime values too, as in Triton).
   TValue minMax(bool max, const TValue &a, const TValue &b,
                 const ast::Location &l);
+  /// A one-argument tl math function of `arg` (tl.exp, tl.rsqrt, ...).
+  TValue callMath(const std::string &name, const TValue &arg,
+                  const ast::Location &l);
   /// tl.abs of a runtime value (Python's abs() too).
   TValue absolute(const TValue &x, const ast::Location &l);
 

@@ -1,8 +1,8 @@
 //===- MathToNVVM.cpp - exp, log and '/' the way Triton computes them -----===//
 //
 // Like Triton, tl.exp and tl.log use the fast approximate base-2 instructions
-// (ex2.approx, lg2.approx) with a change of base; 16-bit floats compute in
-// f32. LLVM's llvm.exp/llvm.log would become libm calls NVPTX cannot link.
+// (ex2.approx, lg2.approx) with a change of base, and tl.rsqrt rsqrt.approx
+// (libdevice's __nv_rsqrtf); 16-bit floats compute in f32. LLVM's llvm.exp/llvm.log would become libm calls NVPTX cannot link.
 // Triton's fp32 '/' (an arith.divf marked `arcp`) is div.full.f32, within
 // 2 ulp and much cheaper than the correctly rounded div.rn.f32, which
 // tl.div_rn keeps.
@@ -24,8 +24,8 @@ using namespace mlir::tilegpu;
 namespace {
 
 template <typename OpTy>
-struct Base2ToPTX : OpRewritePattern<OpTy> {
-  Base2ToPTX(MLIRContext *context, StringRef instruction, double preScale,
+struct ApproxToPTX : OpRewritePattern<OpTy> {
+  ApproxToPTX(MLIRContext *context, StringRef instruction, double preScale,
              double postScale)
       : OpRewritePattern<OpTy>(context, /*benefit=*/2),
         instruction(instruction), preScale(preScale), postScale(postScale) {}
@@ -81,9 +81,10 @@ struct DivFullToNVVM : OpRewritePattern<arith::DivFOp> {
 
 void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<Base2ToPTX<math::ExpOp>>(context, "ex2.approx.f32", M_LOG2E, 1.0);
-  patterns.add<Base2ToPTX<math::Exp2Op>>(context, "ex2.approx.f32", 1.0, 1.0);
-  patterns.add<Base2ToPTX<math::LogOp>>(context, "lg2.approx.f32", 1.0, M_LN2);
-  patterns.add<Base2ToPTX<math::Log2Op>>(context, "lg2.approx.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::ExpOp>>(context, "ex2.approx.f32", M_LOG2E, 1.0);
+  patterns.add<ApproxToPTX<math::Exp2Op>>(context, "ex2.approx.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::LogOp>>(context, "lg2.approx.f32", 1.0, M_LN2);
+  patterns.add<ApproxToPTX<math::Log2Op>>(context, "lg2.approx.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::RsqrtOp>>(context, "rsqrt.approx.f32", 1.0, 1.0);
   patterns.add<DivFullToNVVM>(context);
 }
