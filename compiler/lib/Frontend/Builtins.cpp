@@ -24,7 +24,8 @@ static const llvm::StringSet<> kLanguage = {
     "load",       "store",        "where",    "maximum",     "minimum",
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "sqrt_rn",    "rsqrt",        "floor",    "ceil",        "sigmoid",
-    "clamp",      "fma",          "umulhi",
+    "clamp",      "fma",          "umulhi",   "rand",        "randint",
+    "randint4x",  "randn",        "randn4x",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "max_constancy", "assume",
     "static_assert", "pointer_type",
@@ -46,12 +47,6 @@ static Type dtypeNamed(Builder &b, StringRef name) {
       .Case("int32", b.getI32Type())
       .Case("int64", b.getI64Type())
       .Default(Type());
-}
-
-static ArrayRef<int64_t> shapeOf(Value v) {
-  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
-    return tensor.getShape();
-  return {};
 }
 
 TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
@@ -367,6 +362,9 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     return genAtomic(c, name, std::nullopt);
   if (name == "tl.dot")
     return genDot(c);
+  if (name == "tl.rand" || name == "tl.randint" || name == "tl.randint4x" ||
+      name == "tl.randn" || name == "tl.randn4x")
+    return genRandom(c, name);
   if (name == "tl.where") {
     Args args = bindArgs(c, name, {"condition", "x", "y"}, 3);
     Value cond = cast(toValue(*args.get(0), args.locs[0], "the condition"),

@@ -202,12 +202,6 @@ Value MLIRGenImpl::toValue(const TValue &v, const ast::Location &l,
   fail(l, what + " must be a number or a tile, got " + describe(v));
 }
 
-static ArrayRef<int64_t> shapeOf(Value v) {
-  if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
-    return tensor.getShape();
-  return {};
-}
-
 /// A scalar constant of `type` with the value of a number.
 static Value constantOf(OpBuilder &b, Location loc, const TValue &v, Type type) {
   if (isa<FloatType>(type)) {

@@ -69,6 +69,13 @@ struct TValue {
   bool operator==(const TValue &other) const;
 };
 
+/// The shape of a tile; empty for a scalar.
+inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
+  if (auto tensor = llvm::dyn_cast<mlir::RankedTensorType>(v.getType()))
+    return tensor.getShape();
+  return {};
+}
+
 /// Names visible in a function body; Python scoping is per function.
 using Scope = std::map<std::string, TValue>;
 
@@ -179,6 +186,8 @@ public:
   static std::optional<mlir::tile::AtomicRMWKind> atomicKind(llvm::StringRef name);
   TValue genAtomic(const ast::CallExpr &call, const std::string &name,
                    std::optional<mlir::tile::AtomicRMWKind> kind);
+  /// tl.rand, tl.randint, tl.randint4x: Triton's Philox (Random.cpp).
+  TValue genRandom(const ast::CallExpr &call, const std::string &name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const ast::CallExpr &call);
   /// A dtype argument, or an error.

@@ -1,0 +1,127 @@
+//===- Random.cpp - tl.rand, tl.randint, tl.randint4x ---------------------===//
+//
+// Triton's counter-based random numbers: Philox-4x32 (Salmon et al.,
+// "Parallel random numbers: as easy as 1, 2, 3", SC'11) with the counter
+// (offset, 0, 0, 0) and the key (the seed's low and high 32 bits), Triton's
+// round constants and 10 rounds by default, so that the same seed and
+// offsets give the same bits as Triton. Each round:
+//   c0' = hi(B * c2) ^ c1 ^ k0,  c2' = hi(A * c0) ^ c3 ^ k1,
+//   c1' = lo(B * c2),            c3' = lo(A * c0),
+//   k0 += KEY_A, k1 += KEY_B.
+// tl.rand maps the first word to [0, 1) as Triton does: as an int32 x,
+// (x < 0 ? -x - 1 : x) * 4.6566127342e-10. Offsets are int32 (Triton's
+// 64-bit variant for int64 offsets is not here yet).
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::Twine;
+
+namespace {
+
+constexpr uint32_t kKeyA = 0x9E3779B9, kKeyB = 0xBB67AE85;
+constexpr uint32_t kRoundA = 0xD2511F53, kRoundB = 0xCD9E8D57;
+
+/// i32 arithmetic on values of one shape (a tile's or a scalar's).
+struct Words {
+  OpBuilder &b;
+  Location loc;
+  Type type; // i32 or tensor<...xi32>
+
+  Value constant(uint32_t bits) const {
+    auto i32 = b.getI32Type();
+    Attribute value = b.getIntegerAttr(i32, int32_t(bits));
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      value = DenseElementsAttr::get(tensor, value);
+    return arith::ConstantOp::create(b, loc, cast<TypedAttr>(value));
+  }
+  Value mul(Value x, Value y) const { return arith::MulIOp::create(b, loc, x, y); }
+  Value add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+  Value xor_(Value x, Value y) const { return arith::XOrIOp::create(b, loc, x, y); }
+  /// The high 32 bits of the unsigned 64-bit product.
+  Value mulHigh(Value x, Value y) const {
+    Type wide = b.getI64Type();
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      wide = RankedTensorType::get(tensor.getShape(), wide);
+    Value p = arith::MulIOp::create(b, loc, arith::ExtUIOp::create(b, loc, wide, x),
+                                    arith::ExtUIOp::create(b, loc, wide, y));
+    Value shift = arith::ConstantOp::create(
+        b, loc, isa<RankedTensorType>(wide)
+                    ? (TypedAttr)DenseElementsAttr::get(
+                          cast<RankedTensorType>(wide), b.getI64IntegerAttr(32))
+                    : (TypedAttr)b.getI64IntegerAttr(32));
+    return arith::TruncIOp::create(b, loc, type,
+                                   arith::ShRUIOp::create(b, loc, p, shift));
+  }
+};
+
+} // namespace
+
+TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
+  Args args = bindArgs(c, name, {"seed", "offset", "n_rounds"}, 2);
+  if (name == "tl.randn" || name == "tl.randn4x")
+    fail(c.loc, name + " needs tl.cos and tl.sin, which wait for libdevice in "
+                       "tilec; tl.rand and tl.randint are here");
+  Location location = loc(c.loc);
+  Value offset = toValue(*args.get(1), args.locs[1], "the offset");
+  Type element = getElementTypeOrSelf(offset.getType());
+  if (!element.isInteger(32))
+    fail(args.locs[1], name + " takes int32 offsets, got " +
+                           describe(offset.getType()));
+  int64_t rounds = 10;
+  if (args.get(2) && args.get(2)->kind != TValue::Kind::None)
+    rounds = constInt(*args.get(2), args.locs[2], "n_rounds");
+  if (rounds < 0)
+    fail(args.locs[2], "n_rounds must not be negative");
+
+  // The key: the seed as 64 bits (sign-extended, as Triton's cast of an
+  // int to uint64), low and high words.
+  Value seed = toValue(*args.get(0), args.locs[0], "the seed");
+  if (isa<RankedTensorType>(seed.getType()) ||
+      !getElementTypeOrSelf(seed.getType()).isInteger() ||
+      seed.getType().isInteger(1))
+    fail(args.locs[0], name + " needs an integer scalar seed, got " +
+                           describe(seed.getType()));
+  seed = cast(seed, builder.getI64Type(), args.locs[0]);
+  Value seedHigh = arith::ShRUIOp::create(
+      builder, location, seed,
+      arith::ConstantOp::create(builder, location, builder.getI64IntegerAttr(32)));
+  Words w{builder, location, offset.getType()};
+  auto word = [&](Value v) {
+    Value low = arith::TruncIOp::create(builder, location, builder.getI32Type(), v);
+    return broadcastTo(low, shapeOf(offset), c.loc, "the seed");
+  };
+  Value key0 = word(seed), key1 = word(seedHigh);
+  Value c0 = offset, c1 = w.constant(0), c2 = w.constant(0), c3 = w.constant(0);
+  for (int64_t r = 0; r < rounds; ++r) {
+    Value a = w.constant(kRoundA), b = w.constant(kRoundB);
+    Value nextC0 = w.xor_(w.xor_(w.mulHigh(b, c2), c1), key0);
+    Value nextC2 = w.xor_(w.xor_(w.mulHigh(a, c0), c3), key1);
+    c1 = w.mul(b, c2);
+    c3 = w.mul(a, c0);
+    c0 = nextC0;
+    c2 = nextC2;
+    key0 = w.add(key0, w.constant(kKeyA));
+    key1 = w.add(key1, w.constant(kKeyB));
+  }
+  if (name == "tl.randint4x")
+    return TValue::ofTuple({TValue::ofValue(c0), TValue::ofValue(c1),
+                            TValue::ofValue(c2), TValue::ofValue(c3)});
+  if (name == "tl.randint")
+    return TValue::ofValue(c0);
+  // tl.rand: [0, 1) from the first word.
+  TValue x = TValue::ofValue(c0);
+  TValue negative = compare(ast::CompareOp::Lt, x, TValue::ofInt(0), c.loc);
+  TValue folded = binary(ast::BinaryOp::Sub,
+                         binary(ast::BinaryOp::Sub, TValue::ofInt(0), x, c.loc),
+                         TValue::ofInt(1), c.loc);
+  Value chosen = arith::SelectOp::create(builder, location, negative.value,
+                                         folded.value, c0);
+  return binary(ast::BinaryOp::Mul, TValue::ofValue(chosen),
+                TValue::ofFloat(4.6566127342e-10), c.loc);
+}
