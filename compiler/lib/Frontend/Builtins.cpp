@@ -252,8 +252,19 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (self && name == "to") {
     Args args = bindArgs(c, "to", {"dtype", "fp_downcast_rounding", "bitcast"}, 1);
     Type to = dtypeArg(*args.get(0), args.locs[0], "the target type");
-    if (args.get(2) && isTrue(*args.get(2), args.locs[2]))
-      fail(c.loc, "bitcast conversions are not supported yet");
+    if (args.get(2) && isTrue(*args.get(2), args.locs[2])) {
+      // The same bits as another type of the same width, as Triton's.
+      Value v = self->value;
+      Type from = getElementTypeOrSelf(v.getType());
+      if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to) ||
+          from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+        fail(c.loc, "cannot bitcast " + describe(from) + " to " + describe(to) +
+                        ": a bitcast keeps the width (and takes no pointers)");
+      Type result = to;
+      if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+        result = RankedTensorType::get(tensor.getShape(), to);
+      return TValue::ofValue(arith::BitcastOp::create(builder, location, result, v));
+    }
     return TValue::ofValue(cast(self->value, to, c.loc));
   }
   if (name == "triton.jit" || name == "triton.autotune" ||
