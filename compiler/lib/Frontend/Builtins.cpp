@@ -9,6 +9,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
 #include <limits>
@@ -31,7 +33,7 @@ static const llvm::StringSet<> kLanguage = {
     "static_assert", "pointer_type",
     "sum",        "max",          "min",      "atomic_add",  "atomic_max",
     "atomic_min", "atomic_and",   "atomic_or", "atomic_xor", "atomic_xchg",
-    "atomic_cas", "debug_barrier", "div_rn",
+    "atomic_cas", "debug_barrier", "static_print", "div_rn",
     "fdiv",       "dot",
 };
 
@@ -360,6 +362,44 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     if (mask)
       mask = broadcastTo(mask, shape, args.locs[2], "the mask");
     tile::StoreOp::create(builder, location, ptr, value, mask);
+    return TValue::none();
+  }
+  if (name == "tl.static_print") {
+    // At compile time, to stderr (stdout may be the compiler's output):
+    // strings as they are, constexprs as Python prints them, runtime values
+    // as their types.
+    std::string sep = " ", end = "\n";
+    for (const ast::Keyword &k : c.keywords) {
+      TValue v = gen(*k.value);
+      if ((k.name == "sep" || k.name == "end") && v.kind == TValue::Kind::String)
+        (k.name == "sep" ? sep : end) = v.name;
+      else if (k.name != "file" && k.name != "flush")
+        fail(k.value->loc, "tl.static_print takes sep=, end=, file= and "
+                           "flush=, not " + k.name + "=");
+    }
+    std::string text;
+    for (auto [i, arg] : llvm::enumerate(c.args)) {
+      TValue v = gen(*arg);
+      if (i)
+        text += sep;
+      switch (v.kind) {
+      case TValue::Kind::String:
+        text += v.name;
+        break;
+      case TValue::Kind::Int:
+        text += std::to_string(v.intValue);
+        break;
+      case TValue::Kind::Bool:
+        text += v.intValue ? "True" : "False";
+        break;
+      case TValue::Kind::Float:
+        text += llvm::formatv("{0}", v.floatValue).str();
+        break;
+      default:
+        text += describe(v);
+      }
+    }
+    llvm::errs() << text << end;
     return TValue::none();
   }
   if (name == "tl.debug_barrier") {
