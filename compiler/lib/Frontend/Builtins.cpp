@@ -9,6 +9,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -247,6 +248,24 @@ static Value optionalMask(MLIRGenImpl &g, const MLIRGenImpl::Args &args,
   return mask;
 }
 
+/// A float as Python's repr prints it: the shortest digits that read back
+/// the same, with a ".0" for whole numbers.
+static std::string pythonFloatRepr(double d) {
+  if (std::isnan(d))
+    return "nan";
+  if (std::isinf(d))
+    return d > 0 ? "inf" : "-inf";
+  std::string text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text = llvm::formatv("{0}", llvm::format("%.*g", precision, d)).str();
+    if (std::strtod(text.c_str(), nullptr) == d)
+      break;
+  }
+  if (text.find_first_of(".eninf") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
 TValue MLIRGenImpl::callBuiltin(const std::string &name,
                                 const ast::CallExpr &c, const TValue *self) {
   Location location = loc(c.loc);
@@ -393,7 +412,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
         text += v.intValue ? "True" : "False";
         break;
       case TValue::Kind::Float:
-        text += llvm::formatv("{0}", v.floatValue).str();
+        text += pythonFloatRepr(v.floatValue);
         break;
       default:
         text += describe(v);
