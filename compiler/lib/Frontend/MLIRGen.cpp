@@ -1346,13 +1346,16 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
         globals[name->name] = value;
   }
+  // A kernel once, however many of jit/autotune/heuristics decorate it.
   for (const ast::FunctionDef &f : module.functions)
     for (const ast::ExprPtr &d : f.decorators) {
       const ast::Expr *e = d.get();
       if (auto *c = llvm::dyn_cast<ast::CallExpr>(e))
         e = c->callee.get();
-      if (isJitDecorator(gen(*e)))
+      if (isJitDecorator(gen(*e))) {
         kernels.push_back(&f);
+        break;
+      }
     }
 
   const ast::FunctionDef *kernel = nullptr;
