@@ -120,17 +120,6 @@ ScratchPlan chooseScratchPlan(const ThreadLayout &src, const ThreadLayout &dst,
   return best;
 }
 
-/// `slots` as one value to store: itself, or a vector of them.
-Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> slots) {
-  if (slots.size() == 1)
-    return slots.front();
-  auto type = VectorType::get(slots.size(), slots.front().getType());
-  Value vec = LLVM::UndefOp::create(b, loc, type);
-  for (auto [i, slot] : llvm::enumerate(slots))
-    vec = LLVM::InsertElementOp::create(b, loc, vec, slot, i32Constant(b, loc, i));
-  return vec;
-}
-
 struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

@@ -51,24 +51,14 @@ struct Packing {
 /// Packs `elems` (memory form) into words of the packing.
 SmallVector<Value> packWords(OpBuilder &b, Location loc, ArrayRef<Value> elems,
                              const Packing &p) {
-  Type elemType = elems.front().getType();
   Type wordType = b.getIntegerType(p.wordBits);
   unsigned perWord = p.wordBits / p.elemBits;
   SmallVector<Value> words;
   for (unsigned w = 0; w < p.words; ++w) {
-    if (perWord == 1) {
-      Value e = elems[w];
-      words.push_back(e.getType() == wordType
-                          ? e
-                          : LLVM::BitcastOp::create(b, loc, wordType, e));
-      continue;
-    }
-    auto vecType = VectorType::get({perWord}, elemType);
-    Value vec = LLVM::UndefOp::create(b, loc, vecType);
-    for (unsigned i = 0; i < perWord; ++i)
-      vec = LLVM::InsertElementOp::create(b, loc, vec, elems[w * perWord + i],
-                                          i32Constant(b, loc, i));
-    words.push_back(LLVM::BitcastOp::create(b, loc, wordType, vec));
+    Value word = packVector(b, loc, elems.slice(w * perWord, perWord));
+    words.push_back(word.getType() == wordType
+                        ? word
+                        : LLVM::BitcastOp::create(b, loc, wordType, word));
   }
   return words;
 }
@@ -78,18 +68,12 @@ SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words
                                Type elemType, const Packing &p) {
   unsigned perWord = p.wordBits / p.elemBits;
   SmallVector<Value> elems;
+  Type vecType = perWord == 1 ? elemType : VectorType::get({perWord}, elemType);
   for (Value word : words) {
-    if (perWord == 1) {
-      elems.push_back(word.getType() == elemType
-                          ? word
-                          : LLVM::BitcastOp::create(b, loc, elemType, word));
-      continue;
-    }
-    auto vecType = VectorType::get({perWord}, elemType);
-    Value vec = LLVM::BitcastOp::create(b, loc, vecType, word);
-    for (unsigned i = 0; i < perWord; ++i)
-      elems.push_back(LLVM::ExtractElementOp::create(b, loc, vec,
-                                                     i32Constant(b, loc, i)));
+    Value vec = word.getType() == vecType
+                    ? word
+                    : LLVM::BitcastOp::create(b, loc, vecType, word);
+    llvm::append_range(elems, unpackVector(b, loc, vec, perWord));
   }
   return elems;
 }

@@ -109,13 +109,11 @@ void mlir::tilegpu::storeToShared(OpBuilder &b, Location loc,
       LLVM::StoreOp::create(b, loc, toMemoryForm(b, loc, values[e]), address);
       continue;
     }
-    auto vecType = VectorType::get({int64_t(width)}, tile.slotType);
-    Value vec = LLVM::UndefOp::create(b, loc, vecType);
+    SmallVector<Value> slots;
     for (unsigned i = 0; i < width; ++i)
-      vec = LLVM::InsertElementOp::create(b, loc, vec,
-                                          toMemoryForm(b, loc, values[e + i]),
-                                          i32Constant(b, loc, i));
-    LLVM::StoreOp::create(b, loc, vec, address, width * slotBytes);
+      slots.push_back(toMemoryForm(b, loc, values[e + i]));
+    LLVM::StoreOp::create(b, loc, packVector(b, loc, slots), address,
+                          width * slotBytes);
   }
 }
 
@@ -177,15 +175,8 @@ MmaFragmentLoader::MmaFragmentLoader(OpBuilder &b, Location loc,
 
 Value mlir::tilegpu::packRegister(OpBuilder &b, Location loc,
                                   ArrayRef<Value> elems) {
-  Type i32 = b.getI32Type();
-  if (elems.size() == 1)
-    return LLVM::BitcastOp::create(b, loc, i32, elems.front());
-  auto vecType =
-      VectorType::get({int64_t(elems.size())}, elems.front().getType());
-  Value vec = LLVM::UndefOp::create(b, loc, vecType);
-  for (auto [i, e] : llvm::enumerate(elems))
-    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, i));
-  return LLVM::BitcastOp::create(b, loc, i32, vec);
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(),
+                                 packVector(b, loc, elems));
 }
 
 SmallVector<int64_t> mlir::tilegpu::getMmaFragmentLocal(

@@ -145,6 +145,28 @@ mlir::tilegpu::emitElementIndices(OpBuilder &b, Location loc,
   return indices;
 }
 
+Value mlir::tilegpu::packVector(OpBuilder &b, Location loc,
+                                ArrayRef<Value> elems) {
+  if (elems.size() == 1)
+    return elems.front();
+  auto type = VectorType::get(int64_t(elems.size()), elems.front().getType());
+  Value vec = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, e] : llvm::enumerate(elems))
+    vec = LLVM::InsertElementOp::create(b, loc, vec, e, i32Constant(b, loc, i));
+  return vec;
+}
+
+SmallVector<Value> mlir::tilegpu::unpackVector(OpBuilder &b, Location loc,
+                                               Value v, unsigned count) {
+  if (count == 1)
+    return {v};
+  SmallVector<Value> elems;
+  for (unsigned i = 0; i < count; ++i)
+    elems.push_back(
+        LLVM::ExtractElementOp::create(b, loc, v, i32Constant(b, loc, i)));
+  return elems;
+}
+
 std::string mlir::tilegpu::getPTXOperandList(unsigned first, unsigned count) {
   if (count == 1)
     return "$" + std::to_string(first);

@@ -54,6 +54,13 @@ Value getSharedMemoryBase(OpBuilder &b, Location loc, Operation *op,
 Value getSharedMemoryAt(OpBuilder &b, Location loc, Operation *op,
                         int64_t offset, int64_t bytes);
 
+/// `elems` (of one type) as one LLVM vector, or the element itself when
+/// it is alone.
+Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> elems);
+/// The `count` elements of the LLVM vector `v`, or `v` itself for one.
+SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value v,
+                                unsigned count);
+
 /// `{ $first, $first+1, ... }` for `count` consecutive inline-asm operands
 /// (a PTX vector), or `$first` alone.
 std::string getPTXOperandList(unsigned first, unsigned count);

@@ -125,17 +125,14 @@ public:
               index[0], last);
         }
         Value address = tile.getAddress(b, loc, index);
-        if (run == 1) {
-          result.push_back(
-              prepare(LLVM::LoadOp::create(b, loc, tile.slotType, address)));
-          continue;
-        }
-        unsigned bytes = run * tile.slotType.getIntOrFloatBitWidth() / 8;
-        Value vector = LLVM::LoadOp::create(
-            b, loc, VectorType::get(run, tile.slotType), address, bytes);
-        for (unsigned i = 0; i < run; ++i)
-          result.push_back(prepare(LLVM::ExtractElementOp::create(
-              b, loc, vector, i32Constant(b, loc, i))));
+        Value loaded =
+            run == 1
+                ? LLVM::LoadOp::create(b, loc, tile.slotType, address)
+                : LLVM::LoadOp::create(
+                      b, loc, VectorType::get(run, tile.slotType), address,
+                      run * tile.slotType.getIntOrFloatBitWidth() / 8);
+        for (Value v : unpackVector(b, loc, loaded, run))
+          result.push_back(prepare(v));
       }
       return result;
     }
