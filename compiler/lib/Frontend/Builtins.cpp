@@ -787,18 +787,7 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
                   : bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
   auto [ptr, ptrType] = pointerArg(*this, args, name + " needs a pointer");
   Type pointee = ptrType.getPointeeType();
-  unsigned bits = pointee.isIntOrFloat() ? pointee.getIntOrFloatBitWidth() : 0;
-  bool supported =
-      cas ? (bits == 16 || bits == 32 || bits == 64) && !pointee.isInteger(1)
-      : *kind == tile::AtomicRMWKind::Add
-          ? pointee.isF16() || pointee.isBF16() || pointee.isF32() ||
-                pointee.isF64() || pointee.isInteger(32) || pointee.isInteger(64)
-      : *kind == tile::AtomicRMWKind::And || *kind == tile::AtomicRMWKind::Or ||
-              *kind == tile::AtomicRMWKind::Xor
-          ? pointee.isInteger(32) || pointee.isInteger(64)
-          : pointee.isF32() || pointee.isF64() || pointee.isInteger(32) ||
-                pointee.isInteger(64);
-  if (!supported)
+  if (!tile::isAtomicElementType(kind, pointee))
     fail(args.locs[0],
          name + " supports " +
              (cas ? "16-, 32- and 64-bit elements"

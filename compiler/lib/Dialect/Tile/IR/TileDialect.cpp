@@ -39,6 +39,30 @@ Type mlir::tile::getPointeeType(Type ptrLike) {
   return withElementType(ptrLike, ptr.getPointeeType());
 }
 
+bool mlir::tile::isAtomicElementType(std::optional<AtomicRMWKind> kind,
+                                     Type element) {
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return false;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  bool int3264 = element.isInteger(32) || element.isInteger(64);
+  bool float3264 = element.isF32() || element.isF64();
+  if (!kind)
+    return bits == 16 || bits == 32 || bits == 64;
+  switch (*kind) {
+  case AtomicRMWKind::Add:
+    return int3264 || float3264 || element.isF16() || element.isBF16();
+  case AtomicRMWKind::Max:
+  case AtomicRMWKind::Min:
+  case AtomicRMWKind::Xchg:
+    return int3264 || float3264;
+  case AtomicRMWKind::And:
+  case AtomicRMWKind::Or:
+  case AtomicRMWKind::Xor:
+    return int3264;
+  }
+  return false;
+}
+
 Type mlir::tile::getI1SameShape(Type type) {
   return withElementType(type, IntegerType::get(type.getContext(), 1));
 }

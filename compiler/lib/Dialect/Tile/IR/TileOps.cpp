@@ -69,33 +69,16 @@ LogicalResult AtomicRMWOp::verify() {
   // The element types PTX's atom takes for each operation (16-bit float
   // adds from sm_70/sm_90; float max/min go through integer atoms).
   Type element = getElementTypeOrSelf(getVal().getType());
-  bool int3264 = element.isInteger(32) || element.isInteger(64);
-  bool float3264 = element.isF32() || element.isF64();
-  switch (getKind()) {
-  case AtomicRMWKind::Add:
-    if (int3264 || float3264 || element.isF16() || element.isBF16())
-      return success();
-    return emitOpError("atomic add supports f16, bf16, f32, f64, i32 and "
-                       "i64 elements, got ")
-           << element;
-  case AtomicRMWKind::Max:
-  case AtomicRMWKind::Min:
-  case AtomicRMWKind::Xchg:
-    if (int3264 || float3264)
-      return success();
-    return emitOpError("atomic ")
-           << stringifyAtomicRMWKind(getKind())
-           << " supports f32, f64, i32 and i64 elements, got " << element;
-  case AtomicRMWKind::And:
-  case AtomicRMWKind::Or:
-  case AtomicRMWKind::Xor:
-    if (int3264)
-      return success();
-    return emitOpError("atomic ")
-           << stringifyAtomicRMWKind(getKind())
-           << " supports i32 and i64 elements, got " << element;
-  }
-  return success();
+  if (isAtomicElementType(getKind(), element))
+    return success();
+  StringRef types = getKind() == AtomicRMWKind::Add ? "f16, bf16, f32, f64, i32 and i64"
+                    : getKind() == AtomicRMWKind::And || getKind() == AtomicRMWKind::Or ||
+                            getKind() == AtomicRMWKind::Xor
+                        ? "i32 and i64"
+                        : "f32, f64, i32 and i64";
+  return emitOpError("atomic ") << stringifyAtomicRMWKind(getKind())
+                                << " supports " << types
+                                << " elements, got " << element;
 }
 
 LogicalResult HintOp::verify() {
@@ -119,8 +102,7 @@ LogicalResult HintOp::verify() {
 
 LogicalResult AtomicCASOp::verify() {
   Type element = getElementTypeOrSelf(getVal().getType());
-  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
-  if (bits != 16 && bits != 32 && bits != 64)
+  if (!isAtomicElementType(std::nullopt, element))
     return emitOpError("atomic compare-and-swap supports 16-, 32- and 64-bit "
                        "elements, got ")
            << element;

@@ -34,6 +34,10 @@ Type getI1SameShape(Type type);
 /// The tensor type `type` with another element type, or `elementType` for a
 /// scalar.
 Type withElementType(Type type, Type elementType);
+/// Whether an atomic of `kind` (none: compare-and-swap) takes `element`: add
+/// f16, bf16, f32, f64, i32, i64; max, min, xchg f32, f64, i32, i64; and,
+/// or, xor i32, i64; cas any 16-, 32- or 64-bit integer or float.
+bool isAtomicElementType(std::optional<AtomicRMWKind> kind, Type element);
 
 /// `tile.num_stages = N : i32`: how many stages the software pipeliner may
 /// give a loop whose loads feed a dot (Triton's num_stages). On the module,
