@@ -7,6 +7,7 @@
 
 #include "tilec/Frontend/ASTDump.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -131,6 +132,10 @@ void Dumper::dump(const Module &module) {
       line() << "ImportFrom " << import.module << " import " << import.name;
     os << " as " << import.alias;
     end(import.loc);
+  }
+  for (const HostDef &def : module.hostDefs) {
+    line() << "HostDef " << def.name;
+    end(def.loc);
   }
   for (const auto &global : module.globals)
     dump(*global);
@@ -377,6 +382,25 @@ void Dumper::dump(const Expr &expr) {
     nested(*ifExp.elseValue);
     return;
   }
+  case ExprKind::Dict: {
+    const auto &dict = llvm::cast<DictExpr>(expr);
+    line() << "Dict";
+    end(expr.loc);
+    ++indent;
+    for (auto [key, value] : llvm::zip(dict.keys, dict.values)) {
+      if (key)
+        dump(*key);
+      else
+        label("**");
+      nested(*value);
+    }
+    --indent;
+    return;
+  }
+  case ExprKind::Host:
+    line() << "Host " << llvm::cast<HostExpr>(expr).what;
+    end(expr.loc);
+    return;
   }
 }
 

@@ -524,6 +524,13 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
         divide.setFastmath(arith::FastMathFlags::none);
     return q;
   }
+  if (name == "tl.constexpr") {
+    // `BLOCK = tl.constexpr(128)`: how Triton marks a global kernels read.
+    Args args = bindArgs(c, name, {"value"}, 1);
+    if (args.get(0)->isRuntime())
+      fail(args.locs[0], "tl.constexpr needs a compile-time value");
+    return *args.get(0);
+  }
   if (name == "tl.cdiv") {
     Args args = bindArgs(c, name, {"x", "div"}, 2);
     const TValue &x = *args.get(0), &d = *args.get(1);

@@ -691,6 +691,28 @@ bool MLIRGenImpl::isTrue(const TValue &v, const ast::Location &l) {
   }
 }
 
+/// A module-level name. A global's assignment is evaluated on first use, in
+/// module scope; a constant is kept, a runtime value made again at each use
+/// (the first use may sit in a region that does not dominate the next).
+std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name) {
+  auto it = globals.find(name);
+  if (it != globals.end())
+    return it->second;
+  auto pending = pendingGlobals.find(name);
+  if (pending == pendingGlobals.end())
+    return std::nullopt;
+  const ast::Expr *value = pending->second;
+  pendingGlobals.erase(pending); // `X = X + 1` sees no X
+  Scope kernelScope = std::exchange(scope, {});
+  TValue result = gen(*value);
+  scope = std::move(kernelScope);
+  if (result.isRuntime())
+    pendingGlobals[name] = value;
+  else
+    globals[name] = result;
+  return result;
+}
+
 TValue MLIRGenImpl::gen(const ast::Expr &e) {
   using namespace ast;
   switch (e.kind) {
@@ -699,13 +721,18 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     auto it = scope.find(name);
     if (it != scope.end())
       return it->second;
-    auto global = globals.find(name);
-    if (global != globals.end())
-      return global->second;
+    if (std::optional<TValue> global = lookupGlobal(name))
+      return *global;
     if (name == "range" || name == "min" || name == "max" || name == "abs" ||
         name == "len" || name == "int" || name == "float" || name == "bool" ||
         name == "print")
       return TValue::named(TValue::Kind::Builtin, name);
+    for (const ast::HostDef &def : module.hostDefs)
+      if (def.name == name)
+        fail(e.loc, "'" + name + "' is host code (defined at line " +
+                        Twine(def.loc.line) +
+                        " without @triton.jit); kernels can only call "
+                        "@triton.jit functions");
     fail(e.loc, "name '" + name + "' is not defined");
   }
   case ExprKind::Int:
@@ -855,6 +882,11 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     auto [a, b] = unify(x, y, element, e.loc);
     return TValue::ofValue(arith::SelectOp::create(builder, loc(e.loc), c, a, b));
   }
+  case ExprKind::Dict:
+    fail(e.loc, "a dict is host-side Python; kernels cannot use one");
+  case ExprKind::Host:
+    fail(e.loc, llvm::cast<HostExpr>(e).what +
+                    " is host-side Python; kernels cannot use one");
   }
   fail(e.loc, "unsupported expression");
 }
@@ -1312,6 +1344,33 @@ static std::optional<TValue> parseConstant(StringRef text) {
   return std::nullopt;
 }
 
+/// Whether `name` is a key of a dict literal in one of the kernel's
+/// decorators: a triton.Config of @triton.autotune, or @triton.heuristics.
+static bool setByDecorator(const ast::FunctionDef &kernel, StringRef name) {
+  using namespace ast;
+  std::function<bool(const Expr *)> mentions = [&](const Expr *e) -> bool {
+    if (!e)
+      return false;
+    if (auto *dict = llvm::dyn_cast<DictExpr>(e))
+      return llvm::any_of(dict->keys, [&](const ExprPtr &key) {
+        auto *s = llvm::dyn_cast_or_null<StringExpr>(key.get());
+        return s && s->value == name;
+      });
+    if (auto *call = llvm::dyn_cast<CallExpr>(e))
+      return llvm::any_of(call->args,
+                          [&](const ExprPtr &a) { return mentions(a.get()); }) ||
+             llvm::any_of(call->keywords, [&](const Keyword &k) {
+               return mentions(k.value.get());
+             });
+    if (auto *tuple = llvm::dyn_cast<TupleExpr>(e))
+      return llvm::any_of(tuple->elements,
+                          [&](const ExprPtr &a) { return mentions(a.get()); });
+    return false;
+  };
+  return llvm::any_of(kernel.decorators,
+                      [&](const ExprPtr &d) { return mentions(d.get()); });
+}
+
 static bool isJitDecorator(const TValue &v) {
   return v.kind == TValue::Kind::Builtin &&
          (v.name == "triton.jit" || v.name == "triton.autotune" ||
@@ -1340,12 +1399,12 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     fn.function = &f;
     globals[f.name] = fn;
   }
-  for (const auto &global : module.globals) {
-    TValue value = gen(*global->value);
+  // Globals are evaluated when a kernel first reads them: the rest may be
+  // host code (`DEVICE = triton.runtime.driver.active...`).
+  for (const auto &global : module.globals)
     for (const ast::ExprPtr &target : global->targets)
       if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
-        globals[name->name] = value;
-  }
+        pendingGlobals[name->name] = global->value.get();
   // A kernel once, however many of jit/autotune/heuristics decorate it.
   for (const ast::FunctionDef &f : module.functions)
     for (const ast::ExprPtr &d : f.decorators) {
@@ -1432,6 +1491,11 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     }
     if (isConstexpr && !constant && p.defaultValue)
       constant = gen(*p.defaultValue);
+    if (isConstexpr && !constant && setByDecorator(*kernel, p.name))
+      fail(p.loc, "constexpr parameter '" + p.name +
+                      "' is chosen at launch by @triton.autotune or "
+                      "@triton.heuristics, which tilec does not run: give it "
+                      "with -D " + p.name + "=VALUE");
     if (isConstexpr && !constant)
       fail(p.loc, "constexpr parameter '" + p.name +
                       "' has no value: give it with -D " + p.name +

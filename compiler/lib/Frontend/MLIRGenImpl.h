@@ -141,6 +141,7 @@ public:
   // Expressions and statements (MLIRGen.cpp)
   //===--------------------------------------------------------------------===//
   TValue gen(const ast::Expr &e);
+  std::optional<TValue> lookupGlobal(const std::string &name);
   void gen(const ast::Block &block);
   void gen(const ast::Stmt &s);
   void genWhile(const ast::WhileStmt &loop);
@@ -200,6 +201,8 @@ public:
   Scope scope;
   /// Module-level names: imports, globals and functions.
   Scope globals;
+  /// Module-level assignments not yet evaluated, by name (the last wins).
+  llvm::StringMap<const ast::Expr *> pendingGlobals;
   /// Depth of inlined helper calls, to reject recursion.
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.

@@ -10,9 +10,11 @@
 
 #include "tilec/Frontend/Lexer.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <cstdlib>
 #include <optional>
@@ -92,9 +94,11 @@ private:
   bool parseDottedName(std::string &name);
   bool parseFunctionDef(std::vector<FunctionDef> &out);
   bool parseParams(std::vector<Param> &params);
-  bool isMainGuard() const;
-  bool skipMainGuard();
-  bool skipSuite();
+  bool skipHostStatement();
+  bool skipHostHeader();
+  bool skipHostLine();
+  bool skipToColon();
+  bool skipSuite(StringRef what, unsigned headerLine);
 
   //===--------------------------------------------------------------------===//
   // Statements
@@ -131,6 +135,9 @@ private:
   ExprPtr parseSubscript(ExprPtr base);
   ExprPtr parseSubscriptIndex();
   ExprPtr parseNumber();
+  ExprPtr parseBraces();
+  ExprPtr parseLambda();
+  bool skipComprehension();
   bool startsExpr(TokenKind k) const;
   std::optional<CompareOp> peekCompareOp(unsigned &numTokens) const;
 
@@ -140,6 +147,10 @@ private:
   SourceError &errorOut;
   Module *module = nullptr;
   bool failed = false;
+  /// Inside a @triton.jit function. Python that only host code uses
+  /// (lambdas, dicts, comprehensions, ...) is a syntax error there, and a
+  /// HostExpr elsewhere.
+  bool inKernel = false;
 };
 
 } // namespace
@@ -172,22 +183,23 @@ std::unique_ptr<Module> Parser::parseModule() {
     case TokenKind::kw_def:
       parseFunctionDef(module->functions);
       break;
+    // Host code around the kernels (tests, benchmarks, `if __name__ ==
+    // "__main__":`) is skipped unread, as Triton never sees it either.
     case TokenKind::kw_class:
-      error("class definitions are not supported");
-      break;
     case TokenKind::kw_if:
-      if (isMainGuard())
-        skipMainGuard();
-      else
-        error("'if' statement is not allowed at module level");
-      break;
     case TokenKind::kw_for:
     case TokenKind::kw_while:
     case TokenKind::kw_with:
     case TokenKind::kw_try:
     case TokenKind::kw_async:
-      error(Twine("'") + getTokenSpelling(cur().kind) +
-            "' statement is not allowed at module level");
+      skipHostStatement();
+      break;
+    case TokenKind::kw_assert:
+    case TokenKind::kw_raise:
+    case TokenKind::kw_del:
+    case TokenKind::kw_global:
+    case TokenKind::kw_nonlocal:
+      skipHostLine();
       break;
     default: {
       Block stmts;
@@ -199,7 +211,8 @@ std::unique_ptr<Module> Parser::parseModule() {
           module->globals.emplace_back(
               llvm::cast<AssignStmt>(stmt.release()));
           break;
-        case StmtKind::Expr: // docstrings and other expressions
+        case StmtKind::Expr: // docstrings and host calls
+        case StmtKind::AugAssign:
         case StmtKind::Pass:
           break;
         case StmtKind::Return:
@@ -299,6 +312,19 @@ bool Parser::parseFromImport() {
   return true;
 }
 
+/// `@jit`, `@triton.jit`, `@triton.jit(...)`: marks kernel language, as
+/// in Triton, where every function a kernel calls is @triton.jit too.
+static bool isJitDecorator(const ExprPtr &decorator) {
+  const Expr *e = decorator.get();
+  if (auto *call = llvm::dyn_cast<CallExpr>(e))
+    e = call->callee.get();
+  if (auto *name = llvm::dyn_cast<NameExpr>(e))
+    return name->name == "jit";
+  if (auto *attr = llvm::dyn_cast<AttributeExpr>(e))
+    return attr->attr == "jit";
+  return false;
+}
+
 bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
   FunctionDef fn;
   while (is(TokenKind::At)) {
@@ -311,9 +337,14 @@ bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
     fn.decorators.push_back(std::move(decorator));
   }
   if (is(TokenKind::kw_class))
-    return error("class definitions are not supported");
+    return skipHostStatement();
   if (!is(TokenKind::kw_def))
     return error("expected 'def' after decorator");
+  // Only @triton.jit functions are kernel language; any other is host code
+  // (an autotune config list, a launcher, a test), skipped unread.
+  if (!llvm::any_of(fn.decorators, isJitDecorator))
+    return skipHostStatement();
+  llvm::SaveAndRestore<bool> kernelBody(inKernel, true);
   fn.loc = curLoc();
   unsigned defLine = cur().line;
   advance();
@@ -376,36 +407,63 @@ bool Parser::parseParams(std::vector<Param> &params) {
   return error("expected ',' or ')'");
 }
 
-/// `if __name__ == "__main__":`, in either operand order.
-bool Parser::isMainGuard() const {
-  const Token &a = peekTok(1), &op = peekTok(2), &b = peekTok(3);
-  auto isName = [](const Token &t) {
-    return t.is(TokenKind::Identifier) && t.text == "__name__";
-  };
-  auto isMain = [](const Token &t) {
-    return t.is(TokenKind::String) && t.text == "__main__";
-  };
-  return op.is(TokenKind::EqualEqual) &&
-         ((isName(a) && isMain(b)) || (isMain(a) && isName(b))) &&
-         peekTok(4).is(TokenKind::Colon);
+/// Skips a module-level compound statement of host code (a class, an `if
+/// __name__ == "__main__":` block, a loop, a `with`, a `try`) with its
+/// `elif`/`else`/`except`/`finally` clauses, at the token level.
+bool Parser::skipHostStatement() {
+  if ((is(TokenKind::kw_class) || is(TokenKind::kw_def)) &&
+      peekTok().is(TokenKind::Identifier))
+    module->hostDefs.push_back({curLoc(), peekTok().text});
+  do {
+    if (!skipHostHeader())
+      return false;
+  } while (is(TokenKind::kw_elif) || is(TokenKind::kw_else) ||
+           is(TokenKind::kw_except) || is(TokenKind::kw_finally));
+  return true;
 }
 
-/// Skips the host-side `if __name__ == "__main__":` block (and an `else`)
-/// without parsing it: it is plain Python that tilec does not compile.
-bool Parser::skipMainGuard() {
-  pos += 4;
-  if (!skipSuite())
+/// Skips a compound statement's header up to its ':' and the suite after.
+bool Parser::skipHostHeader() {
+  unsigned line = cur().line;
+  std::string what = (Twine("'") + getTokenSpelling(cur().kind) +
+                      "' statement").str();
+  if (!skipToColon())
     return false;
-  if (is(TokenKind::kw_else) && peekTok().is(TokenKind::Colon)) {
+  return skipSuite(what, line);
+}
+
+/// Skips tokens up to the next ':' outside brackets (a header's end).
+bool Parser::skipToColon() {
+  int depth = 0;
+  while (depth > 0 || !is(TokenKind::Colon)) {
+    if (is(TokenKind::Newline) || is(TokenKind::EndOfFile) ||
+        is(TokenKind::Error))
+      return error("expected ':'");
+    if (is(TokenKind::LParen) || is(TokenKind::LSquare) ||
+        is(TokenKind::LBrace))
+      ++depth;
+    else if (is(TokenKind::RParen) || is(TokenKind::RSquare) ||
+             is(TokenKind::RBrace))
+      --depth;
     advance();
-    return skipSuite();
   }
   return true;
 }
 
+/// Skips a module-level simple statement of host code (`assert`, `raise`,
+/// `del`, `global`), up to its newline.
+bool Parser::skipHostLine() {
+  while (!is(TokenKind::Newline) && !is(TokenKind::EndOfFile)) {
+    if (is(TokenKind::Error))
+      return error("invalid syntax");
+    advance();
+  }
+  advance();
+  return true;
+}
+
 /// Skips ':' and the suite after it, at the token level.
-bool Parser::skipSuite() {
-  unsigned headerLine = cur().line;
+bool Parser::skipSuite(StringRef what, unsigned headerLine) {
   if (!expect(TokenKind::Colon))
     return false;
   if (!consumeIf(TokenKind::Newline)) {
@@ -419,9 +477,8 @@ bool Parser::skipSuite() {
     return true;
   }
   if (!is(TokenKind::Indent))
-    return error(Twine("expected an indented block after 'if' statement on "
-                       "line ") +
-                 Twine(headerLine));
+    return error(Twine("expected an indented block after ") + what +
+                 " on line " + Twine(headerLine));
   unsigned depth = 0;
   do {
     if (is(TokenKind::Error) || is(TokenKind::EndOfFile))
@@ -589,8 +646,11 @@ bool Parser::parseExprStatement(Block &out) {
     ExprPtr annotation = parseTest();
     if (!annotation)
       return false;
-    if (!is(TokenKind::Equal))
+    if (!is(TokenKind::Equal)) {
+      if (!inKernel && isSimpleStatementEnd(cur().kind))
+        return true; // `x: int` declares a host variable
       return error("annotations without a value are not supported");
+    }
     advance();
     ExprPtr value = parseTestList();
     if (!value)
@@ -795,7 +855,7 @@ ExprPtr Parser::parseTargetList() {
 
 ExprPtr Parser::parseTest() {
   if (is(TokenKind::kw_lambda))
-    return error("lambda expressions are not supported"), nullptr;
+    return parseLambda();
   Location l = curLoc();
   ExprPtr body = parseOr();
   if (!body)
@@ -997,9 +1057,15 @@ ExprPtr Parser::parseCall(Location start, ExprPtr callee) {
   std::vector<Keyword> keywords;
   llvm::StringSet<> seen;
   while (!is(TokenKind::RParen)) {
-    if (is(TokenKind::Star) || is(TokenKind::DoubleStar))
-      return error("*args and **kwargs are not supported"), nullptr;
-    if (is(TokenKind::Identifier) && peekTok().is(TokenKind::Equal)) {
+    if (is(TokenKind::Star) || is(TokenKind::DoubleStar)) {
+      if (inKernel)
+        return error("*args and **kwargs are not supported"), nullptr;
+      Location argLoc = curLoc();
+      advance();
+      if (!parseTest())
+        return nullptr;
+      args.push_back(std::make_unique<HostExpr>(argLoc, "a starred argument"));
+    } else if (is(TokenKind::Identifier) && peekTok().is(TokenKind::Equal)) {
       Keyword keyword;
       keyword.loc = curLoc();
       keyword.name = cur().text;
@@ -1015,11 +1081,17 @@ ExprPtr Parser::parseCall(Location start, ExprPtr callee) {
       if (!keywords.empty())
         return error("positional argument follows keyword argument"),
                nullptr;
+      Location argLoc = curLoc();
       ExprPtr arg = parseTest();
       if (!arg)
         return nullptr;
-      if (is(TokenKind::kw_for))
-        return error("comprehensions are not supported"), nullptr;
+      if (is(TokenKind::kw_for)) {
+        if (inKernel)
+          return error("comprehensions are not supported"), nullptr;
+        if (!skipComprehension())
+          return nullptr;
+        arg = std::make_unique<HostExpr>(argLoc, "a comprehension");
+      }
       if (is(TokenKind::Equal))
         return error("expression cannot contain assignment, perhaps you "
                      "meant \"==\"?"),
@@ -1122,8 +1194,13 @@ ExprPtr Parser::parseAtom() {
     // Adjacent literals concatenate.
     std::string value;
     while (is(TokenKind::String) || is(TokenKind::FString)) {
-      if (is(TokenKind::FString))
-        return error("f-strings are not supported"), nullptr;
+      if (is(TokenKind::FString)) {
+        if (inKernel)
+          return error("f-strings are not supported"), nullptr;
+        while (is(TokenKind::String) || is(TokenKind::FString))
+          advance();
+        return std::make_unique<HostExpr>(l, "an f-string");
+      }
       value += cur().text;
       advance();
     }
@@ -1142,13 +1219,22 @@ ExprPtr Parser::parseAtom() {
   case TokenKind::LSquare:
     return parseParenOrList();
   case TokenKind::LBrace:
-    return error("dict and set literals are not supported"), nullptr;
+    return parseBraces();
   case TokenKind::Ellipsis:
-    return error("'...' is not supported"), nullptr;
-  case TokenKind::Star:
-    return error("starred expressions are not supported"), nullptr;
+    if (inKernel)
+      return error("'...' is not supported"), nullptr;
+    advance();
+    return std::make_unique<HostExpr>(l, "'...'");
+  case TokenKind::Star: {
+    if (inKernel)
+      return error("starred expressions are not supported"), nullptr;
+    advance();
+    if (!parseOr())
+      return nullptr;
+    return std::make_unique<HostExpr>(l, "a starred expression");
+  }
   case TokenKind::kw_lambda:
-    return error("lambda expressions are not supported"), nullptr;
+    return parseLambda();
   case TokenKind::kw_await:
   case TokenKind::kw_yield:
     return error(Twine("'") + getTokenSpelling(cur().kind) +
@@ -1159,6 +1245,80 @@ ExprPtr Parser::parseAtom() {
   default:
     return error("invalid syntax"), nullptr;
   }
+}
+
+/// `lambda params: body`, host code only (autotune and heuristics
+/// decorators). The parameters are skipped; the body is parsed.
+ExprPtr Parser::parseLambda() {
+  Location l = curLoc();
+  if (inKernel)
+    return error("lambda expressions are not supported"), nullptr;
+  advance();
+  if (!skipToColon())
+    return nullptr;
+  advance();
+  if (!parseTest())
+    return nullptr;
+  return std::make_unique<HostExpr>(l, "a lambda");
+}
+
+/// The `for x in y if c ...` clauses of a comprehension, parsed and dropped.
+bool Parser::skipComprehension() {
+  while (is(TokenKind::kw_for) || is(TokenKind::kw_async)) {
+    consumeIf(TokenKind::kw_async);
+    if (!expect(TokenKind::kw_for) || !parseTargetList() ||
+        !expect(TokenKind::kw_in) || !parseOr())
+      return false;
+    while (consumeIf(TokenKind::kw_if))
+      if (!parseOr())
+        return false;
+  }
+  return true;
+}
+
+/// `{}`, `{k: v, **d}`, `{a, b}`, `{k: v for ...}`: a DictExpr for dicts (so
+/// that a decorator's keys can be read), a HostExpr for the rest.
+ExprPtr Parser::parseBraces() {
+  Location l = curLoc();
+  if (inKernel)
+    return error("dict and set literals are not supported"), nullptr;
+  advance();
+  std::vector<ExprPtr> keys, values;
+  bool isSet = false;
+  while (!is(TokenKind::RBrace)) {
+    if (consumeIf(TokenKind::DoubleStar)) {
+      ExprPtr value = parseOr();
+      if (!value)
+        return nullptr;
+      keys.push_back(nullptr);
+      values.push_back(std::move(value));
+    } else {
+      ExprPtr key = parseTest();
+      if (!key)
+        return nullptr;
+      if (consumeIf(TokenKind::Colon)) {
+        ExprPtr value = parseTest();
+        if (!value)
+          return nullptr;
+        keys.push_back(std::move(key));
+        values.push_back(std::move(value));
+      } else {
+        isSet = true;
+      }
+      if (is(TokenKind::kw_for)) {
+        if (!skipComprehension() || !expect(TokenKind::RBrace))
+          return nullptr;
+        return std::make_unique<HostExpr>(l, "a comprehension");
+      }
+    }
+    if (!consumeIf(TokenKind::Comma))
+      break;
+  }
+  if (!consumeIf(TokenKind::RBrace))
+    return error("expected ',' or '}'"), nullptr;
+  if (isSet)
+    return std::make_unique<HostExpr>(l, "a set");
+  return std::make_unique<DictExpr>(l, std::move(keys), std::move(values));
 }
 
 /// `(e)`, `()`, `(a,)`, `(a, b)`, `[]`, `[a, b]`.
@@ -1173,8 +1333,13 @@ ExprPtr Parser::parseParenOrList() {
     ExprPtr element = parseTest();
     if (!element)
       return nullptr;
-    if (is(TokenKind::kw_for))
-      return error("comprehensions are not supported"), nullptr;
+    if (is(TokenKind::kw_for)) {
+      if (inKernel)
+        return error("comprehensions are not supported"), nullptr;
+      if (!skipComprehension() || !expect(close))
+        return nullptr;
+      return std::make_unique<HostExpr>(l, "a comprehension");
+    }
     elements.push_back(std::move(element));
     if (!consumeIf(TokenKind::Comma))
       break;

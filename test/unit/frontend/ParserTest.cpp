@@ -117,6 +117,16 @@ std::string sexpr(const Expr &e) {
     return "(ifexp " + sexpr(*i.cond) + " " + sexpr(*i.thenValue) + " " +
            sexpr(*i.elseValue) + ")";
   }
+  case ExprKind::Dict: {
+    const auto &d = cast<DictExpr>(e);
+    std::string s = "(dict";
+    for (size_t i = 0; i < d.keys.size(); ++i)
+      s += " " + (d.keys[i] ? sexpr(*d.keys[i]) : "**") + " " +
+           sexpr(*d.values[i]);
+    return s + ")";
+  }
+  case ExprKind::Host:
+    return "<" + cast<HostExpr>(e).what + ">";
   }
   return "?";
 }
@@ -129,9 +139,10 @@ std::string expr(const std::string &src) {
   return sexpr(*module->globals[0]->value);
 }
 
-/// Parses `src` as the body of a function and returns its statements.
+/// Parses `src` as the body of a kernel and returns its statements; its
+/// first line is line 3.
 Block body(const std::string &src) {
-  std::string text = "def f():\n";
+  std::string text = "@triton.jit\ndef f():\n";
   llvm::StringRef rest = src;
   while (!rest.empty()) {
     auto [line, tail] = rest.split('\n');
@@ -400,7 +411,7 @@ TEST(ParserTest, ElifChain) {
   ASSERT_EQ(top.orelse.size(), 1u);
   const auto &elif1 = cast<IfStmt>(*top.orelse[0]);
   EXPECT_EQ(sexpr(*elif1.cond), "b");
-  EXPECT_EQ(elif1.loc.line, 4u);
+  EXPECT_EQ(elif1.loc.line, 5u);
   EXPECT_EQ(elif1.loc.col, 5u);
   ASSERT_EQ(elif1.orelse.size(), 1u);
   const auto &elif2 = cast<IfStmt>(*elif1.orelse[0]);
@@ -409,21 +420,23 @@ TEST(ParserTest, ElifChain) {
   ASSERT_EQ(elif2.orelse.size(), 1u);
   EXPECT_TRUE(isa<AssignStmt>(*elif2.orelse[0]));
 
-  EXPECT_EQ(dump("def f():\n    if a: x = 1\n    else: x = 2\n"),
+  EXPECT_EQ(dump("@jit\ndef f():\n    if a: x = 1\n    else: x = 2\n"),
             R"(Module
-  FunctionDef f @1:1
-    If @2:5
-      Name a @2:8
+  FunctionDef f @2:1
+    Decorator
+      Name jit @1:2
+    If @3:5
+      Name a @3:8
       Then
-        Assign @2:11
-          Target
-            Name x @2:11
-          Int 1 @2:15
-      Else
         Assign @3:11
           Target
             Name x @3:11
-          Int 2 @3:15
+          Int 1 @3:15
+      Else
+        Assign @4:11
+          Target
+            Name x @4:11
+          Int 2 @4:15
 )");
 }
 
@@ -492,12 +505,12 @@ TEST(ParserTest, ModuleLevel) {
       "from a.b import (c,\n    d,)\n"
       "BLOCK = 128\n"
       "A = B = 2\n"
-      "def f():\n    pass\n\n"
+      "@triton.jit\ndef f():\n    pass\n\n"
       "if __name__ == \"__main__\":\n"
       "    import torch\n    print(f\"{torch.rand(3)}\")\n"
       "    class X: pass\n"
       "else:\n    pass\n"
-      "def g(): return 1\n");
+      "@triton.jit\ndef g(): return 1\n");
   ASSERT_TRUE(module);
   ASSERT_EQ(module->imports.size(), 6u);
   EXPECT_EQ(module->imports[0].module, "triton");
@@ -515,6 +528,46 @@ TEST(ParserTest, ModuleLevel) {
   ASSERT_EQ(module->functions.size(), 2u);
   EXPECT_EQ(module->functions[1].name, "g");
   EXPECT_TRUE(isa<ReturnStmt>(*module->functions[1].body[0]));
+  EXPECT_TRUE(module->hostDefs.empty());
+}
+
+// Around its kernels a tutorial file holds host Python: autotune configs,
+// launchers, tests. The parser skips it, keeping the names it defines.
+TEST(ParserTest, HostCode) {
+  std::unique_ptr<Module> module = parseOk(
+      "DEVICE = triton.runtime.driver.active.get_active_torch_device()\n"
+      "configs = [triton.Config({'BM': bm, **extra}, num_warps=w)\n"
+      "           for bm in [64, 128] if bm > 0 for w in (4, 8)]\n"
+      "names = {f'k{i}' for i in range(3)}; width: int\n"
+      "table = {1: 'a', 'b': [*xs], 'c': ...}\n"
+      "assert DEVICE, 'no device'\n"
+      "def get_configs(pre_hook=None, *args, **kw) -> list:\n"
+      "    with open(x) as f: return [c for c in configs]\n"
+      "class Launcher(object):\n"
+      "    def __call__(self): raise NotImplementedError\n"
+      "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
+      "finally:\n    pass\n"
+      "for i in range(3):\n    del i\nelse:\n    pass\n"
+      "@triton.autotune(configs=get_configs(), key=['M'],\n"
+      "                 prune_configs_by={'early_config_prune': lambda c, "
+      "n, **kw: c})\n"
+      "@triton.heuristics({'EVEN_K': lambda args: args['K'] % 2 == 0})\n"
+      "@triton.jit\n"
+      "def kernel(x, EVEN_K: tl.constexpr):\n    pass\n");
+  ASSERT_TRUE(module);
+  ASSERT_EQ(module->functions.size(), 1u);
+  const FunctionDef &kernel = module->functions[0];
+  EXPECT_EQ(sexpr(*kernel.decorators[1]),
+            "(call triton.heuristics (dict 'EVEN_K' <a lambda>))");
+  ASSERT_EQ(module->hostDefs.size(), 2u);
+  EXPECT_EQ(module->hostDefs[0].name, "get_configs");
+  EXPECT_EQ(module->hostDefs[1].name, "Launcher");
+  EXPECT_EQ(module->hostDefs[1].loc.line, 9u);
+  ASSERT_EQ(module->globals.size(), 4u);
+  EXPECT_EQ(sexpr(*module->globals[1]->value), "<a comprehension>");
+  EXPECT_EQ(sexpr(*module->globals[2]->value), "<a comprehension>");
+  EXPECT_EQ(sexpr(*module->globals[3]->value),
+            "(dict 1 'a' 'b' [list <a starred expression>] 'c' <'...'>)");
 
   EXPECT_EQ(dump("from m import a as b\nX = 1\n"), R"(Module
   ImportFrom m import a as b @1:1
@@ -571,82 +624,79 @@ TEST(ParserTest, DumpExpressions) {
 TEST(ParserTest, SyntaxErrors) {
   // Layout.
   EXPECT_EQ(parseError("x = 1\n  y = 2\n"), "2:3: unexpected indent");
-  EXPECT_EQ(parseError("def f():\n    x = 1\n        y = 2\n"),
-            "3:9: unexpected indent");
-  EXPECT_EQ(parseError("def f():\n    if x:\n        y = 1\n      z = 2\n"),
-            "4:7: unindent does not match any outer indentation level");
-  EXPECT_EQ(parseError("def f():\nx = 1\n"),
-            "2:1: expected an indented block after function definition on "
-            "line 1");
-  EXPECT_EQ(parseError("def f():\n    if x:\n    y = 1\n"),
-            "3:5: expected an indented block after 'if' statement on line 2");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = 1\n        y = 2\n"),
+            "4:9: unexpected indent");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    if x:\n        y = 1\n      z = 2\n"),
+            "5:7: unindent does not match any outer indentation level");
+  EXPECT_EQ(parseError("@jit\ndef f():\nx = 1\n"),
+            "3:1: expected an indented block after function definition on "
+            "line 2");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    if x:\n    y = 1\n"),
+            "4:5: expected an indented block after 'if' statement on line 3");
   // Punctuation.
-  EXPECT_EQ(parseError("def f()\n    pass\n"), "1:8: expected ':'");
-  EXPECT_EQ(parseError("def f():\n    if x\n        pass\n"),
-            "2:9: expected ':'");
-  EXPECT_EQ(parseError("def f():\n    x = (1 + 2))\n"), "2:16: unmatched ')'");
-  EXPECT_EQ(parseError("def f():\n    x = f(1, 2\n"),
-            "2:10: '(' was never closed");
-  EXPECT_EQ(parseError("def f():\n    x = = 1\n"), "2:9: invalid syntax");
-  EXPECT_EQ(parseError("def f():\n    x = 1 2\n"), "2:11: invalid syntax");
-  EXPECT_EQ(parseError("def f():\n    for i range(3):\n        pass\n"),
-            "2:11: expected 'in'");
+  EXPECT_EQ(parseError("@jit\ndef f()\n    pass\n"), "2:8: expected ':'");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    if x\n        pass\n"),
+            "3:9: expected ':'");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = (1 + 2))\n"), "3:16: unmatched ')'");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f(1, 2\n"),
+            "3:10: '(' was never closed");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = = 1\n"), "3:9: invalid syntax");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = 1 2\n"), "3:11: invalid syntax");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    for i range(3):\n        pass\n"),
+            "3:11: expected 'in'");
   // Literals.
-  EXPECT_EQ(parseError("def f():\n    s = 'abc\n"),
-            "2:9: unterminated string literal");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    s = 'abc\n"),
+            "3:9: unterminated string literal");
   EXPECT_EQ(parseError("x = 9223372036854775808\n"),
             "1:5: integer literal is too large");
-  EXPECT_EQ(parseError("x = f'{y}'\n"), "1:5: f-strings are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y}'\n"),
+            "3:9: f-strings are not supported");
   // Unsupported constructs.
-  EXPECT_EQ(parseError("def f():\n    return a < b < c\n"),
-            "2:18: chained comparisons are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    return a < b < c\n"),
+            "3:18: chained comparisons are not supported");
   EXPECT_EQ(parseError("x = a >= b != c\n"),
             "1:12: chained comparisons are not supported");
-  EXPECT_EQ(parseError("def f():\n    g(*args)\n"),
-            "2:7: *args and **kwargs are not supported");
-  EXPECT_EQ(parseError("def f():\n    g(**kw)\n"),
-            "2:7: *args and **kwargs are not supported");
-  EXPECT_EQ(parseError("def f():\n    g(a=1, b)\n"),
-            "2:12: positional argument follows keyword argument");
-  EXPECT_EQ(parseError("def f():\n    def g():\n        pass\n"),
-            "2:5: nested function definitions are not supported");
-  EXPECT_EQ(parseError("class A:\n    pass\n"),
-            "1:1: class definitions are not supported");
-  EXPECT_EQ(parseError("import a\nif x:\n    pass\n"),
-            "2:1: 'if' statement is not allowed at module level");
-  EXPECT_EQ(parseError("for i in x:\n    pass\n"),
-            "1:1: 'for' statement is not allowed at module level");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    g(*args)\n"),
+            "3:7: *args and **kwargs are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    g(**kw)\n"),
+            "3:7: *args and **kwargs are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    g(a=1, b)\n"),
+            "3:12: positional argument follows keyword argument");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    def g():\n        pass\n"),
+            "3:5: nested function definitions are not supported");
+  EXPECT_EQ(parseError("if x:\npass\n"),
+            "2:1: expected an indented block after 'if' statement on line 1");
   EXPECT_EQ(parseError("return 1\n"), "1:1: 'return' outside function");
-  EXPECT_EQ(parseError("def f():\n    x: int\n"),
-            "2:11: annotations without a value are not supported");
-  EXPECT_EQ(parseError("def f():\n    f() = 1\n"),
-            "2:5: cannot assign to function call");
-  EXPECT_EQ(parseError("def f():\n    1 = x\n"),
-            "2:5: cannot assign to literal");
-  EXPECT_EQ(parseError("def f(a=1, b):\n    pass\n"),
-            "1:12: parameter without a default follows parameter with a "
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x: int\n"),
+            "3:11: annotations without a value are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    f() = 1\n"),
+            "3:5: cannot assign to function call");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    1 = x\n"),
+            "3:5: cannot assign to literal");
+  EXPECT_EQ(parseError("@jit\ndef f(a=1, b):\n    pass\n"),
+            "2:12: parameter without a default follows parameter with a "
             "default");
-  EXPECT_EQ(parseError("def f(a, a):\n    pass\n"),
-            "1:10: duplicate argument 'a' in function definition");
-  EXPECT_EQ(parseError("def f(*a):\n    pass\n"),
-            "1:7: '*' parameters are not supported");
-  EXPECT_EQ(parseError("def f():\n    x = lambda: 1\n"),
-            "2:9: lambda expressions are not supported");
-  EXPECT_EQ(parseError("def f():\n    x = a if b\n"),
-            "2:15: expected 'else' after 'if' expression");
-  EXPECT_EQ(parseError("def f():\n    x = {}\n"),
-            "2:9: dict and set literals are not supported");
-  EXPECT_EQ(parseError("def f():\n    x = [i for i in y]\n"),
-            "2:12: comprehensions are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f(a, a):\n    pass\n"),
+            "2:10: duplicate argument 'a' in function definition");
+  EXPECT_EQ(parseError("@jit\ndef f(*a):\n    pass\n"),
+            "2:7: '*' parameters are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = lambda: 1\n"),
+            "3:9: lambda expressions are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = a if b\n"),
+            "3:15: expected 'else' after 'if' expression");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = {}\n"),
+            "3:9: dict and set literals are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = [i for i in y]\n"),
+            "3:12: comprehensions are not supported");
   EXPECT_EQ(parseError("from . import x\n"),
             "1:6: relative imports are not supported");
-  EXPECT_EQ(parseError("def f():\n    with a:\n        pass\n"),
-            "2:5: 'with' statements are not supported");
-  EXPECT_EQ(parseError("def f():\n    if (n := 3):\n        pass\n"),
-            "2:11: assignment expressions are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    with a:\n        pass\n"),
+            "3:5: 'with' statements are not supported");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    if (n := 3):\n        pass\n"),
+            "3:11: assignment expressions are not supported");
   // The first error wins, even when the tokenizer fails further down.
-  EXPECT_EQ(parseError("def f(:\n    pass\ns = 'abc\n"),
-            "1:7: expected parameter name");
+  EXPECT_EQ(parseError("@jit\ndef f(:\n    pass\ns = 'abc\n"),
+            "2:7: expected parameter name");
 }
 
 } // namespace

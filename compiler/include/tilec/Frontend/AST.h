@@ -46,6 +46,8 @@ enum class ExprKind {
   Compare,   // a < b (chains are rejected by the parser)
   BoolOp,    // a and b, a or b
   IfExp,     // a if c else b
+  Dict,      // {k: v}: host-side Python (decorators, module globals)
+  Host,      // other host-side Python: lambda, comprehension, f-string, ...
 };
 
 struct Expr {
@@ -209,6 +211,28 @@ struct IfExpExpr : Expr {
   ExprPtr cond, thenValue, elseValue;
 };
 
+/// `{k: v, **other}`; the key of a `**other` entry is null. Kernels cannot
+/// use dicts; the parser keeps them for decorators such as
+/// `@triton.heuristics({"EVEN_K": lambda args: ...})`.
+struct DictExpr : Expr {
+  DictExpr(Location loc, std::vector<ExprPtr> keys, std::vector<ExprPtr> values)
+      : Expr(ExprKind::Dict, std::move(loc)), keys(std::move(keys)),
+        values(std::move(values)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Dict; }
+  std::vector<ExprPtr> keys, values;
+};
+
+/// Python that only host code uses (a lambda, a comprehension, a set, an
+/// f-string, a starred argument, `...`). The parser accepts it outside
+/// kernels, in decorators and module globals, and keeps what it was so that
+/// a kernel that reaches it fails with a clear error.
+struct HostExpr : Expr {
+  HostExpr(Location loc, std::string what)
+      : Expr(ExprKind::Host, std::move(loc)), what(std::move(what)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Host; }
+  std::string what; // "a lambda", "a comprehension", ...
+};
+
 //===----------------------------------------------------------------------===//
 // Statements
 //===----------------------------------------------------------------------===//
@@ -352,9 +376,17 @@ struct Import {
   std::string alias;
 };
 
+/// A top-level `def` without @triton.jit, or a `class`: host code that the
+/// parser skips unread. Kept so that a kernel using the name hears why not.
+struct HostDef {
+  Location loc;
+  std::string name;
+};
+
 struct Module {
   std::shared_ptr<std::string> file;
   std::vector<Import> imports;
+  std::vector<HostDef> hostDefs;
   /// Module-level assignments (`BLOCK = 128`), in source order.
   std::vector<std::unique_ptr<AssignStmt>> globals;
   std::vector<FunctionDef> functions;
