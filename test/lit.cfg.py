@@ -21,7 +21,8 @@ path = os.pathsep.join([config.tilec_tools_dir, config.llvm_tools_dir,
                         config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
-for var in ["TILEC_PTXAS", "TILEC_CACHE_DIR", "HOME", "TMPDIR"]:
+for var in ["TILEC_PTXAS", "TILEC_LIBDEVICE", "CUDA_HOME", "TILEC_CACHE_DIR",
+            "HOME", "TMPDIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
@@ -89,5 +90,20 @@ ptxas = find_ptxas()
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+def find_libdevice():
+    """Same search order as tilec::findLibdevice()."""
+    env = os.environ.get("TILEC_LIBDEVICE")
+    if env:
+        return env if os.path.exists(env) else None
+    roots = [os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    for root in filter(None, roots):
+        path = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+        if os.path.exists(path):
+            return path
+    return None
+
+
+if find_libdevice():
+    config.available_features.add("libdevice")
 if have_gpu():
     config.available_features.add("gpu")

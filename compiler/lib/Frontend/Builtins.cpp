@@ -7,6 +7,8 @@
 
 #include "MLIRGenImpl.h"
 
+#include "tilec/Dialect/Tile/IR/Libdevice.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
@@ -28,14 +30,14 @@ static const llvm::StringSet<> kLanguage = {
     "exp",        "exp2",         "log",      "log2",        "sqrt",
     "sqrt_rn",    "rsqrt",        "floor",    "ceil",        "sigmoid",
     "clamp",      "fma",          "umulhi",   "rand",        "randint",
-    "randint4x",  "randn",        "randn4x",
+    "randint4x",  "randn",        "randn4x",  "rand4x",
     "abs",        "cdiv",         "broadcast_to", "range",   "static_range",
     "multiple_of", "max_contiguous", "max_constancy", "assume",
     "static_assert", "pointer_type",
     "sum",        "max",          "min",      "atomic_add",  "atomic_max",
     "atomic_min", "atomic_and",   "atomic_or", "atomic_xor", "atomic_xchg",
     "atomic_cas", "debug_barrier", "static_print", "div_rn",
-    "fdiv",       "dot",
+    "fdiv",       "dot",          "sin",      "cos",         "erf",
 };
 
 static Type dtypeNamed(Builder &b, StringRef name) {
@@ -65,6 +67,23 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
         return TValue::named(TValue::Kind::Builtin, "tl.cdiv");
       fail(l, "triton." + attr + " is not supported in kernels");
     }
+    // tl.extra.cuda.libdevice (and tl.extra.libdevice): CUDA's libdevice.
+    if (base.name == "libdevice") {
+      if (tile::lookupLibdevice(attr))
+        return TValue::named(TValue::Kind::Builtin, "libdevice." + attr);
+      fail(l, "libdevice." + attr + " is not supported by tilec, which "
+              "offers libdevice's float functions (sin, asin, erfinv, pow, "
+              "...)");
+    }
+    if (base.name == "tl.extra" && attr == "cuda")
+      return TValue::named(TValue::Kind::Module, "tl.extra.cuda");
+    if (StringRef(base.name).starts_with("tl.extra")) {
+      if (attr == "libdevice")
+        return TValue::named(TValue::Kind::Module, "libdevice");
+      fail(l, base.name + "." + attr + " is not supported by tilec");
+    }
+    if (attr == "extra")
+      return TValue::named(TValue::Kind::Module, "tl.extra");
     if (attr == "constexpr")
       return TValue::named(TValue::Kind::Builtin, "tl.constexpr");
     if (attr == "math")
@@ -288,6 +307,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     }
     return TValue::ofValue(cast(self->value, to, c.loc));
   }
+  if (StringRef(name).starts_with("libdevice."))
+    return genLibdevice(c, name);
   if (name == "triton.jit" || name == "triton.autotune" ||
       name == "triton.heuristics")
     fail(c.loc, name + " is a decorator, not a function to call in a kernel");
@@ -433,7 +454,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "tl.dot")
     return genDot(c);
   if (name == "tl.rand" || name == "tl.randint" || name == "tl.randint4x" ||
-      name == "tl.randn" || name == "tl.randn4x")
+      name == "tl.randn" || name == "tl.randn4x" || name == "tl.rand4x")
     return genRandom(c, name);
   if (name == "tl.where") {
     Args args = bindArgs(c, name, {"condition", "x", "y"}, 3);
@@ -508,7 +529,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
       name == "tl.log2" || name == "tl.sqrt" || name == "tl.sqrt_rn" ||
       name == "tl.rsqrt" || name == "tl.floor" || name == "tl.ceil" ||
-      name == "tl.abs") {
+      name == "tl.abs" || name == "tl.sin" || name == "tl.cos" ||
+      name == "tl.erf") {
     Args args = bindArgs(c, name, {"x"}, 1);
     return callMath(name, *args.get(0), args.locs[0]);
   }
@@ -858,7 +880,7 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
 }
 
 /// tl.exp, tl.exp2, tl.log, tl.log2, tl.sqrt (and sqrt_rn), tl.rsqrt,
-/// tl.floor, tl.ceil and tl.abs of one value: 16-bit floats compute in
+/// tl.floor, tl.ceil, tl.sin, tl.cos, tl.erf and tl.abs of one value: 16-bit floats compute in
 /// fp32, integers convert to fp32 first (tl.abs keeps them).
 TValue MLIRGenImpl::callMath(const std::string &name, const TValue &arg,
                              const ast::Location &l) {
@@ -884,6 +906,9 @@ TValue MLIRGenImpl::callMath(const std::string &name, const TValue &arg,
             : name == "tl.rsqrt" ? (Value)math::RsqrtOp::create(builder, location, wide)
             : name == "tl.floor" ? (Value)math::FloorOp::create(builder, location, wide)
             : name == "tl.ceil"  ? (Value)math::CeilOp::create(builder, location, wide)
+            : name == "tl.sin"   ? (Value)math::SinOp::create(builder, location, wide)
+            : name == "tl.cos"   ? (Value)math::CosOp::create(builder, location, wide)
+            : name == "tl.erf"   ? (Value)math::ErfOp::create(builder, location, wide)
                                  : (Value)math::SqrtOp::create(builder, location, wide);
   return TValue::ofValue(cast(r, element, l));
 }

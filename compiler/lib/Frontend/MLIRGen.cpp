@@ -1382,9 +1382,14 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   for (const ast::Import &import : module.imports) {
     std::string full = import.name.empty() ? import.module
                                            : import.module + "." + import.name;
-    if (full == "triton.language")
-      full = "tl";
-    if (full != "triton" && full != "tl")
+    // triton.language is `tl`; its extra.cuda.libdevice (or extra.libdevice)
+    // is the `libdevice` module.
+    if (StringRef(full).starts_with("triton.language"))
+      full = "tl" + full.substr(strlen("triton.language"));
+    if (full == "tl.extra.cuda.libdevice" || full == "tl.extra.libdevice")
+      full = "libdevice";
+    if (full != "triton" && full != "tl" && full != "tl.extra" &&
+        full != "tl.extra.cuda" && full != "libdevice")
       continue; // other imports are host-side; unused names fail on use
     if (import.name.empty() && import.alias == import.module &&
         llvm::StringRef(import.module).contains('.'))

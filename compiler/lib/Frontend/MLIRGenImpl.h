@@ -189,6 +189,8 @@ public:
                    std::optional<mlir::tile::AtomicRMWKind> kind);
   /// tl.rand, tl.randint, tl.randint4x: Triton's Philox (Random.cpp).
   TValue genRandom(const ast::CallExpr &call, const std::string &name);
+  /// tl.extra.cuda.libdevice's functions (Libdevice.cpp).
+  TValue genLibdevice(const ast::CallExpr &call, const std::string &name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const ast::CallExpr &call);
   /// A dtype argument, or an error.

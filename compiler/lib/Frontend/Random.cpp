@@ -1,4 +1,4 @@
-//===- Random.cpp - tl.rand, tl.randint, tl.randint4x ---------------------===//
+//===- Random.cpp - tl.rand, tl.randn, tl.randint and their 4x forms ------===//
 //
 // Triton's counter-based random numbers: Philox-4x32 (Salmon et al.,
 // "Parallel random numbers: as easy as 1, 2, 3", SC'11) with the counter
@@ -9,8 +9,10 @@
 //   c1' = lo(B * c2),            c3' = lo(A * c0),
 //   k0 += KEY_A, k1 += KEY_B.
 // tl.rand maps the first word to [0, 1) as Triton does: as an int32 x,
-// (x < 0 ? -x - 1 : x) * 4.6566127342e-10. Offsets are int32 (Triton's
-// 64-bit variant for int64 offsets is not here yet).
+// (x < 0 ? -x - 1 : x) * 4.6566127342e-10, and tl.randn applies Triton's
+// Box-Muller transform to the first two words (tl.sin and tl.cos are
+// libdevice's on the GPU). Offsets are int32 (Triton's 64-bit variant for
+// int64 offsets is not here yet).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,9 +66,6 @@ struct Words {
 
 TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
   Args args = bindArgs(c, name, {"seed", "offset", "n_rounds"}, 2);
-  if (name == "tl.randn" || name == "tl.randn4x")
-    fail(c.loc, name + " needs tl.cos and tl.sin, which wait for libdevice in "
-                       "tilec; tl.rand and tl.randint are here");
   Location location = loc(c.loc);
   Value offset = toValue(*args.get(1), args.locs[1], "the offset");
   Type element = getElementTypeOrSelf(offset.getType());
@@ -114,14 +113,39 @@ TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
                             TValue::ofValue(c2), TValue::ofValue(c3)});
   if (name == "tl.randint")
     return TValue::ofValue(c0);
-  // tl.rand: [0, 1) from the first word.
-  TValue x = TValue::ofValue(c0);
-  TValue negative = compare(ast::CompareOp::Lt, x, TValue::ofInt(0), c.loc);
-  TValue folded = binary(ast::BinaryOp::Sub,
-                         binary(ast::BinaryOp::Sub, TValue::ofInt(0), x, c.loc),
-                         TValue::ofInt(1), c.loc);
-  Value chosen = arith::SelectOp::create(builder, location, negative.value,
-                                         folded.value, c0);
-  return binary(ast::BinaryOp::Mul, TValue::ofValue(chosen),
-                TValue::ofFloat(4.6566127342e-10), c.loc);
+  // tl.rand: [0, 1) from a word taken as an int32 x, as Triton does.
+  auto uniform = [&](Value word) {
+    TValue x = TValue::ofValue(word);
+    TValue negative = compare(ast::CompareOp::Lt, x, TValue::ofInt(0), c.loc);
+    TValue folded = binary(ast::BinaryOp::Sub,
+                           binary(ast::BinaryOp::Sub, TValue::ofInt(0), x, c.loc),
+                           TValue::ofInt(1), c.loc);
+    Value chosen = arith::SelectOp::create(builder, location, negative.value,
+                                           folded.value, word);
+    return binary(ast::BinaryOp::Mul, TValue::ofValue(chosen),
+                  TValue::ofFloat(4.6566127342e-10), c.loc);
+  };
+  if (name == "tl.rand")
+    return uniform(c0);
+  if (name == "tl.rand4x")
+    return TValue::ofTuple({uniform(c0), uniform(c1), uniform(c2), uniform(c3)});
+  // tl.randn: Box-Muller on two uniforms, Triton's constants and order.
+  auto normalPair = [&](Value a, Value b) {
+    TValue u1 = minMax(/*isMax=*/true, TValue::ofFloat(1.0e-7), uniform(a), c.loc);
+    TValue theta = binary(ast::BinaryOp::Mul, TValue::ofFloat(6.283185307179586),
+                          uniform(b), c.loc);
+    TValue r = callMath(
+        "tl.sqrt",
+        binary(ast::BinaryOp::Mul, TValue::ofFloat(-2.0),
+               callMath("tl.log", u1, c.loc), c.loc),
+        c.loc);
+    return std::pair(
+        binary(ast::BinaryOp::Mul, r, callMath("tl.cos", theta, c.loc), c.loc),
+        binary(ast::BinaryOp::Mul, r, callMath("tl.sin", theta, c.loc), c.loc));
+  };
+  if (name == "tl.randn")
+    return normalPair(c0, c1).first;
+  auto [n1, n2] = normalPair(c0, c1);
+  auto [n3, n4] = normalPair(c2, c3);
+  return TValue::ofTuple({n1, n2, n3, n4});
 }

@@ -9,6 +9,9 @@
 
 #include "Executor.h"
 
+#include "tilec/Dialect/Tile/IR/Libdevice.h"
+#include "tilec/Dialect/Tile/IR/Tile.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -94,6 +97,28 @@ LogicalResult floatUnary(Executor &ex, Operation *op, F f) {
     return sizeError(ex, op);
   const double *x = a.floats.data();
   storeFloats(r, n, [&](size_t i) { return f(x[i]); });
+  return success();
+}
+
+/// A libdevice function, computed by its reference in double precision.
+LogicalResult externElementwise(Executor &ex, tile::ExternElementwiseOp op) {
+  const tile::LibdeviceFunction *function = tile::lookupLibdeviceSymbol(
+      op.getSymbol(), getElementTypeOrSelf(op.getType()));
+  TValue &r = ex.define(op.getResult());
+  size_t n = r.size();
+  SmallVector<const double *, 3> srcs;
+  for (Value src : op.getSrcs()) {
+    const TValue &a = ex.get(src);
+    if (a.size() != n)
+      return sizeError(ex, op);
+    srcs.push_back(a.floats.data());
+  }
+  SmallVector<double, 3> args(srcs.size());
+  storeFloats(r, n, [&](size_t i) {
+    for (auto [arg, src] : llvm::zip(args, srcs))
+      arg = src[i];
+    return function->reference(args);
+  });
   return success();
 }
 
@@ -400,7 +425,7 @@ bool tilec::interp::isArithOp(Operation *op) {
       math::RsqrtOp, math::AbsFOp, math::AbsIOp, math::SinOp, math::CosOp,
       math::TanhOp, math::FloorOp, math::CeilOp, math::TruncOp, math::ErfOp,
       math::Log1pOp, math::ExpM1Op, math::FmaOp, math::PowFOp,
-      math::CopySignOp>(op);
+      math::CopySignOp, tile::ExternElementwiseOp>(op);
 }
 
 LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
@@ -518,6 +543,7 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
       .Case([&](arith::NegFOp) {
         return floatUnary(ex, op, [](double x) { return -x; });
       })
+      .Case([&](tile::ExternElementwiseOp e) { return externElementwise(ex, e); })
       .Case([&](math::ExpOp) { return unary(std::exp); })
       .Case([&](math::Exp2Op) { return unary(std::exp2); })
       .Case([&](math::LogOp) { return unary(std::log); })

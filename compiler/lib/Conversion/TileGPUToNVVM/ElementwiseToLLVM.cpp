@@ -2,9 +2,12 @@
 //
 // A tensor op of `arith` or `math` becomes the same op on each of the
 // thread's scalars; ArithToLLVM and MathToLLVM finish the job. tile.addptr
-// becomes a getelementptr per element.
+// becomes a getelementptr per element, tile.extern_elementwise a libdevice
+// call per element.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
@@ -95,10 +98,31 @@ struct AddPtrToGEP : OpConversionPattern<tile::AddPtrOp> {
   }
 };
 
+/// A libdevice function on each element: a call the PTX emitter resolves.
+struct ExternElementwiseToCall : OpConversionPattern<tile::ExternElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::ExternElementwiseOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type scalarType = getElementTypeOrSelf(op.getType());
+    ArrayRef<ValueRange> operands = adaptor.getOperands();
+    SmallVector<Value> results;
+    for (unsigned i = 0, e = getWidth(operands); i < e; ++i) {
+      SmallVector<Value> args;
+      for (ValueRange values : operands)
+        args.push_back(elementOf(values, i));
+      results.push_back(callLibdevice(rewriter, op.getLoc(), op,
+                                      op.getSymbol(), scalarType, args));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateElementwiseToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScalarizeElementwise, AddPtrToGEP>(converter,
-                                                  patterns.getContext());
+  patterns.add<ScalarizeElementwise, AddPtrToGEP, ExternElementwiseToCall>(
+      converter, patterns.getContext());
 }

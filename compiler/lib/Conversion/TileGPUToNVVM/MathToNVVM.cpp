@@ -2,7 +2,9 @@
 //
 // Like Triton, tl.exp and tl.log use the fast approximate base-2 instructions
 // (ex2.approx, lg2.approx) with a change of base, and tl.rsqrt rsqrt.approx
-// (libdevice's __nv_rsqrtf); 16-bit floats compute in f32. LLVM's llvm.exp/llvm.log would become libm calls NVPTX cannot link.
+// (libdevice's __nv_rsqrtf); 16-bit floats compute in f32. LLVM's
+// llvm.exp/llvm.log would become libm calls NVPTX cannot link. sin, cos and
+// erf call libdevice, linked by the PTX emitter.
 // Triton's fp32 '/' (an arith.divf marked `arcp`) is div.full.f32, within
 // 2 ulp and much cheaper than the correctly rounded div.rn.f32, which
 // tl.div_rn keeps.
@@ -12,6 +14,7 @@
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/Tile/IR/Libdevice.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -61,6 +64,29 @@ struct ApproxToPTX : OpRewritePattern<OpTy> {
   double preScale, postScale;
 };
 
+/// sin, cos and erf as calls to libdevice's __nv_sinf & co., as Triton
+/// computes them: NVPTX selects no llvm.erf, and llvm.sin only as the
+/// coarse sin.approx.f32 under unsafe math.
+template <typename OpTy>
+struct LibdeviceCall : OpRewritePattern<OpTy> {
+  LibdeviceCall(MLIRContext *context, StringRef name)
+      : OpRewritePattern<OpTy>(context, /*benefit=*/2), name(name) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF32() && !type.isF64())
+      return failure();
+    std::string symbol =
+        tile::getLibdeviceSymbol(*tile::lookupLibdevice(name), type);
+    rewriter.replaceOp(op, callLibdevice(rewriter, op.getLoc(), op, symbol,
+                                         type, op->getOperands()));
+    return success();
+  }
+
+  StringRef name;
+};
+
 struct DivFullToNVVM : OpRewritePattern<arith::DivFOp> {
   DivFullToNVVM(MLIRContext *context)
       : OpRewritePattern<arith::DivFOp>(context, /*benefit=*/2) {}
@@ -86,5 +112,8 @@ void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<ApproxToPTX<math::LogOp>>(context, "lg2.approx.f32", 1.0, M_LN2);
   patterns.add<ApproxToPTX<math::Log2Op>>(context, "lg2.approx.f32", 1.0, 1.0);
   patterns.add<ApproxToPTX<math::RsqrtOp>>(context, "rsqrt.approx.f32", 1.0, 1.0);
+  patterns.add<LibdeviceCall<math::SinOp>>(context, "sin");
+  patterns.add<LibdeviceCall<math::CosOp>>(context, "cos");
+  patterns.add<LibdeviceCall<math::ErfOp>>(context, "erf");
   patterns.add<DivFullToNVVM>(context);
 }

@@ -167,6 +167,21 @@ SmallVector<Value> mlir::tilegpu::unpackVector(OpBuilder &b, Location loc,
   return elems;
 }
 
+Value mlir::tilegpu::callLibdevice(OpBuilder &b, Location loc,
+                                   Operation *from, StringRef symbol,
+                                   Type resultType, ValueRange args) {
+  auto module = from->getParentOfType<ModuleOp>();
+  auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
+  if (!function) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto type = LLVM::LLVMFunctionType::get(resultType,
+                                            llvm::to_vector(args.getTypes()));
+    function = LLVM::LLVMFuncOp::create(b, loc, symbol, type);
+  }
+  return LLVM::CallOp::create(b, loc, function, args).getResult();
+}
+
 std::string mlir::tilegpu::getPTXOperandList(unsigned first, unsigned count) {
   if (count == 1)
     return "$" + std::to_string(first);

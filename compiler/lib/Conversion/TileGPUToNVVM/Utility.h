@@ -61,6 +61,11 @@ Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> elems);
 SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value v,
                                 unsigned count);
 
+/// Calls `symbol`, a function of libdevice (resolved when the PTX emitter
+/// links its bitcode), declaring it in `from`'s module on first use.
+Value callLibdevice(OpBuilder &b, Location loc, Operation *from,
+                    StringRef symbol, Type resultType, ValueRange args);
+
 /// `{ $first, $first+1, ... }` for `count` consecutive inline-asm operands
 /// (a PTX vector), or `$first` alone.
 std::string getPTXOperandList(unsigned first, unsigned count);

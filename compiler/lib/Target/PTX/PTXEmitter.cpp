@@ -6,9 +6,11 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -97,6 +99,68 @@ tilec::translateToLLVMIR(mlir::ModuleOp module, LLVMContext &llvmContext) {
   return llvmModule;
 }
 
+std::optional<std::string> tilec::findLibdevice() {
+  if (const char *env = std::getenv("TILEC_LIBDEVICE"); env && *env) {
+    if (sys::fs::exists(env))
+      return std::string(env);
+    return std::nullopt;
+  }
+  SmallVector<std::string, 2> roots;
+  if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
+    roots.push_back(cuda);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    std::string path = root + "/nvvm/libdevice/libdevice.10.bc";
+    if (sys::fs::exists(path))
+      return path;
+  }
+  return std::nullopt;
+}
+
+namespace {
+/// Links the libdevice functions `module` calls (`__nv_sinf`...) into it,
+/// internal so that the optimizer inlines them and drops the rest. Their
+/// `__nvvm_reflect("__CUDA_FTZ")` reads 1, as in Triton's kernels: fp32
+/// denormals flush to zero inside them.
+Error linkLibdevice(Module &module) {
+  std::string first;
+  for (Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_")) {
+      first = f.getName().str();
+      break;
+    }
+  if (first.empty())
+    return Error::success();
+  std::optional<std::string> path = tilec::findLibdevice();
+  if (!path)
+    return createStringError(
+        "the kernel calls " + first + " from CUDA's libdevice, and "
+        "libdevice.10.bc is not found: install the CUDA toolkit "
+        "(/usr/local/cuda/nvvm/libdevice), set $CUDA_HOME, or set "
+        "$TILEC_LIBDEVICE to the file");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(*path);
+  if (!buffer)
+    return createStringError("cannot read " + *path + ": " +
+                             buffer.getError().message());
+  // Lazily: the linker materializes only the functions the kernel needs.
+  Expected<std::unique_ptr<Module>> libdevice =
+      getOwningLazyBitcodeModule(std::move(*buffer), module.getContext());
+  if (!libdevice)
+    return createStringError("cannot parse " + *path + ": " +
+                             toString(libdevice.takeError()));
+  (*libdevice)->setTargetTriple(module.getTargetTriple());
+  (*libdevice)->setDataLayout(module.getDataLayout());
+  if (Linker::linkModules(module, std::move(*libdevice),
+                          Linker::LinkOnlyNeeded))
+    return createStringError("cannot link " + *path);
+  for (Function &f : module)
+    if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
+      f.setLinkage(GlobalValue::InternalLinkage);
+  module.addModuleFlag(Module::Override, "nvvm-reflect-ftz", 1);
+  return Error::success();
+}
+} // namespace
+
 Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
                                      std::string *optimizedIR) {
   Expected<std::unique_ptr<TargetMachine>> machineOrErr =
@@ -106,6 +170,8 @@ Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
   TargetMachine &machine = **machineOrErr;
   module.setTargetTriple(machine.getTargetTriple());
   module.setDataLayout(machine.createDataLayout());
+  if (Error e = linkLibdevice(module))
+    return std::move(e);
 
   {
     // Built with the target machine, the PassBuilder also runs NVPTX's own

@@ -37,14 +37,19 @@ inline constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext);
 
-/// Optimizes `module` at O3 for `arch` ("sm_80", "sm_90") and compiles it to
-/// PTX text. The optimized LLVM IR is printed to `optimizedIR` when given.
+/// Links the libdevice functions `module` calls, optimizes it at O1 for
+/// `arch` ("sm_80", "sm_90") and compiles it to PTX text. The optimized LLVM
+/// IR is printed to `optimizedIR` when given.
 llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
                                     std::string *optimizedIR = nullptr);
 
 /// Assembles `ptx` for `arch` with ptxas; the error carries ptxas's output.
 llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx,
                                                 llvm::StringRef arch);
+
+/// CUDA's libdevice.10.bc: $TILEC_LIBDEVICE, else under $CUDA_HOME or
+/// /usr/local/cuda (nvvm/libdevice); none when not found.
+std::optional<std::string> findLibdevice();
 
 /// The ptxas to use: $TILEC_PTXAS, else /usr/local/cuda/bin/ptxas, else the
 /// first one on PATH; none when not found.

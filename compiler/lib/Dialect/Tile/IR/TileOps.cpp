@@ -1,6 +1,7 @@
 //===- TileOps.cpp - Verifiers, builders and folders of tile ops ----------===//
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/Tile/IR/Libdevice.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -97,6 +98,18 @@ LogicalResult HintOp::verify() {
       if (fact < 1)
         return emitOpError(name) << " entries must be positive, got " << fact;
   }
+  return success();
+}
+
+LogicalResult ExternElementwiseOp::verify() {
+  Type element = getElementTypeOrSelf(getType());
+  const LibdeviceFunction *function = lookupLibdeviceSymbol(getSymbol(), element);
+  if (!function)
+    return emitOpError("'") << getSymbol()
+                            << "' is not a libdevice function on " << element;
+  if (getSrcs().size() != function->arity)
+    return emitOpError("'") << getSymbol() << "' takes " << function->arity
+                            << " operands, got " << getSrcs().size();
   return success();
 }
 

@@ -420,4 +420,28 @@ def Tile_AssumeOp : Tile_Op<"assume", [
   let assemblyFormat = "$cond attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// External functions
+//===----------------------------------------------------------------------===//
+
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [Pure,
+    Elementwise, SameOperandsAndResultType]> {
+  let summary = "A function of CUDA's libdevice, applied element by element";
+  let description = [{
+    Calls `symbol`, a float function of libdevice such as `__nv_asinf`
+    (`tl.extra.cuda.libdevice.asin`), on each element. On the GPU it is a
+    call that the PTX emitter resolves by linking libdevice's bitcode; the
+    interpreter computes the function itself (Libdevice.h).
+
+    ```mlir
+    %y = tile.extern_elementwise %x {symbol = "__nv_asinf"} : tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyTypeOf<[F32, F64, RankedTensorOf<[F32, F64]>]>>:$srcs,
+                       StrAttr:$symbol);
+  let results = (outs AnyTypeOf<[F32, F64, RankedTensorOf<[F32, F64]>]>:$result);
+  let assemblyFormat = "$srcs attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // TILEC_DIALECT_TILE_IR_TILEOPS_TD

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Random numbers and libdevice math against real Triton: the kernels of
+test/Interpreter/random.tl and libdevice.tl run by Triton, by tilec on the
+GPU and on the interpreter (tile-run). tl.rand/randint must give the same
+bits as Triton everywhere, and so must tilec's GPU kernel for tl.randn and
+the libdevice functions (the same libdevice, the same flush-to-zero); the
+interpreter, which computes those in double, is reported in float32 ulps.
+
+    python3 bench/math_vs_triton.py --tile-run build/bin/tile-run
+"""
+import argparse
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "test", "Interpreter")
+
+
+def load_kernel(file, name):
+    loader = importlib.machinery.SourceFileLoader(name + "_tl", file)
+    spec = importlib.util.spec_from_loader(name + "_tl", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return getattr(module, name)
+
+
+def tile_run(tile_run, file, backend, grid, buffers, scalars, signature, workdir):
+    """Runs `file` with tile-run; returns the output buffers by name."""
+    paths = []
+    for name, array in buffers.items():
+        path = os.path.join(workdir, name + ".npy")
+        np.save(path, array)
+        paths.append(path)
+    out = os.path.join(workdir, backend)
+    command = [tile_run, file, "--grid", str(grid), "--backend", backend, "-o", out]
+    if signature:
+        command += ["--signature", signature]
+    subprocess.run(command + paths + [str(s) for s in scalars], check=True)
+    return {name: np.load(os.path.join(out, name + "_ptr.npy")) for name in buffers}
+
+
+def ulps(a, b):
+    """The largest distance in float32 ulps between two float32 arrays."""
+    ia = a.view(np.int32).astype(np.int64)
+    ib = b.view(np.int32).astype(np.int64)
+    ia = np.where(ia < 0, np.int64(-2**31) - ia, ia)
+    ib = np.where(ib < 0, np.int64(-2**31) - ib, ib)
+    return int(np.abs(ia - ib).max())
+
+
+def case_random(args, workdir):
+    file = os.path.join(TESTS, "random.tl")
+    kernel = load_kernel(file, "random_words")
+    ok = True
+    for seed in (1234, 81985529216486895):
+        buffers = {"w": np.zeros(5 * 128, np.int32), "f": np.zeros(2 * 128, np.float32)}
+        tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+        kernel[(2,)](tensors["w"], tensors["f"], seed)
+        for backend in ("cuda", "interp"):
+            got = tile_run(args.tile_run, file, backend, 2, buffers, [seed],
+                           "*i32, *fp32, i64", workdir)
+            for name in buffers:
+                same = np.array_equal(got[name].view(np.uint32),
+                                      tensors[name].cpu().numpy().view(np.uint32))
+                ok &= same
+                print(f"random seed {seed:>20} tilec {backend:6s} {name} "
+                      f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+    return ok
+
+
+LIBDEVICE_ROWS = ["sin", "cos", "erf", "asin", "pow", "atan2", "fma", "erfinv",
+                  "lgamma", "normcdf", "sinh(fp16)", "randn", "randn4x.1",
+                  "randn4x.2", "randn4x.3", "randn4x.4", "rand4x.1", "rand4x.2",
+                  "rand4x.3", "rand4x.4"]
+
+
+def case_libdevice(args, workdir):
+    file = os.path.join(TESTS, "libdevice.tl")
+    kernel = load_kernel(file, "libdevice_kernel")
+    rng = np.random.default_rng(11)
+    buffers = {"x": rng.uniform(-6, 6, 64).astype(np.float32),
+               "out": np.zeros(20 * 64, np.float32)}
+    tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+    kernel[(1,)](tensors["x"], tensors["out"], 42)
+    triton = tensors["out"].cpu().numpy().reshape(20, 64)
+    ok = True
+    for backend in ("cuda", "interp"):
+        got = tile_run(args.tile_run, file, backend, 1, buffers, [42], None,
+                       workdir)["out"].reshape(20, 64)
+        for row, name in enumerate(LIBDEVICE_ROWS):
+            distance = ulps(got[row], triton[row])
+            exact = backend == "cuda" or name.startswith("rand4x")
+            good = distance == 0 if exact else distance <= 8192
+            ok &= good
+            print(f"libdevice {name:11s} tilec {backend:6s} "
+                  f"{'identical to Triton' if distance == 0 else f'{distance} ulp from Triton'}"
+                  f"{'' if good else '  <-- FAIL'}")
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tile-run", required=True)
+    args = parser.parse_args()
+    ok = True
+    with tempfile.TemporaryDirectory() as workdir:
+        ok &= case_random(args, workdir)
+        ok &= case_libdevice(args, workdir)
+    print("random numbers and libdevice agree with Triton" if ok
+          else "MATH DIFFERS FROM TRITON")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+//===- Libdevice.cpp - tl.extra.cuda.libdevice ----------------------------===//
+//
+// `libdevice.asin(x)` and the other float functions of CUDA's libdevice
+// (the table in Libdevice.h) become tile.extern_elementwise calls of
+// `__nv_asinf` (fp32) or `__nv_asin` (fp64). As in tilec's other math,
+// integers and 16-bit floats compute in fp32; the result keeps a 16-bit
+// input's type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "tilec/Dialect/Tile/IR/Libdevice.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+TValue MLIRGenImpl::genLibdevice(const ast::CallExpr &c,
+                                 const std::string &name) {
+  const tile::LibdeviceFunction &function =
+      *tile::lookupLibdevice(StringRef(name).drop_front(strlen("libdevice.")));
+  static const char *const kParams[] = {"arg0", "arg1", "arg2"};
+  SmallVector<StringRef, 3> params(kParams, kParams + function.arity);
+  Args args = bindArgs(c, name, params, function.arity);
+
+  // One shape and element type for all operands, as for a binary op.
+  SmallVector<Value, 3> operands;
+  for (unsigned i = 0; i < function.arity; ++i)
+    operands.push_back(toValue(*args.get(i), args.locs[i], "the argument"));
+  Type element = getElementTypeOrSelf(operands[0].getType());
+  for (unsigned i = 1; i < function.arity; ++i)
+    element = promote(TValue::ofValue(operands[0]), TValue::ofValue(operands[i]),
+                      args.locs[i]);
+  if (!isa<FloatType>(element) && !element.isInteger())
+    fail(args.locs[0], name + " needs numbers, got " + describe(element));
+  Type compute = element.isF64() ? element : builder.getF32Type();
+  for (unsigned i = 1; i < function.arity; ++i)
+    std::tie(operands[0], operands[i]) =
+        unify(TValue::ofValue(operands[0]), TValue::ofValue(operands[i]),
+              compute, args.locs[i]);
+  for (Value &operand : operands)
+    operand = broadcastTo(cast(operand, compute, c.loc),
+                          shapeOf(operands.back()), c.loc, "the argument");
+
+  Type resultType = compute;
+  if (auto tensor = dyn_cast<RankedTensorType>(operands[0].getType()))
+    resultType = RankedTensorType::get(tensor.getShape(), compute);
+  Value result = tile::ExternElementwiseOp::create(
+      builder, loc(c.loc), resultType, operands,
+      builder.getStringAttr(tile::getLibdeviceSymbol(function, compute)));
+  if (isa<FloatType>(element) && element != compute)
+    result = cast(result, element, c.loc);
+  return TValue::ofValue(result);
+}
