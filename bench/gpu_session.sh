@@ -4,7 +4,7 @@
 # interpreter and Triton, compute-sanitizer on the matmul examples, the SASS
 # instruction mix of the blocked matmul, and the matmul benchmark. Logs go to
 # $OUT; a short table is printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|sanitize|bench|quickbench|splitk|profile ...
+#   bash bench/gpu_session.sh check|language|sanitize|bench|quickbench|splitk|profile ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -42,6 +42,18 @@ note "SASS matmul fp16 128x128x32: $(grep -cE 'HMMA' "$OUT/matmul_fp16.sass") HM
 note "compile: $(tail -n 1 "$OUT/compile_time.log")"
 }
 
+language() {
+  timeout 300 python3 bench/math_vs_triton.py --tile-run "$bin/tile-run" \
+    > "$OUT/math_vs_triton.log" 2>&1
+  note "math vs triton: rc=$? $(tail -n 1 "$OUT/math_vs_triton.log")"
+  grep -E "FAIL|DIFFER" "$OUT/math_vs_triton.log" | head -30
+  # Which instructions each of tl's math functions becomes, both sides.
+  timeout 200 python3 bench/math_ptx.py --tilec "$bin/tilec" --out "$OUT/math_ptx" \
+    > "$OUT/math_ptx.log" 2>&1
+  note "math ptx: rc=$?"
+  cat "$OUT/math_ptx.log"
+}
+
 sanitize() {
   for tool in memcheck racecheck synccheck; do
     for e in tiled_matmul matmul splitk_matmul; do
@@ -75,6 +87,7 @@ profile() {
 for phase in "$@"; do
   case "$phase" in
     check) check ;;
+    language) language ;;
     sanitize) sanitize ;;
     bench) bench ;;
     quickbench) bench --quick ;;

@@ -3,8 +3,9 @@
 test/Interpreter/random.tl and libdevice.tl run by Triton, by tilec on the
 GPU and on the interpreter (tile-run). tl.rand/randint must give the same
 bits as Triton everywhere, and so must tilec's GPU kernel for tl.randn and
-the libdevice functions (the same libdevice, the same flush-to-zero); the
-interpreter, which computes those in double, is reported in float32 ulps.
+the libdevice functions when it links Triton's own libdevice.10.bc (set as
+$TILEC_LIBDEVICE here); the interpreter, which computes those in double, is
+reported in float32 ulps.
 
     python3 bench/math_vs_triton.py --tile-run build/bin/tile-run
 """
@@ -31,8 +32,20 @@ def load_kernel(file, name):
     return getattr(module, name)
 
 
+def triton_libdevice():
+    """The libdevice.10.bc that Triton ships and links (its CUDA's, which may
+    differ from the toolkit's in the last bits of some functions)."""
+    import triton
+    root = os.path.dirname(triton.__file__)
+    for directory, _, files in os.walk(root):
+        if "libdevice.10.bc" in files:
+            return os.path.join(directory, "libdevice.10.bc")
+    return None
+
+
 def tile_run(tile_run, file, backend, grid, buffers, scalars, signature, workdir):
-    """Runs `file` with tile-run; returns the output buffers by name."""
+    """Runs `file` with tile-run, linking Triton's libdevice; returns the
+    output buffers by name."""
     paths = []
     for name, array in buffers.items():
         path = os.path.join(workdir, name + ".npy")
@@ -42,7 +55,10 @@ def tile_run(tile_run, file, backend, grid, buffers, scalars, signature, workdir
     command = [tile_run, file, "--grid", str(grid), "--backend", backend, "-o", out]
     if signature:
         command += ["--signature", signature]
-    subprocess.run(command + paths + [str(s) for s in scalars], check=True)
+    env = dict(os.environ)
+    if triton_libdevice():
+        env["TILEC_LIBDEVICE"] = triton_libdevice()
+    subprocess.run(command + paths + [str(s) for s in scalars], check=True, env=env)
     return {name: np.load(os.path.join(out, name + "_ptr.npy")) for name in buffers}
 
 

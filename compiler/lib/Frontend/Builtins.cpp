@@ -910,5 +910,8 @@ TValue MLIRGenImpl::callMath(const std::string &name, const TValue &arg,
             : name == "tl.cos"   ? (Value)math::CosOp::create(builder, location, wide)
             : name == "tl.erf"   ? (Value)math::ErfOp::create(builder, location, wide)
                                  : (Value)math::SqrtOp::create(builder, location, wide);
+  // tl.sqrt may approximate (Triton's is sqrt.approx); tl.sqrt_rn may not.
+  if (name == "tl.sqrt")
+    llvm::cast<math::SqrtOp>(r.getDefiningOp()).setFastmath(arith::FastMathFlags::afn);
   return TValue::ofValue(cast(r, element, l));
 }

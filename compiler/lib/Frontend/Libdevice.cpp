@@ -2,9 +2,8 @@
 //
 // `libdevice.asin(x)` and the other float functions of CUDA's libdevice
 // (the table in Libdevice.h) become tile.extern_elementwise calls of
-// `__nv_asinf` (fp32) or `__nv_asin` (fp64). As in tilec's other math,
-// integers and 16-bit floats compute in fp32; the result keeps a 16-bit
-// input's type.
+// `__nv_asinf` (fp32) or `__nv_asin` (fp64). Integers and 16-bit floats
+// compute in fp32, and the result stays fp32, as in Triton.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,7 +49,5 @@ TValue MLIRGenImpl::genLibdevice(const ast::CallExpr &c,
   Value result = tile::ExternElementwiseOp::create(
       builder, loc(c.loc), resultType, operands,
       builder.getStringAttr(tile::getLibdeviceSymbol(function, compute)));
-  if (isa<FloatType>(element) && element != compute)
-    result = cast(result, element, c.loc);
   return TValue::ofValue(result);
 }

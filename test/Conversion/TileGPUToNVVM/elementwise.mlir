@@ -30,13 +30,11 @@
 // CHECK-NEXT: %[[E0:.*]] = llvm.inline_asm asm_dialect = att "ex2.approx.f32 $0, $1;", "=f,f" %[[S0]] : (f32) -> f32
 // CHECK: llvm.fmul %[[A1]], %{{.*}} : f32
 // CHECK-NEXT: %[[E1:.*]] = llvm.inline_asm asm_dialect = att "ex2.approx.f32 $0, $1;", "=f,f"
-// log(x) = lg2(x) * ln(2).
-// CHECK-NEXT: %[[G0:.*]] = llvm.inline_asm asm_dialect = att "lg2.approx.f32 $0, $1;", "=f,f" %[[E0]] : (f32) -> f32
-// CHECK-NEXT: %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
-// CHECK-NEXT: llvm.fmul %[[G0]], %[[LN2]] : f32
-// CHECK-NEXT: llvm.inline_asm asm_dialect = att "lg2.approx.f32 $0, $1;", "=f,f" %[[E1]] : (f32) -> f32
+// log(x): libdevice's, as Triton's.
+// CHECK-NEXT: llvm.call @__nv_logf(%[[E0]]) : (f32) -> f32
+// CHECK-NEXT: llvm.call @__nv_logf(%[[E1]]) : (f32) -> f32
 // CHECK-NOT: ex2.approx
-// CHECK-NOT: lg2.approx
+// CHECK-NOT: __nv_logf
 // CHECK-COUNT-2: llvm.add %{{.*}}, %{{.*}} : i32
 // CHECK-COUNT-2: llvm.sitofp %{{.*}} : i32 to f32
 // CHECK-COUNT-2: llvm.fmul

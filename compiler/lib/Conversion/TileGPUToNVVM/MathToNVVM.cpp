@@ -1,10 +1,12 @@
-//===- MathToNVVM.cpp - exp, log and '/' the way Triton computes them -----===//
+//===- MathToNVVM.cpp - tl's math and '/' the way Triton computes them ----===//
 //
-// Like Triton, tl.exp and tl.log use the fast approximate base-2 instructions
-// (ex2.approx, lg2.approx) with a change of base, and tl.rsqrt rsqrt.approx
-// (libdevice's __nv_rsqrtf); 16-bit floats compute in f32. LLVM's
-// llvm.exp/llvm.log would become libm calls NVPTX cannot link. sin, cos and
-// erf call libdevice, linked by the PTX emitter.
+// Instruction for instruction what Triton emits (bench/math_ptx.py shows
+// both side by side): tl.exp is ex2.approx of x log2(e); log, log2, sin,
+// cos and erf are libdevice's (__nv_logf...), linked by the PTX emitter;
+// exp2, rsqrt, floor, ceil and tl.sqrt are the one flush-to-zero
+// instruction libdevice's versions come down to under Triton's
+// nvvm-reflect-ftz. 16-bit floats compute in f32. LLVM's own llvm.log and
+// llvm.sin would become libm calls NVPTX cannot link.
 // Triton's fp32 '/' (an arith.divf marked `arcp`) is div.full.f32, within
 // 2 ulp and much cheaper than the correctly rounded div.rn.f32, which
 // tl.div_rn keeps.
@@ -29,15 +31,19 @@ namespace {
 template <typename OpTy>
 struct ApproxToPTX : OpRewritePattern<OpTy> {
   ApproxToPTX(MLIRContext *context, StringRef instruction, double preScale,
-             double postScale)
-      : OpRewritePattern<OpTy>(context, /*benefit=*/2),
-        instruction(instruction), preScale(preScale), postScale(postScale) {}
+             double postScale, bool onlyIfAfn = false)
+      : OpRewritePattern<OpTy>(context, /*benefit=*/3),
+        instruction(instruction), preScale(preScale), postScale(postScale),
+        onlyIfAfn(onlyIfAfn) {}
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type type = op.getType();
     if (!isa<FloatType>(type) || type.getIntOrFloatBitWidth() > 32)
+      return failure();
+    if (onlyIfAfn && !arith::bitEnumContainsAll(op.getFastmath(),
+                                                arith::FastMathFlags::afn))
       return failure();
     Type f32 = rewriter.getF32Type();
     Value x = op.getOperand();
@@ -62,11 +68,10 @@ struct ApproxToPTX : OpRewritePattern<OpTy> {
 
   std::string instruction;
   double preScale, postScale;
+  bool onlyIfAfn;
 };
 
-/// sin, cos and erf as calls to libdevice's __nv_sinf & co., as Triton
-/// computes them: NVPTX selects no llvm.erf, and llvm.sin only as the
-/// coarse sin.approx.f32 under unsafe math.
+/// A call to libdevice's __nv_<name>f (f32) or __nv_<name> (f64).
 template <typename OpTy>
 struct LibdeviceCall : OpRewritePattern<OpTy> {
   LibdeviceCall(MLIRContext *context, StringRef name)
@@ -107,11 +112,24 @@ struct DivFullToNVVM : OpRewritePattern<arith::DivFOp> {
 
 void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
+  // fp32 tl.exp: ex2.approx of x log2(e), without flushing, as Triton's.
   patterns.add<ApproxToPTX<math::ExpOp>>(context, "ex2.approx.f32", M_LOG2E, 1.0);
-  patterns.add<ApproxToPTX<math::Exp2Op>>(context, "ex2.approx.f32", 1.0, 1.0);
-  patterns.add<ApproxToPTX<math::LogOp>>(context, "lg2.approx.f32", 1.0, M_LN2);
-  patterns.add<ApproxToPTX<math::Log2Op>>(context, "lg2.approx.f32", 1.0, 1.0);
-  patterns.add<ApproxToPTX<math::RsqrtOp>>(context, "rsqrt.approx.f32", 1.0, 1.0);
+  // Triton takes the rest from libdevice, whose fp32 exp2, rsqrt, floor,
+  // ceil and (approximate) sqrt are single instructions under its
+  // flush-to-zero: those, emitted here, need no libdevice.
+  patterns.add<ApproxToPTX<math::Exp2Op>>(context, "ex2.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::RsqrtOp>>(context, "rsqrt.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::FloorOp>>(context, "cvt.rmi.ftz.f32.f32", 1.0, 1.0);
+  patterns.add<ApproxToPTX<math::CeilOp>>(context, "cvt.rpi.ftz.f32.f32", 1.0, 1.0);
+  // tl.sqrt (afn); tl.sqrt_rn stays llvm.sqrt, the correctly rounded sqrt.rn.
+  patterns.add<ApproxToPTX<math::SqrtOp>>(context, "sqrt.approx.ftz.f32", 1.0, 1.0,
+                                          /*onlyIfAfn=*/true);
+  // The others, and fp64, call libdevice.
+  patterns.add<LibdeviceCall<math::ExpOp>>(context, "exp");
+  patterns.add<LibdeviceCall<math::Exp2Op>>(context, "exp2");
+  patterns.add<LibdeviceCall<math::LogOp>>(context, "log");
+  patterns.add<LibdeviceCall<math::Log2Op>>(context, "log2");
+  patterns.add<LibdeviceCall<math::RsqrtOp>>(context, "rsqrt");
   patterns.add<LibdeviceCall<math::SinOp>>(context, "sin");
   patterns.add<LibdeviceCall<math::CosOp>>(context, "cos");
   patterns.add<LibdeviceCall<math::ErfOp>>(context, "erf");
