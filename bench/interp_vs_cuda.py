@@ -100,6 +100,13 @@ CASES += [
     ("hints", "test/Interpreter/hints.tl", "8", [],
      [("x", rng.standard_normal(64).astype(np.float32)),
       ("y", np.zeros(64, np.float32)), 8], 0),
+    ("cache modifiers", "test/Frontend/cache_modifiers.tl", "1",
+     ["--kernel", "hints", "--num-warps", "1"],
+     [("x", rng.standard_normal(128).astype(np.float32)),
+      ("y", np.zeros(128, np.float32))], 0),
+    ("libdevice and randn", "test/Interpreter/libdevice.tl", "1", [],
+     [("x", rng.uniform(-6, 6, 64).astype(np.float32)),
+      ("o", np.zeros(20 * 64, np.float32)), 42], 4e-6),
 ]
 
 

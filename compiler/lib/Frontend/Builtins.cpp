@@ -255,6 +255,54 @@ pointerArg(MLIRGenImpl &g, const MLIRGenImpl::Args &args, StringRef error) {
 }
 
 /// An optional boolean `mask` argument; null when absent or None.
+/// Triton's cache_modifier ("", ".ca", ".cg", ".cv" for loads; ".wb",
+/// ".cg", ".cs", ".wt" for stores) and eviction_policy ("", "evict_first",
+/// "evict_last") arguments.
+static std::pair<tile::CacheModifier, tile::EvictionPolicy>
+memoryHints(MLIRGenImpl &g, const MLIRGenImpl::Args &args, unsigned cacheIndex,
+            bool isLoad) {
+  auto text = [&](unsigned i) -> std::string {
+    const TValue *v = args.get(i);
+    if (!v || v->kind == TValue::Kind::None)
+      return "";
+    if (v->kind != TValue::Kind::String)
+      g.fail(args.locs[i], "expected a string");
+    return v->name;
+  };
+  std::string cacheText = text(cacheIndex);
+  auto cache = llvm::StringSwitch<std::optional<tile::CacheModifier>>(cacheText)
+                   .Case("", tile::CacheModifier::None)
+                   .Case(".ca", tile::CacheModifier::CA)
+                   .Case(".cg", tile::CacheModifier::CG)
+                   .Case(".cs", tile::CacheModifier::CS)
+                   .Case(".cv", tile::CacheModifier::CV)
+                   .Case(".wb", tile::CacheModifier::WB)
+                   .Case(".wt", tile::CacheModifier::WT)
+                   .Default(std::nullopt);
+  bool valid = cache && (isLoad ? (*cache == tile::CacheModifier::None ||
+                                   *cache == tile::CacheModifier::CA ||
+                                   *cache == tile::CacheModifier::CG ||
+                                   *cache == tile::CacheModifier::CV)
+                                : (*cache != tile::CacheModifier::CA &&
+                                   *cache != tile::CacheModifier::CV));
+  if (!valid)
+    g.fail(args.locs[cacheIndex],
+           "cache_modifier '" + cacheText + "' is not one of " +
+               (isLoad ? "'.ca', '.cg', '.cv'" : "'.wb', '.cg', '.cs', '.wt'") +
+               " or ''");
+  std::string evictText = text(cacheIndex + 1);
+  auto evict = llvm::StringSwitch<std::optional<tile::EvictionPolicy>>(evictText)
+                   .Case("", tile::EvictionPolicy::Normal)
+                   .Case("evict_first", tile::EvictionPolicy::EvictFirst)
+                   .Case("evict_last", tile::EvictionPolicy::EvictLast)
+                   .Default(std::nullopt);
+  if (!evict)
+    g.fail(args.locs[cacheIndex + 1],
+           "eviction_policy '" + evictText +
+               "' is not one of 'evict_first', 'evict_last' or ''");
+  return {*cache, *evict};
+}
+
 static Value optionalMask(MLIRGenImpl &g, const MLIRGenImpl::Args &args,
                           unsigned index) {
   const TValue *arg = args.get(index);
@@ -361,9 +409,17 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
         builder, location, DenseElementsAttr::get(type, scalar)));
   }
   if (name == "tl.load") {
-    Args args = bindArgs(c, name, {"pointer", "mask", "other"}, 1,
-                         {"boundary_check", "padding_option", "cache_modifier",
-                          "eviction_policy", "volatile"});
+    Args args = bindArgs(c, name,
+                         {"pointer", "mask", "other", "boundary_check",
+                          "padding_option", "cache_modifier", "eviction_policy",
+                          "volatile"},
+                         1);
+    auto [cache, evict] = memoryHints(*this, args, 5, /*isLoad=*/true);
+    bool isVolatile = args.get(7) && isTrue(*args.get(7), args.locs[7]);
+    if (isVolatile && (cache != tile::CacheModifier::None ||
+                       evict != tile::EvictionPolicy::Normal))
+      fail(c.loc, "a volatile tl.load takes no cache_modifier or "
+                  "eviction_policy (PTX's ld.volatile has neither)");
     auto [ptr, ptrType] = pointerArg(*this, args, "tl.load needs a pointer");
     Value mask = optionalMask(*this, args, 1), other;
     const TValue *otherArg = args.get(2);
@@ -382,12 +438,15 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                           "'other'");
       other = broadcastTo(o, shapeOf(ptr), args.locs[2], "'other'");
     }
-    return TValue::ofValue(
-        tile::LoadOp::create(builder, location, ptr, mask, other));
+    return TValue::ofValue(tile::LoadOp::create(builder, location, ptr, mask,
+                                                other, cache, evict, isVolatile));
   }
   if (name == "tl.store") {
-    Args args = bindArgs(c, name, {"pointer", "value", "mask"}, 2,
-                         {"boundary_check", "cache_modifier", "eviction_policy"});
+    Args args = bindArgs(c, name,
+                         {"pointer", "value", "mask", "boundary_check",
+                          "cache_modifier", "eviction_policy"},
+                         2);
+    auto [cache, evict] = memoryHints(*this, args, 4, /*isLoad=*/false);
     auto [ptr, ptrType] =
         pointerArg(*this, args, "tl.store needs a pointer to store to");
     Value value = toValue(*args.get(1), args.locs[1], "the stored value");
@@ -401,7 +460,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                         shape, args.locs[1], "the stored value");
     if (mask)
       mask = broadcastTo(mask, shape, args.locs[2], "the mask");
-    tile::StoreOp::create(builder, location, ptr, value, mask);
+    tile::StoreOp::create(builder, location, ptr, value, mask, cache, evict);
     return TValue::none();
   }
   if (name == "tl.static_print") {

@@ -107,6 +107,24 @@ unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
   return clampGroupWidth(ptr, it == widths.end() ? 1 : it->second, numElems);
 }
 
+/// A global access's PTX cache operator (`.cg`...), or else its L1
+/// eviction priority (`.L1::evict_last`): PTX's ld and st take one or the
+/// other, and a cache operator says more.
+std::string cacheModifiers(tile::CacheModifier cache,
+                           tile::EvictionPolicy evict) {
+  if (cache != tile::CacheModifier::None)
+    return "." + tile::stringifyCacheModifier(cache).str();
+  switch (evict) {
+  case tile::EvictionPolicy::EvictFirst:
+    return ".L1::evict_first";
+  case tile::EvictionPolicy::EvictLast:
+    return ".L1::evict_last";
+  case tile::EvictionPolicy::Normal:
+    break;
+  }
+  return "";
+}
+
 struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
   LoadToLLVM(const TypeConverter &converter, MLIRContext *context,
              const VectorWidths &widths)
@@ -141,9 +159,11 @@ struct LoadToLLVM : OpConversionPattern<tile::LoadOp> {
       for (unsigned w = 0; w < p.words; ++w)
         asmText += llvm::formatv("mov.b{0} ${1}, ${2};\n\t",
                                  std::max(p.wordBits, 16u), w, p.words + 2 + w);
-      asmText += llvm::formatv("@${0} ld.global{1} {2}, [ ${3} + 0 ];",
-                               p.words + 1, p.suffix(), p.operandList(0),
-                               p.words);
+      asmText += llvm::formatv(
+          "@${0} ld{1}.global{2}{3} {4}, [ ${5} + 0 ];", p.words + 1,
+          op.getIsVolatile() ? ".volatile" : "",
+          cacheModifiers(op.getCache(), op.getEvict()), p.suffix(),
+          p.operandList(0), p.words);
       std::string constraints;
       for (unsigned w = 0; w < p.words; ++w)
         constraints += "=" + p.regClass().str() + ",";
@@ -192,7 +212,8 @@ struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
       SmallVector<Value> words = packWords(rewriter, loc, elems, p);
       // $0: address; $1..$w: words; $w+1: predicate.
       std::string asmText =
-          llvm::formatv("@${0} st.global{1} [ $0 + 0 ], {2};", p.words + 1,
+          llvm::formatv("@${0} st.global{1}{2} [ $0 + 0 ], {3};", p.words + 1,
+                        cacheModifiers(op.getCache(), op.getEvict()),
                         p.suffix(), p.operandList(1));
       std::string constraints = "l";
       for (unsigned w = 0; w < p.words; ++w)

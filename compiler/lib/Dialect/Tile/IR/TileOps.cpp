@@ -55,14 +55,28 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
-void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
-                   Value mask, Value other) {
-  build(builder, state, getPointeeType(ptr.getType()), ptr, mask, other);
-}
-
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("`other` needs a mask");
+  CacheModifier cache = getCache();
+  if (cache != CacheModifier::None && cache != CacheModifier::CA &&
+      cache != CacheModifier::CG && cache != CacheModifier::CV)
+    return emitOpError("a load's cache modifier is ca, cg or cv, not ")
+           << stringifyCacheModifier(cache);
+  if (getIsVolatile() && (cache != CacheModifier::None ||
+                          getEvict() != EvictionPolicy::Normal))
+    return emitOpError("a volatile load takes no cache modifier or eviction "
+                       "policy");
+  return success();
+}
+
+LogicalResult StoreOp::verify() {
+  CacheModifier cache = getCache();
+  if (cache != CacheModifier::None && cache != CacheModifier::WB &&
+      cache != CacheModifier::CG && cache != CacheModifier::CS &&
+      cache != CacheModifier::WT)
+    return emitOpError("a store's cache modifier is wb, cg, cs or wt, not ")
+           << stringifyCacheModifier(cache);
   return success();
 }
 

@@ -117,7 +117,8 @@ SmallVector<LocalAllocOp> findPipelinable(scf::ForOp loop) {
                                : nullptr;
     if (load && load->getBlock() == loop.getBody() && load->hasOneUse() &&
         isa<RankedTensorType>(load.getPtr().getType()) &&
-        isZeroOrAbsent(load.getOther()))
+        isZeroOrAbsent(load.getOther()) && !load.getIsVolatile() &&
+        load.getCache() == tile::CacheModifier::None)
       allocs.push_back(alloc);
   }
   return allocs;

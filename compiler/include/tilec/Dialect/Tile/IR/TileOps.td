@@ -198,6 +198,26 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Elementwise,
   let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
 }
 
+def Tile_CacheModifier : I32EnumAttr<"CacheModifier",
+    "the cache operator of a global access (Triton's `cache_modifier`)", [
+    I32EnumAttrCase<"None", 0, "none">,
+    I32EnumAttrCase<"CA", 1, "ca">,
+    I32EnumAttrCase<"CG", 2, "cg">,
+    I32EnumAttrCase<"CS", 3, "cs">,
+    I32EnumAttrCase<"CV", 4, "cv">,
+    I32EnumAttrCase<"WB", 5, "wb">,
+    I32EnumAttrCase<"WT", 6, "wt">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_EvictionPolicy : I32EnumAttr<"EvictionPolicy",
+    "an L1 eviction priority hint (Triton's `eviction_policy`)", [
+    I32EnumAttrCase<"Normal", 0, "normal">,
+    I32EnumAttrCase<"EvictFirst", 1, "evict_first">,
+    I32EnumAttrCase<"EvictLast", 2, "evict_last">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
 def Tile_LoadOp : Tile_Op<"load", [
     MemoryEffects<[MemRead<DefaultResource>]>, AttrSizedOperandSegments,
     SameOperandsAndResultShape,
@@ -213,22 +233,24 @@ def Tile_LoadOp : Tile_Op<"load", [
   let summary = "Masked load of a tile (`tl.load`)";
   let description = [{
     Loads every element whose mask is true; the others take `other`, or an
-    undefined value without it.
+    undefined value without it. `cache` (ca, cg, cv), `evict` and
+    `isVolatile` become the PTX load's cache operator, L1 eviction priority
+    and `.volatile`, as Triton's `cache_modifier`, `eviction_policy` and
+    `volatile`.
     ```mlir
-    %x = tile.load %ptrs, %mask, %other : tensor<128x!tile.ptr<f32>>
+    %x = tile.load %ptrs, %mask, %other {cache = 2 : i32} : tensor<128x!tile.ptr<f32>>
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
-                   Optional<AnyType>:$other);
+                   Optional<AnyType>:$other,
+                   DefaultValuedAttr<Tile_CacheModifier, "::mlir::tile::CacheModifier::None">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicy, "::mlir::tile::EvictionPolicy::Normal">:$evict,
+                   UnitAttr:$isVolatile);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
     $ptr (`,` $mask^)? (`,` $other^)? attr-dict `:` type($ptr)
   }];
   let hasVerifier = 1;
-  let builders = [
-    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask,
-                   "::mlir::Value":$other)>,
-  ];
 }
 
 def Tile_StoreOp : Tile_Op<"store", [
@@ -241,15 +263,21 @@ def Tile_StoreOp : Tile_Op<"store", [
                    "($_op.getOperands().size() <= 2) || std::equal_to<>()">]> {
   let summary = "Masked store of a tile (`tl.store`)";
   let description = [{
+    `cache` (wb, cg, cs, wt) and `evict` become the PTX store's cache
+    operator and L1 eviction priority, as Triton's `cache_modifier` and
+    `eviction_policy`.
     ```mlir
     tile.store %ptrs, %value, %mask : tensor<128x!tile.ptr<f32>>
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr, AnyType:$value,
-                   Optional<Tile_BoolLike>:$mask);
+                   Optional<Tile_BoolLike>:$mask,
+                   DefaultValuedAttr<Tile_CacheModifier, "::mlir::tile::CacheModifier::None">:$cache,
+                   DefaultValuedAttr<Tile_EvictionPolicy, "::mlir::tile::EvictionPolicy::Normal">:$evict);
   let assemblyFormat = [{
     $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)
   }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
