@@ -2,7 +2,8 @@
 """Differential test of the GPU lowering: runs kernels with tile-run on the
 interpreter and on the GPU with the same .npy inputs and compares every
 output buffer. Exact equality is expected except where the GPU computes
-approximately (ex2/lg2: tl.exp, tl.log), which gets a tolerance.
+approximately (ex2.approx for tl.exp, libdevice for tl.log, sin, erf...),
+which gets a tolerance.
 
     python3 bench/interp_vs_cuda.py --tile-run build/bin/tile-run
 """
