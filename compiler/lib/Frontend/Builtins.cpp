@@ -269,33 +269,23 @@ memoryHints(MLIRGenImpl &g, const MLIRGenImpl::Args &args, unsigned cacheIndex,
       g.fail(args.locs[i], "expected a string");
     return v->name;
   };
+  // Triton spells a cache operator as PTX does (".cg"), and none as "".
   std::string cacheText = text(cacheIndex);
-  auto cache = llvm::StringSwitch<std::optional<tile::CacheModifier>>(cacheText)
-                   .Case("", tile::CacheModifier::None)
-                   .Case(".ca", tile::CacheModifier::CA)
-                   .Case(".cg", tile::CacheModifier::CG)
-                   .Case(".cs", tile::CacheModifier::CS)
-                   .Case(".cv", tile::CacheModifier::CV)
-                   .Case(".wb", tile::CacheModifier::WB)
-                   .Case(".wt", tile::CacheModifier::WT)
-                   .Default(std::nullopt);
-  bool valid = cache && (isLoad ? (*cache == tile::CacheModifier::None ||
-                                   *cache == tile::CacheModifier::CA ||
-                                   *cache == tile::CacheModifier::CG ||
-                                   *cache == tile::CacheModifier::CV)
-                                : (*cache != tile::CacheModifier::CA &&
-                                   *cache != tile::CacheModifier::CV));
-  if (!valid)
+  std::optional<tile::CacheModifier> cache = tile::CacheModifier::None;
+  if (!cacheText.empty())
+    cache = StringRef(cacheText).starts_with(".") && cacheText != ".none"
+                ? tile::symbolizeCacheModifier(StringRef(cacheText).drop_front())
+                : std::nullopt;
+  if (!cache || !tile::isCacheModifierFor(*cache, isLoad))
     g.fail(args.locs[cacheIndex],
            "cache_modifier '" + cacheText + "' is not one of " +
                (isLoad ? "'.ca', '.cg', '.cv'" : "'.wb', '.cg', '.cs', '.wt'") +
                " or ''");
   std::string evictText = text(cacheIndex + 1);
-  auto evict = llvm::StringSwitch<std::optional<tile::EvictionPolicy>>(evictText)
-                   .Case("", tile::EvictionPolicy::Normal)
-                   .Case("evict_first", tile::EvictionPolicy::EvictFirst)
-                   .Case("evict_last", tile::EvictionPolicy::EvictLast)
-                   .Default(std::nullopt);
+  std::optional<tile::EvictionPolicy> evict = tile::EvictionPolicy::Normal;
+  if (!evictText.empty())
+    evict = evictText != "normal" ? tile::symbolizeEvictionPolicy(evictText)
+                                  : std::nullopt;
   if (!evict)
     g.fail(args.locs[cacheIndex + 1],
            "eviction_policy '" + evictText +

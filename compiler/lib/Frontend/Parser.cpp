@@ -96,7 +96,7 @@ private:
   bool parseParams(std::vector<Param> &params);
   bool skipHostStatement();
   bool skipHostHeader();
-  bool skipHostLine();
+  bool skipLine();
   bool skipToColon();
   bool skipSuite(StringRef what, unsigned headerLine);
 
@@ -199,7 +199,7 @@ std::unique_ptr<Module> Parser::parseModule() {
     case TokenKind::kw_del:
     case TokenKind::kw_global:
     case TokenKind::kw_nonlocal:
-      skipHostLine();
+      skipLine();
       break;
     default: {
       Block stmts;
@@ -450,9 +450,9 @@ bool Parser::skipToColon() {
   return true;
 }
 
-/// Skips a module-level simple statement of host code (`assert`, `raise`,
-/// `del`, `global`), up to its newline.
-bool Parser::skipHostLine() {
+/// Skips the rest of a logical line and its newline: a one-line suite, or a
+/// module-level simple statement of host code (`assert`, `raise`, `del`).
+bool Parser::skipLine() {
   while (!is(TokenKind::Newline) && !is(TokenKind::EndOfFile)) {
     if (is(TokenKind::Error))
       return error("invalid syntax");
@@ -466,16 +466,8 @@ bool Parser::skipHostLine() {
 bool Parser::skipSuite(StringRef what, unsigned headerLine) {
   if (!expect(TokenKind::Colon))
     return false;
-  if (!consumeIf(TokenKind::Newline)) {
-    // A one-line suite.
-    while (!is(TokenKind::Newline) && !is(TokenKind::EndOfFile)) {
-      if (is(TokenKind::Error))
-        return error("invalid syntax");
-      advance();
-    }
-    advance();
-    return true;
-  }
+  if (!consumeIf(TokenKind::Newline))
+    return skipLine(); // a one-line suite
   if (!is(TokenKind::Indent))
     return error(Twine("expected an indented block after ") + what +
                  " on line " + Twine(headerLine));

@@ -63,6 +63,22 @@ bool mlir::tile::isAtomicElementType(std::optional<AtomicRMWKind> kind,
   return false;
 }
 
+bool mlir::tile::isCacheModifierFor(CacheModifier cache, bool isLoad) {
+  switch (cache) {
+  case CacheModifier::None:
+  case CacheModifier::CG:
+    return true;
+  case CacheModifier::CA:
+  case CacheModifier::CV:
+    return isLoad;
+  case CacheModifier::CS:
+  case CacheModifier::WB:
+  case CacheModifier::WT:
+    return !isLoad;
+  }
+  return false;
+}
+
 Type mlir::tile::getI1SameShape(Type type) {
   return withElementType(type, IntegerType::get(type.getContext(), 1));
 }

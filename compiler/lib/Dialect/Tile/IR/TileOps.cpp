@@ -59,8 +59,7 @@ LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("`other` needs a mask");
   CacheModifier cache = getCache();
-  if (cache != CacheModifier::None && cache != CacheModifier::CA &&
-      cache != CacheModifier::CG && cache != CacheModifier::CV)
+  if (!isCacheModifierFor(cache, /*isLoad=*/true))
     return emitOpError("a load's cache modifier is ca, cg or cv, not ")
            << stringifyCacheModifier(cache);
   if (getIsVolatile() && (cache != CacheModifier::None ||
@@ -72,9 +71,7 @@ LogicalResult LoadOp::verify() {
 
 LogicalResult StoreOp::verify() {
   CacheModifier cache = getCache();
-  if (cache != CacheModifier::None && cache != CacheModifier::WB &&
-      cache != CacheModifier::CG && cache != CacheModifier::CS &&
-      cache != CacheModifier::WT)
+  if (!isCacheModifierFor(cache, /*isLoad=*/false))
     return emitOpError("a store's cache modifier is wb, cg, cs or wt, not ")
            << stringifyCacheModifier(cache);
   return success();

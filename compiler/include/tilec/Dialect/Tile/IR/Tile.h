@@ -38,6 +38,9 @@ Type withElementType(Type type, Type elementType);
 /// f16, bf16, f32, f64, i32, i64; max, min, xchg f32, f64, i32, i64; and,
 /// or, xor i32, i64; cas any 16-, 32- or 64-bit integer or float.
 bool isAtomicElementType(std::optional<AtomicRMWKind> kind, Type element);
+/// Whether PTX's ld (`isLoad`) or st has the cache operator `cache`: ld
+/// takes ca, cg and cv; st wb, cg, cs and wt; both take none.
+bool isCacheModifierFor(CacheModifier cache, bool isLoad);
 
 /// `tile.num_stages = N : i32`: how many stages the software pipeliner may
 /// give a loop whose loads feed a dot (Triton's num_stages). On the module,
