@@ -24,24 +24,25 @@ TValue MLIRGenImpl::genLibdevice(const ast::CallExpr &c,
   SmallVector<StringRef, 3> params(kParams, kParams + function.arity);
   Args args = bindArgs(c, name, params, function.arity);
 
-  // One shape and element type for all operands, as for a binary op.
+  // One shape and element type for all operands: fp64 if any is, else fp32.
   SmallVector<Value, 3> operands;
-  for (unsigned i = 0; i < function.arity; ++i)
-    operands.push_back(toValue(*args.get(i), args.locs[i], "the argument"));
-  Type element = getElementTypeOrSelf(operands[0].getType());
-  for (unsigned i = 1; i < function.arity; ++i)
-    element = promote(TValue::ofValue(operands[0]), TValue::ofValue(operands[i]),
-                      args.locs[i]);
-  if (!isa<FloatType>(element) && !element.isInteger())
-    fail(args.locs[0], name + " needs numbers, got " + describe(element));
-  Type compute = element.isF64() ? element : builder.getF32Type();
+  bool anyF64 = false;
+  for (unsigned i = 0; i < function.arity; ++i) {
+    Value operand = toValue(*args.get(i), args.locs[i], "the argument");
+    Type element = getElementTypeOrSelf(operand.getType());
+    if (!isa<FloatType>(element) && !element.isInteger())
+      fail(args.locs[i], name + " needs numbers, got " + describe(element));
+    anyF64 |= element.isF64();
+    operands.push_back(operand);
+  }
+  Type compute = anyF64 ? builder.getF64Type() : builder.getF32Type();
   for (unsigned i = 1; i < function.arity; ++i)
     std::tie(operands[0], operands[i]) =
         unify(TValue::ofValue(operands[0]), TValue::ofValue(operands[i]),
               compute, args.locs[i]);
   for (Value &operand : operands)
-    operand = broadcastTo(cast(operand, compute, c.loc),
-                          shapeOf(operands.back()), c.loc, "the argument");
+    operand = broadcastTo(cast(operand, compute, c.loc), shapeOf(operands[0]),
+                          c.loc, "the argument");
 
   Type resultType = compute;
   if (auto tensor = dyn_cast<RankedTensorType>(operands[0].getType()))
