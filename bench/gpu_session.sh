@@ -43,10 +43,10 @@ note "compile: $(tail -n 1 "$OUT/compile_time.log")"
 }
 
 language() {
-  timeout 300 python3 bench/math_vs_triton.py --tile-run "$bin/tile-run" \
-    > "$OUT/math_vs_triton.log" 2>&1
-  note "math vs triton: rc=$? $(tail -n 1 "$OUT/math_vs_triton.log")"
-  grep -E "FAIL|DIFFER" "$OUT/math_vs_triton.log" | head -30
+  timeout 300 python3 bench/language_vs_triton.py --tile-run "$bin/tile-run" \
+    > "$OUT/language_vs_triton.log" 2>&1
+  note "language vs triton: rc=$? $(tail -n 1 "$OUT/language_vs_triton.log")"
+  grep -E "FAIL|DIFFER|Error" "$OUT/language_vs_triton.log" | head -30
   # Which instructions each of tl's math functions becomes, both sides.
   timeout 200 python3 bench/math_ptx.py --tilec "$bin/tilec" --out "$OUT/math_ptx" \
     > "$OUT/math_ptx.log" 2>&1

@@ -111,6 +111,16 @@ CASES += [
 ]
 
 
+# The shape functions, as renamed registers and conversions, at several
+# CTA sizes (each changes which layouts the shape ops see).
+CASES += [
+    (f"shapes ({w} warps)", "test/Interpreter/shapes.tl", "1",
+     ["--kernel", "shapes", "--num-warps", str(w)],
+     [("x", rng.integers(-1000, 1000, (8, 16)).astype(np.int32)),
+      ("o", np.zeros(2048, np.int32))], 0)
+    for w in (1, 2, 4, 8)]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

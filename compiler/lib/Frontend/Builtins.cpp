@@ -38,7 +38,26 @@ static const llvm::StringSet<> kLanguage = {
     "atomic_min", "atomic_and",   "atomic_or", "atomic_xor", "atomic_xchg",
     "atomic_cas", "debug_barrier", "static_print", "div_rn",
     "fdiv",       "dot",          "sin",      "cos",         "erf",
+    "trans",      "permute",      "reshape",  "view",        "ravel",
+    "expand_dims", "broadcast",   "join",     "split",       "interleave",
 };
+
+/// The shape functions (Shapes.cpp).
+static bool isShapeFunction(StringRef name) {
+  return llvm::is_contained({"tl.trans", "tl.permute", "tl.reshape", "tl.view",
+                             "tl.ravel", "tl.expand_dims", "tl.broadcast",
+                             "tl.join", "tl.split", "tl.interleave"},
+                            name);
+}
+
+/// tl functions that are not methods of tiles: the rest are, as in Triton
+/// (`x.sum(axis=0)`, `x.reshape(4, 8)`, `ptrs.load()`).
+static const llvm::StringSet<> kNotMethods = {
+    "program_id", "num_programs", "arange", "zeros", "full", "range",
+    "static_range", "static_assert", "static_print", "pointer_type",
+    "debug_barrier", "assume", "rand", "randint", "randint4x", "randn",
+    "randn4x", "rand4x", "cdiv", "where", "dot", "maximum", "minimum",
+    "fdiv", "div_rn", "clamp", "fma", "umulhi"};
 
 static Type dtypeNamed(Builder &b, StringRef name) {
   return llvm::StringSwitch<Type>(name)
@@ -101,6 +120,23 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     }
     if (attr == "dtype")
       return TValue::ofDType(getElementTypeOrSelf(base.value.getType()));
+    if (attr == "T") {
+      // Triton's `x.T`: the transpose of a 2-D tile.
+      auto type = dyn_cast<RankedTensorType>(base.value.getType());
+      if (!type || type.getRank() != 2)
+        fail(l, "x.T needs a 2-D tile, got " + describe(base.value.getType()));
+      auto result = RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                                          type.getElementType());
+      return TValue::ofValue(tile::TransOp::create(
+          builder, loc(l), result, base.value,
+          builder.getDenseI32ArrayAttr({1, 0})));
+    }
+    if (kLanguage.contains(attr) && !kNotMethods.contains(attr)) {
+      // A method of the tile: the tl function with the tile first.
+      TValue method = TValue::named(TValue::Kind::Method, "tl." + attr);
+      method.elements.push_back(base);
+      return method;
+    }
     if (attr == "shape") {
       std::vector<TValue> dims;
       for (int64_t d : shapeOf(base.value))
@@ -128,12 +164,20 @@ MLIRGenImpl::Args MLIRGenImpl::bindArgs(const ast::CallExpr &call,
   Args args;
   args.values.resize(params.size());
   args.locs.resize(params.size(), call.loc);
-  if (call.args.size() > params.size())
+  // A method's tile, then the call's own arguments.
+  unsigned first = 0;
+  if (const TValue *self = std::exchange(boundSelf, nullptr)) {
+    if (!params.empty())
+      args.values[0] = *self;
+    first = 1;
+  }
+  if (first + call.args.size() > params.size())
     fail(call.loc, function + "() takes at most " + Twine(params.size()) +
-                       " arguments (" + Twine(call.args.size()) + " given)");
+                       " arguments (" + Twine(first + call.args.size()) +
+                       " given)");
   for (auto [i, arg] : llvm::enumerate(call.args)) {
-    args.values[i] = gen(*arg);
-    args.locs[i] = arg->loc;
+    args.values[first + i] = gen(*arg);
+    args.locs[first + i] = arg->loc;
   }
   for (const ast::Keyword &keyword : call.keywords) {
     auto it = llvm::find(params, keyword.name);
@@ -175,6 +219,10 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
   case TValue::Kind::Builtin:
     return callBuiltin(callee.name, c, nullptr);
   case TValue::Kind::Method:
+    // A tl function called as a method binds the tile to its first
+    // parameter.
+    if (callee.name != "to" && !isShapeFunction(callee.name))
+      boundSelf = &callee.elements.front();
     return callBuiltin(callee.name, c, &callee.elements.front());
   case TValue::Kind::Function:
     return callFunction(*callee.function, c);
@@ -502,6 +550,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     return genAtomic(c, name, std::nullopt);
   if (name == "tl.dot")
     return genDot(c);
+  if (isShapeFunction(name))
+    return genShape(c, name, self);
   if (name == "tl.rand" || name == "tl.randint" || name == "tl.randint4x" ||
       name == "tl.randn" || name == "tl.randn4x" || name == "tl.rand4x")
     return genRandom(c, name);

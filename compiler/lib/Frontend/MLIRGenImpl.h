@@ -193,6 +193,10 @@ public:
   TValue genLibdevice(const ast::CallExpr &call, const std::string &name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const ast::CallExpr &call);
+  /// tl.trans, tl.reshape, tl.join, tl.split and the other shape functions,
+  /// as functions or as methods of `self` (Shapes.cpp).
+  TValue genShape(const ast::CallExpr &call, const std::string &name,
+                  const TValue *self);
   /// A dtype argument, or an error.
   mlir::Type dtypeArg(const TValue &v, const ast::Location &l,
                       llvm::StringRef what);
@@ -205,6 +209,9 @@ public:
   Scope globals;
   /// Module-level assignments not yet evaluated, by name (the last wins).
   llvm::StringMap<const ast::Expr *> pendingGlobals;
+  /// The tile a method call binds to the first parameter of the next
+  /// bindArgs (`x.sum(0)` is `tl.sum(x, 0)`).
+  const TValue *boundSelf = nullptr;
   /// Depth of inlined helper calls, to reject recursion.
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.

@@ -22,6 +22,27 @@ namespace {
 /// The program's kernel parameter name attribute (see MLIRGen.h).
 constexpr llvm::StringLiteral kParamNameAttr = "tile.name";
 
+/// Fills `result` in row-major order from `source`, whose element for
+/// result index i0, i1, ... is at sum(i_d * stride[d]) (a broadcast's
+/// strides are 0 where it repeats, a transpose's are permuted).
+void gatherStrided(TValue &result, const TValue &source,
+                   llvm::ArrayRef<int64_t> stride) {
+  llvm::ArrayRef<int64_t> shape = result.shape;
+  size_t rank = shape.size();
+  llvm::SmallVector<int64_t, 4> index(rank, 0);
+  size_t position = 0;
+  for (size_t i = 0, n = result.size(); i < n; ++i) {
+    result.copyElement(i, source, position);
+    for (size_t d = rank; d-- > 0;) {
+      position += stride[d];
+      if (++index[d] < shape[d])
+        break;
+      position -= stride[d] * shape[d];
+      index[d] = 0;
+    }
+  }
+}
+
 /// Copies the elements of `from` into `to` (same kind and count).
 void copyData(TValue &to, const TValue &from) {
   if (isInt(to.kind))
@@ -180,6 +201,7 @@ LogicalResult Executor::prepare() {
         isArithOp(op) ||
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
+            tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
             tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
             tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp, scf::ForOp,
@@ -492,18 +514,7 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           return fail(op, "broadcast of a tile of " +
                               llvm::Twine(source.size()) + " elements at " +
                               program());
-        llvm::SmallVector<int64_t, 4> index(rank, 0);
-        size_t position = 0;
-        for (size_t i = 0, n = result.size(); i < n; ++i) {
-          result.copyElement(i, source, position);
-          for (size_t d = rank; d-- > 0;) {
-            position += stride[d];
-            if (++index[d] < to[d])
-              break;
-            position -= stride[d] * to[d];
-            index[d] = 0;
-          }
-        }
+        gatherStrided(result, source, stride);
         return success();
       })
       .Case([&](tile::ExpandDimsOp expand) {
@@ -514,6 +525,61 @@ LogicalResult Executor::executeTileOp(Operation *op) {
                               llvm::Twine(source.size()) + " elements at " +
                               program());
         copyData(result, source);
+        return success();
+      })
+      .Case([&](tile::TransOp trans) {
+        const TValue &source = get(trans.getSrc());
+        TValue &result = define(trans.getResult());
+        ArrayRef<int32_t> order = trans.getOrder();
+        ArrayRef<int64_t> from = source.shape, to = result.shape;
+        size_t rank = to.size();
+        if (from.size() != rank || source.size() != result.size())
+          return fail(op, "trans of a tile of " + llvm::Twine(source.size()) +
+                              " elements at " + program());
+        // Row-major strides of the source, then walk the result in order.
+        llvm::SmallVector<int64_t, 4> srcStride(rank, 1), stride(rank);
+        for (size_t d = rank - 1; d-- > 0;)
+          srcStride[d] = srcStride[d + 1] * from[d + 1];
+        for (size_t d = 0; d < rank; ++d)
+          stride[d] = srcStride[order[d]];
+        gatherStrided(result, source, stride);
+        return success();
+      })
+      .Case([&](tile::ReshapeOp reshape) {
+        const TValue &source = get(reshape.getSrc());
+        TValue &result = define(reshape.getResult());
+        if (source.size() != result.size())
+          return fail(op, "reshape of a tile of " + llvm::Twine(source.size()) +
+                              " elements at " + program());
+        copyData(result, source);
+        return success();
+      })
+      .Case([&](tile::JoinOp join) {
+        const TValue &lhs = get(join.getLhs()), &rhs = get(join.getRhs());
+        TValue &result = define(join.getResult());
+        size_t n = std::max<size_t>(lhs.size(), 1);
+        if (rhs.size() != lhs.size() || result.size() != 2 * n)
+          return fail(op, "join of tiles of " + llvm::Twine(lhs.size()) +
+                              " and " + llvm::Twine(rhs.size()) +
+                              " elements at " + program());
+        for (size_t i = 0; i < n; ++i) {
+          result.copyElement(2 * i, lhs, i);
+          result.copyElement(2 * i + 1, rhs, i);
+        }
+        return success();
+      })
+      .Case([&](tile::SplitOp split) {
+        const TValue &source = get(split.getSrc());
+        TValue &lhs = define(split.getLhs());
+        TValue &rhs = define(split.getRhs());
+        size_t n = lhs.size();
+        if (source.size() != 2 * n || rhs.size() != n)
+          return fail(op, "split of a tile of " + llvm::Twine(source.size()) +
+                              " elements at " + program());
+        for (size_t i = 0; i < n; ++i) {
+          lhs.copyElement(i, source, 2 * i);
+          rhs.copyElement(i, source, 2 * i + 1);
+        }
         return success();
       })
       .Case([&](tile::ReduceOp reduce) {

@@ -7,6 +7,8 @@
 
 #include "Utility.h"
 
+#include "tilec/Dialect/TileGPU/IR/ShapeLayouts.h"
+
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -128,6 +130,31 @@ struct ExpandDimsToLLVM : OpConversionPattern<tile::ExpandDimsOp> {
   }
 };
 
+/// tile.trans, reshape, join and split: the layout pass gave the results
+/// layouts that hold each element in the same thread (ShapeLayouts.h), so
+/// each result register is some operand register, renamed.
+template <typename OpTy>
+struct RenameToLLVM : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpConversionPattern<OpTy>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto sources = getRegisterSources(op);
+    if (!sources)
+      return rewriter.notifyMatchFailure(
+          op, "the layouts hold different elements in each thread");
+    SmallVector<SmallVector<Value>> results;
+    for (ArrayRef<SourceRegister> result : *sources) {
+      SmallVector<Value> &values = results.emplace_back();
+      for (SourceRegister from : result)
+        values.push_back(adaptor.getOperands()[from.operand][from.reg]);
+    }
+    SmallVector<ValueRange> ranges(results.begin(), results.end());
+    rewriter.replaceOpWithMultiple(op, ranges);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateShapeToLLVMPatterns(
@@ -138,5 +165,7 @@ void mlir::tilegpu::populateShapeToLLVMPatterns(
                GridQueryToNVVM<tile::NumProgramsOp, NVVM::GridDimXOp,
                                NVVM::GridDimYOp, NVVM::GridDimZOp>,
                MakeRangeToLLVM, SplatToLLVM, ConstantToLLVM, BroadcastToLLVM,
-               ExpandDimsToLLVM>(converter, context);
+               ExpandDimsToLLVM, RenameToLLVM<tile::TransOp>,
+               RenameToLLVM<tile::ReshapeOp>, RenameToLLVM<tile::JoinOp>,
+               RenameToLLVM<tile::SplitOp>>(converter, context);
 }

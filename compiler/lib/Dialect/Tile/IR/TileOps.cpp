@@ -55,6 +55,67 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  ArrayRef<int32_t> order = getOrder();
+  if (int64_t(order.size()) != src.getRank())
+    return emitOpError("order needs one entry per dimension of the source, "
+                       "got ")
+           << order.size() << " for rank " << src.getRank();
+  SmallVector<bool> seen(order.size(), false);
+  SmallVector<int64_t> expected;
+  for (int32_t d : order) {
+    if (d < 0 || d >= int32_t(order.size()) || seen[d])
+      return emitOpError("order must be a permutation of 0..")
+             << order.size() - 1;
+    seen[d] = true;
+    expected.push_back(src.getDimSize(d));
+  }
+  if (dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape must be the source's permuted by order");
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getSrc().getType().getNumElements() !=
+      getResult().getType().getNumElements())
+    return emitOpError("cannot reshape ")
+           << getSrc().getType().getNumElements() << " elements into "
+           << getResult().getType().getNumElements();
+  return success();
+}
+
+LogicalResult JoinOp::verify() {
+  SmallVector<int64_t> expected(getLhs().getType().getShape());
+  expected.push_back(2);
+  if (getResult().getType().getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError("result shape must be the operands' with a last "
+                       "dimension of 2");
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  auto src = getSrc().getType();
+  if (src.getShape().back() != 2)
+    return emitOpError("the source's last dimension must be 2, not ")
+           << src.getShape().back();
+  Type expected = src.getElementType();
+  if (src.getRank() > 1)
+    expected = RankedTensorType::get(src.getShape().drop_back(),
+                                     src.getElementType(), Attribute());
+  auto lhs = dyn_cast<RankedTensorType>(getLhs().getType());
+  bool ok = lhs ? isa<RankedTensorType>(expected) &&
+                      lhs.getShape() ==
+                          cast<RankedTensorType>(expected).getShape() &&
+                      lhs.getElementType() == src.getElementType()
+                : getLhs().getType() == expected;
+  if (!ok)
+    return emitOpError("results must be the source without its last "
+                       "dimension");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("`other` needs a mask");

@@ -165,6 +165,8 @@ std::optional<unsigned> getEncodingRank(Attribute encoding) {
     return mma.getWarpsPerCTA().size();
   if (auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(encoding))
     return getEncodingRank(operand.getParent());
+  if (auto linear = dyn_cast_or_null<LinearEncodingAttr>(encoding))
+    return linear.getRank();
   return std::nullopt;
 }
 
@@ -214,6 +216,8 @@ std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
     bases = blockedBases(blocked, layout.shape);
   else if (auto mma = dyn_cast<MmaEncodingAttr>(encoding))
     bases = mmaBases(mma, layout.shape);
+  else if (auto linear = dyn_cast<LinearEncodingAttr>(encoding))
+    bases = {linear.getRegBases(), linear.getLaneBases(), linear.getWarpBases()};
   else {
     auto operand = cast<DotOperandEncodingAttr>(encoding);
     if (auto parent = dyn_cast<MmaEncodingAttr>(operand.getParent()))
@@ -237,6 +241,14 @@ std::optional<ThreadLayout> ThreadLayout::get(RankedTensorType type) {
       to->push_back(outside(basis) ? LayoutBasis{} : basis);
   if (layout.laneBases.size() != 5)
     return std::nullopt;
+  // A linear layout is made for one shape: it must reach every position.
+  if (isa<LinearEncodingAttr>(encoding))
+    for (unsigned d = 0; d < rootRank; ++d)
+      for (int64_t offset = 1; offset < layout.shape[d]; offset *= 2)
+        if (!llvm::is_contained(layout.regBases, LayoutBasis{int(d), offset}) &&
+            !llvm::is_contained(layout.laneBases, LayoutBasis{int(d), offset}) &&
+            !llvm::is_contained(layout.warpBases, LayoutBasis{int(d), offset}))
+          return std::nullopt;
   return layout;
 }
 

@@ -48,6 +48,10 @@ struct TileGPUOpAsmInterface : OpAsmDialectInterface {
       os << "shared";
       return AliasResult::FinalAlias;
     }
+    if (isa<LinearEncodingAttr>(attr)) {
+      os << "linear";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
@@ -133,6 +137,141 @@ LogicalResult DotOperandEncodingAttr::verify(
   if (isa<BlockedEncodingAttr>(parent))
     return success();
   return emitError() << "a dot operand's parent is an mma or blocked layout";
+}
+
+//===----------------------------------------------------------------------===//
+// Linear encodings: bases stored flat, `rank` offsets each
+//===----------------------------------------------------------------------===//
+
+static SmallVector<LayoutBasis> unpackBases(ArrayRef<int64_t> flat,
+                                            unsigned rank) {
+  SmallVector<LayoutBasis> bases;
+  for (size_t i = 0; rank && i + rank <= flat.size(); i += rank) {
+    LayoutBasis basis;
+    for (unsigned d = 0; d < rank; ++d)
+      if (flat[i + d] != 0)
+        basis = {int(d), flat[i + d]};
+    bases.push_back(basis);
+  }
+  return bases;
+}
+
+static SmallVector<int64_t> packBases(ArrayRef<LayoutBasis> bases,
+                                      unsigned rank) {
+  SmallVector<int64_t> flat;
+  for (LayoutBasis basis : bases)
+    for (unsigned d = 0; d < rank; ++d)
+      flat.push_back(int(d) == basis.dim ? basis.offset : 0);
+  return flat;
+}
+
+SmallVector<LayoutBasis> LinearEncodingAttr::getRegBases() const {
+  return unpackBases(getReg(), getRank());
+}
+SmallVector<LayoutBasis> LinearEncodingAttr::getLaneBases() const {
+  return unpackBases(getLane(), getRank());
+}
+SmallVector<LayoutBasis> LinearEncodingAttr::getWarpBases() const {
+  return unpackBases(getWarp(), getRank());
+}
+
+LinearEncodingAttr LinearEncodingAttr::get(MLIRContext *context, unsigned rank,
+                                           ArrayRef<LayoutBasis> reg,
+                                           ArrayRef<LayoutBasis> lane,
+                                           ArrayRef<LayoutBasis> warp) {
+  return get(context, rank, packBases(reg, rank), packBases(lane, rank),
+             packBases(warp, rank));
+}
+
+LogicalResult LinearEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned rank,
+    ArrayRef<int64_t> reg, ArrayRef<int64_t> lane, ArrayRef<int64_t> warp) {
+  if (rank == 0)
+    return emitError() << "a linear layout has rank 1 or more";
+  for (ArrayRef<int64_t> flat : {reg, lane, warp}) {
+    if (flat.size() % rank)
+      return emitError() << "each basis has one offset per dimension (" << rank
+                         << ")";
+    for (size_t i = 0; i < flat.size(); i += rank) {
+      unsigned moves = 0;
+      for (unsigned d = 0; d < rank; ++d) {
+        if (flat[i + d] == 0)
+          continue;
+        ++moves;
+        if (flat[i + d] < 0 || !llvm::isPowerOf2_64(flat[i + d]))
+          return emitError() << "a basis moves by a power of two, not "
+                             << flat[i + d];
+      }
+      if (moves > 1)
+        return emitError() << "a basis moves along one dimension at most";
+    }
+  }
+  if (lane.size() != 5 * rank)
+    return emitError() << "a linear layout has five lane bases";
+  for (size_t i = 0; i < reg.size(); i += rank)
+    if (llvm::all_of(reg.slice(i, rank), [](int64_t o) { return o == 0; }))
+      return emitError() << "a register basis must move";
+  return success();
+}
+
+/// `#tilegpu.linear<{reg = [[0, 1]], lane = [[0, 2], ...], warp = [...]}>`
+Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> flat[3];
+  int64_t rank = -1;
+  auto parseBasis = [&](SmallVector<int64_t> &into) -> ParseResult {
+    SmallVector<int64_t> basis;
+    if (parser.parseCommaSeparatedList(
+            AsmParser::Delimiter::Square,
+            [&] { return parser.parseInteger(basis.emplace_back()); }))
+      return failure();
+    if (rank >= 0 && int64_t(basis.size()) != rank)
+      return parser.emitError(parser.getCurrentLocation(),
+                              "every basis needs one offset per dimension");
+    rank = basis.size();
+    into.append(basis);
+    return success();
+  };
+  if (parser.parseLess() || parser.parseLBrace())
+    return {};
+  const char *names[] = {"reg", "lane", "warp"};
+  for (unsigned i = 0; i < 3; ++i) {
+    SmallVector<int64_t> &into = flat[i];
+    if ((i > 0 && parser.parseComma()) || parser.parseKeyword(names[i]) ||
+        parser.parseEqual() ||
+        parser.parseCommaSeparatedList(
+            AsmParser::Delimiter::Square,
+            [&]() -> ParseResult { return parseBasis(into); }))
+      return {};
+  }
+  if (parser.parseRBrace() || parser.parseGreater())
+    return {};
+  if (rank <= 0) {
+    parser.emitError(parser.getNameLoc(), "a linear layout needs lane bases");
+    return {};
+  }
+  return parser.getChecked<LinearEncodingAttr>(parser.getContext(),
+                                               unsigned(rank), flat[0], flat[1],
+                                               flat[2]);
+}
+
+void LinearEncodingAttr::print(AsmPrinter &printer) const {
+  unsigned rank = getRank();
+  auto printBases = [&](StringRef name, ArrayRef<int64_t> flat) {
+    printer << name << " = [";
+    for (size_t i = 0; i < flat.size(); i += rank) {
+      printer << (i ? ", [" : "[");
+      llvm::interleaveComma(flat.slice(i, rank), printer);
+      printer << "]";
+    }
+    printer << "]";
+  };
+  printer << "<{";
+  printBases("reg", getReg());
+  printer << ", ";
+  printBases("lane", getLane());
+  printer << ", ";
+  printBases("warp", getWarp());
+  printer << "}>";
 }
 
 /// `!tilegpu.memdesc<3x64x32xf16, #shared>`

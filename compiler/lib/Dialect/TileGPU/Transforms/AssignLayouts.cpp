@@ -2,6 +2,9 @@
 
 #include "DotLayouts.h"
 
+#include "tilec/Dialect/TileGPU/IR/ShapeLayouts.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
@@ -9,6 +12,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::tilegpu {
@@ -253,6 +257,35 @@ Value convertTo(OpBuilder &builder, Location loc, Value v, Attribute encoding) {
                                  v);
 }
 
+/// Consecutive elements along `dim` that a warp's first vector store
+/// covers: the thread's leading registers, then its neighbours' lanes.
+int64_t getWarpRun(const ThreadLayout &layout, unsigned dim) {
+  int64_t run = layout.getContiguity();
+  for (LayoutBasis b : layout.getLaneBases()) {
+    if (!(b == LayoutBasis{int(dim), run}))
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
+/// Whether a tile laid out as `value` stores as well as through `ptr`'s
+/// layout: vectors as wide along the same dimension, lanes covering as long
+/// a run, and no thread storing another's copy. (Interleaved tiles come
+/// out of tile.join this way.)
+bool storesAsWell(RankedTensorType value, RankedTensorType ptr) {
+  if (value.getEncoding() == ptr.getEncoding())
+    return true;
+  std::optional<ThreadLayout> v = ThreadLayout::get(value);
+  std::optional<ThreadLayout> p = ThreadLayout::get(ptr);
+  if (!v || !p || v->isReplicated() || !v->getSlicedDims().empty())
+    return false;
+  unsigned fast = p->getFastestDim();
+  return v->getFastestDim() == fast &&
+         v->getContiguity() >= p->getContiguity() &&
+         getWarpRun(*v, fast) >= getWarpRun(*p, fast);
+}
+
 /// Has `result` produced in `encoding`, its users converting it back to the
 /// layout of its class.
 void produceIn(OpBuilder &builder, Value result, Attribute encoding) {
@@ -303,18 +336,70 @@ struct TileGPUAssignLayouts
     produceIn(builder, dot.getResult(), want);
   }
 
+  /// Converts around shape op `op` where its operands' and results'
+  /// classes chose layouts that it cannot rename into one another: the
+  /// operands to what the results need where that exists (a conversion
+  /// before an expand_dims), else the results made in what the operands
+  /// give and converted back (after a reduction).
+  LogicalResult reconcileShapeOp(OpBuilder &builder, Operation *op) {
+    Location loc = op->getLoc();
+    auto encodingOf = [](Value v) {
+      return cast<RankedTensorType>(v.getType()).getEncoding();
+    };
+    SmallVector<Value> sources, results;
+    for (Value v : op->getOperands())
+      if (isTensor(v))
+        sources.push_back(v);
+    for (Value v : op->getResults())
+      if (isTensor(v))
+        results.push_back(v);
+    auto allIn = [&](ArrayRef<Value> values, Attribute encoding) {
+      return encoding && llvm::all_of(values, [&](Value v) {
+               return encodingOf(v) == encoding;
+             });
+    };
+    Attribute source = encodingOf(sources.front());
+    if (allIn(sources, source) &&
+        allIn(results, inferResultEncoding(op, source)))
+      return success();
+    builder.setInsertionPoint(op);
+    Attribute result = encodingOf(results.front());
+    if (Attribute want = inferSourceEncoding(op, result);
+        want && allIn(results, result)) {
+      for (OpOperand &operand : op->getOpOperands())
+        if (isTensor(operand.get()))
+          operand.set(convertTo(builder, loc, operand.get(), want));
+      return success();
+    }
+    // Operands in one layout that the op can rename (a split whose halves
+    // are in the registers of each thread), then results in what it gives.
+    Attribute common = source;
+    if (!inferResultEncoding(op, common))
+      common = inferSourceEncoding(op, result);
+    Attribute made = inferResultEncoding(op, common);
+    if (!made)
+      return op->emitOpError("has no layout that the GPU lowering supports");
+    for (OpOperand &operand : op->getOpOperands())
+      if (isTensor(operand.get()))
+        operand.set(convertTo(builder, loc, operand.get(), common));
+    for (Value v : results)
+      if (encodingOf(v) != made)
+        produceIn(builder, v, made);
+    return success();
+  }
+
   LogicalResult assign(func::FuncOp func) {
     duplicateCheapChains(func);
     tile::AxisInfoAnalysis axis(func);
     LayoutClasses classes(func);
     auto members = classes.members(func);
 
-    // Per class: its shape (the largest of its members) and accesses.
+    // Per class: its shape (the largest of its members), its accesses and
+    // the shape ops it is a source or result of.
     struct ClassInfo {
       SmallVector<int64_t> shape;
       SmallVector<Access> accesses;
-      SmallVector<tile::ExpandDimsOp> expands; // expand_dims producing it
-      SmallVector<tile::ReduceOp> reduces;     // reductions of it to tiles
+      SmallVector<Operation *> shapeOps;
       Attribute encoding;
     };
     llvm::MapVector<Value, ClassInfo> infos;
@@ -326,13 +411,19 @@ struct TileGPUAssignLayouts
           info.shape.assign(shape.begin(), shape.end());
         for (auto [i, s] : llvm::enumerate(shape))
           info.shape[i] = std::max(info.shape[i], s);
-        if (auto expand = v.getDefiningOp<tile::ExpandDimsOp>())
-          info.expands.push_back(expand);
       }
     }
-    func.walk([&](tile::ReduceOp reduce) {
-      if (isTensor(reduce.getResult()))
-        infos[classes.leader(reduce.getSrc())].reduces.push_back(reduce);
+    SmallVector<Operation *> shapeOps;
+    func.walk([&](Operation *op) {
+      if (!isShapeOp(op))
+        return;
+      shapeOps.push_back(op);
+      llvm::SetVector<Value> touched;
+      for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+        if (isTensor(v))
+          touched.insert(classes.leader(v));
+      for (Value leader : touched)
+        infos[leader].shapeOps.push_back(op);
     });
     func.walk([&](Operation *op) {
       MemoryAccess access = getMemoryAccess(op);
@@ -349,17 +440,18 @@ struct TileGPUAssignLayouts
           infos[classes.leader(v)].accesses.push_back({ptr, mask, bytes});
     });
 
-    // Highest rank first, classes with memory accesses before others: they
-    // choose blocked layouts, and lower-rank sources of expand_dims inherit
-    // slices of them.
+    // Classes with memory accesses first, whose coalescing decides their
+    // layouts; among them and then among the rest, highest rank first:
+    // lower-rank sources of expand_dims inherit slices of them, and shape
+    // ops hand layouts on to the classes beyond them.
     SmallVector<Value> order;
     for (auto &entry : infos)
       order.push_back(entry.first);
     llvm::stable_sort(order, [&](Value a, Value b) {
       const ClassInfo &x = infos[a], &y = infos[b];
-      if (x.shape.size() != y.shape.size())
-        return x.shape.size() > y.shape.size();
-      return !x.accesses.empty() && y.accesses.empty();
+      if (x.accesses.empty() != y.accesses.empty())
+        return !x.accesses.empty();
+      return x.shape.size() > y.shape.size();
     });
 
     // A dot gives its accumulator's class its instruction's layout (an mma
@@ -377,33 +469,67 @@ struct TileGPUAssignLayouts
         info.encoding = encoding;
     });
 
-    SmallVector<tile::ExpandDimsOp> needConversion;
-    SmallVector<std::pair<tile::ReduceOp, Attribute>> reducesToConvert;
+    auto chooseOwn = [&](ClassInfo &info) {
+      return chooseBlocked(&getContext(), info.shape, info.accesses, numWarps,
+                           axis);
+    };
+    // Whether `encoding`, offered to a class by a shape op, serves the
+    // class's own loads and stores as well as the blocked layout it would
+    // choose: the same fastest dimension and at least its vectors. A
+    // transposed tile that is stored wants its own layout (and a
+    // conversion); an interleaved one is stored best as it comes.
+    auto servesAccesses = [&](ClassInfo &info, Attribute encoding) {
+      if (info.accesses.empty())
+        return true;
+      BlockedEncodingAttr own = chooseOwn(info);
+      std::optional<ThreadLayout> offered = ThreadLayout::get(
+          RankedTensorType::get(info.shape, IntegerType::get(&getContext(), 32),
+                                encoding));
+      unsigned fast = own.getOrder().front();
+      return offered && offered->getFastestDim() == fast &&
+             offered->getContiguity() >= own.getSizePerThread()[fast];
+    };
+    // Hands a class's encoding on through its shape ops to the classes on
+    // their other side that have none yet, and on from those. A reduction
+    // hands its result a slice of its source, an expand_dims its source a
+    // slice of its result, whatever those access; trans, reshape, join and
+    // split hand on either way, to classes whose accesses it serves.
+    std::function<void(Value)> handOn = [&](Value leader) {
+      Attribute encoding = infos[leader].encoding;
+      for (Operation *op : SmallVector<Operation *>(infos[leader].shapeOps)) {
+        bool isSource = llvm::any_of(op->getOperands(), [&](Value v) {
+          return isTensor(v) && classes.leader(v) == leader;
+        });
+        bool isResult = llvm::any_of(op->getResults(), [&](Value v) {
+          return isTensor(v) && classes.leader(v) == leader;
+        });
+        bool anyAccess = !isa<tile::ReduceOp, tile::ExpandDimsOp>(op);
+        auto offer = [&](ValueRange values, Attribute want) {
+          for (Value v : values) {
+            if (!want || !isTensor(v))
+              continue;
+            ClassInfo &other = infos[classes.leader(v)];
+            if (other.encoding || !ThreadLayout::get(RankedTensorType::get(
+                                      other.shape, IntegerType::get(&getContext(), 32),
+                                      want)))
+              continue;
+            if (anyAccess && !servesAccesses(other, want))
+              continue;
+            other.encoding = want;
+            handOn(classes.leader(v));
+          }
+        };
+        if (isSource)
+          offer(op->getResults(), inferResultEncoding(op, encoding));
+        if (isResult && !isa<tile::ReduceOp>(op))
+          offer(op->getOperands(), inferSourceEncoding(op, encoding));
+      }
+    };
     for (Value leader : order) {
       ClassInfo &info = infos[leader];
       if (!info.encoding)
-        info.encoding = chooseBlocked(&getContext(), info.shape, info.accesses,
-                                      numWarps, axis);
-      // A reduction's result is laid out as the slice of its source's
-      // layout: each thread keeps what it reduced.
-      for (tile::ReduceOp reduce : info.reduces) {
-        Attribute want =
-            SliceEncodingAttr::get(&getContext(), reduce.getAxis(), info.encoding);
-        ClassInfo &result = infos[classes.leader(reduce.getResult())];
-        if (!result.encoding)
-          result.encoding = want;
-        else if (result.encoding != want)
-          reducesToConvert.push_back({reduce, want});
-      }
-      for (tile::ExpandDimsOp expand : info.expands) {
-        Attribute want =
-            SliceEncodingAttr::get(&getContext(), expand.getAxis(), info.encoding);
-        ClassInfo &source = infos[classes.leader(expand.getSrc())];
-        if (!source.encoding)
-          source.encoding = want;
-        else if (source.encoding != want)
-          needConversion.push_back(expand);
-      }
+        info.encoding = chooseOwn(info);
+      handOn(leader);
     }
 
     for (auto &[leader, values] : members)
@@ -423,28 +549,25 @@ struct TileGPUAssignLayouts
       auto ptrType = dyn_cast<RankedTensorType>(access.ptr.getType());
       if (!ptrType)
         return;
-      // Values, masks (and compared values) in the pointer's layout.
+      // Values, masks (and compared values) in the pointer's layout; but a
+      // stored value whose layout stores as well goes as it is, and the
+      // pointers (cheap to recompute, see RemoveLayoutConversions) follow.
+      Attribute encoding = ptrType.getEncoding();
+      if (auto store = dyn_cast<tile::StoreOp>(op)) {
+        auto valueType = cast<RankedTensorType>(store.getValue().getType());
+        if (storesAsWell(valueType, ptrType))
+          encoding = valueType.getEncoding();
+      }
       builder.setInsertionPoint(op);
       for (OpOperand &operand : op->getOpOperands())
-        if (operand.get() != access.ptr)
-          operand.set(convertTo(builder, op->getLoc(), operand.get(),
-                                ptrType.getEncoding()));
+        operand.set(convertTo(builder, op->getLoc(), operand.get(), encoding));
     });
     func.walk([&](tile::DotOp dot) {
       convertDotOperands(builder, dot, dotEncodings.lookup(dot));
     });
-    for (auto [reduce, want] : reducesToConvert)
-      produceIn(builder, reduce.getResult(), want);
-    for (tile::ExpandDimsOp expand : needConversion) {
-      auto resultEncoding = expand.getType().getEncoding();
-      builder.setInsertionPoint(expand);
-      Attribute want = SliceEncodingAttr::get(&getContext(), expand.getAxis(),
-                                              resultEncoding);
-      Value converted = ConvertLayoutOp::create(
-          builder, expand.getLoc(), withEncoding(expand.getSrc().getType(), want),
-          expand.getSrc());
-      expand.getSrcMutable().assign(converted);
-    }
+    for (Operation *op : shapeOps)
+      if (failed(reconcileShapeOp(builder, op)))
+        return failure();
     return success();
   }
 };

@@ -107,6 +107,60 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
   let hasVerifier = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Permutes a tile's dimensions (`tl.trans`, `tl.permute`)";
+  let description = [{
+    Dimension `i` of the result is dimension `order[i]` of the source.
+    ```mlir
+    %t = tile.trans %a {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "The same elements in row-major order, another shape (`tl.reshape`)";
+  let description = [{
+    ```mlir
+    %r = tile.reshape %a : tensor<16x2x8xf32> -> tensor<32x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [Pure, SameTypeOperands]> {
+  let summary = "Two tiles side by side along a new last dimension of 2 (`tl.join`)";
+  let description = [{
+    ```mlir
+    %j = tile.join %a, %b : tensor<64xf32> -> tensor<64x2xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$lhs, Tile_AnyTensor:$rhs);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "The two halves of a tile's last dimension of 2 (`tl.split`)";
+  let description = [{
+    The inverse of `tile.join`. Splitting a 1-D tile of two gives scalars.
+    ```mlir
+    %a, %b = tile.split %j : tensor<64x2xf32> -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src);
+  let results = (outs AnyType:$lhs, AnyType:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -15,18 +15,6 @@
 
 namespace mlir::tilegpu {
 
-/// One bit of a register, lane or warp id and where it moves an element:
-/// `offset` (a power of two) along root dimension `dim`, or nowhere
-/// (`dim` < 0) when threads differing in that bit hold the same elements.
-struct LayoutBasis {
-  int dim = -1;
-  int64_t offset = 0;
-  bool isZero() const { return dim < 0; }
-  bool operator==(const LayoutBasis &other) const {
-    return dim == other.dim && offset == other.offset;
-  }
-};
-
 /// The elements a thread holds of a tensor with a distributed encoding
 /// (blocked, mma, dot_op) or a (nested) slice of one. Positions are given in
 /// the rank of the root encoding, where each sliced dimension has size 1 and

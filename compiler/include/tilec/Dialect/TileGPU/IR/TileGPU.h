@@ -4,6 +4,7 @@
 #define TILEC_DIALECT_TILEGPU_IR_TILEGPU_H
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/TileGPU/IR/LayoutBasis.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 

@@ -100,6 +100,40 @@ def TileGPU_DotOperandEncodingAttr : TileGPU_Attr<"DotOperandEncoding", "dot_op"
   let genVerifyDecl = 1;
 }
 
+def TileGPU_LinearEncodingAttr : TileGPU_Attr<"LinearEncoding", "linear"> {
+  let summary = "Any layout, by the moves of its register, lane and warp bits";
+  let description = [{
+    The general form of the distributed layouts (see ThreadLayout.h): each
+    bit of a thread's register number, of its lane id (five bits) and of
+    its warp id moves an element by a power of two along one dimension, or
+    not at all (an all-zero basis: threads differing in that bit hold
+    copies). Bases are written per dimension, as in Triton's linear
+    layouts. The layout passes make these where a shape op renames a
+    layout's dimensions (tile.trans of a non-blocked layout, tile.reshape,
+    tile.join, tile.split); each covers one shape exactly.
+    ```mlir
+    #tilegpu.linear<{reg = [[0, 1], [1, 0]], lane = [[0, 2], [0, 4], [2, 0],
+                     [4, 0], [8, 0]], warp = [[16, 0], [0, 0]]}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$rank,
+                        ArrayRefParameter<"int64_t">:$reg,
+                        ArrayRefParameter<"int64_t">:$lane,
+                        ArrayRefParameter<"int64_t">:$warp);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The bases of each kind as (dimension, offset) moves.
+    ::llvm::SmallVector<LayoutBasis> getRegBases() const;
+    ::llvm::SmallVector<LayoutBasis> getLaneBases() const;
+    ::llvm::SmallVector<LayoutBasis> getWarpBases() const;
+    static LinearEncodingAttr get(::mlir::MLIRContext *context, unsigned rank,
+                                  ::llvm::ArrayRef<LayoutBasis> reg,
+                                  ::llvm::ArrayRef<LayoutBasis> lane,
+                                  ::llvm::ArrayRef<LayoutBasis> warp);
+  }];
+}
+
 def TileGPU_SharedEncodingAttr : TileGPU_Attr<"SharedEncoding", "shared"> {
   let summary = "A tile in shared memory, rows swizzled against bank conflicts";
   let description = [{

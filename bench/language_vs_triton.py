@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Random numbers and libdevice math against real Triton: the kernels of
-test/Interpreter/random.tl and libdevice.tl run by Triton, by tilec on the
-GPU and on the interpreter (tile-run). tl.rand/randint must give the same
-bits as Triton everywhere, and so must tilec's GPU kernel for tl.randn and
-the libdevice functions when it links Triton's own libdevice.10.bc (set as
-$TILEC_LIBDEVICE here); the interpreter, which computes those in double, is
-reported in float32 ulps.
+"""tl's language against real Triton: kernels of test/Interpreter run by
+Triton, by tilec on the GPU and on the interpreter (tile-run), on the same
+.tl files and inputs.
 
-    python3 bench/math_vs_triton.py --tile-run build/bin/tile-run
+Random numbers and libdevice math (random.tl, libdevice.tl): tl.rand and
+randint must give the same bits as Triton everywhere, and so must tilec's
+GPU kernel for tl.randn and the libdevice functions when it links Triton's
+own libdevice.10.bc (set as $TILEC_LIBDEVICE here); the interpreter, which
+computes those in double, is reported in float32 ulps. The shape functions
+(shapes.tl) move integers and must match exactly.
+
+    python3 bench/language_vs_triton.py --tile-run build/bin/tile-run
 """
 import argparse
 import importlib.machinery
@@ -43,7 +46,8 @@ def triton_libdevice():
     return None
 
 
-def tile_run(tile_run, file, backend, grid, buffers, scalars, signature, workdir):
+def tile_run(tile_run, file, backend, grid, buffers, scalars, signature,
+             workdir, options=()):
     """Runs `file` with tile-run, linking Triton's libdevice; returns the
     output buffers by name."""
     paths = []
@@ -52,7 +56,8 @@ def tile_run(tile_run, file, backend, grid, buffers, scalars, signature, workdir
         np.save(path, array)
         paths.append(path)
     out = os.path.join(workdir, backend)
-    command = [tile_run, file, "--grid", str(grid), "--backend", backend, "-o", out]
+    command = [tile_run, file, "--grid", str(grid), "--backend", backend,
+               "-o", out] + list(options)
     if signature:
         command += ["--signature", signature]
     env = dict(os.environ)
@@ -121,6 +126,26 @@ def case_libdevice(args, workdir):
     return ok
 
 
+def case_shapes(args, workdir):
+    file = os.path.join(TESTS, "shapes.tl")
+    kernel = load_kernel(file, "shapes")
+    rng = np.random.default_rng(5)
+    buffers = {"x": rng.integers(-1000, 1000, (8, 16)).astype(np.int32),
+               "out": np.zeros(2048, np.int32)}
+    tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+    kernel[(1,)](tensors["x"], tensors["out"])
+    triton = tensors["out"].cpu().numpy()
+    ok = True
+    for backend in ("cuda", "interp"):
+        got = tile_run(args.tile_run, file, backend, 1, buffers, [],
+                       None, workdir, ["--kernel", "shapes"])["out"]
+        same = np.array_equal(got, triton)
+        ok &= same
+        print(f"shapes tilec {backend:6s} "
+              f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tile-run", required=True)
@@ -129,8 +154,9 @@ def main():
     with tempfile.TemporaryDirectory() as workdir:
         ok &= case_random(args, workdir)
         ok &= case_libdevice(args, workdir)
-    print("random numbers and libdevice agree with Triton" if ok
-          else "MATH DIFFERS FROM TRITON")
+        ok &= case_shapes(args, workdir)
+    print("random numbers, libdevice and shapes agree with Triton" if ok
+          else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1
 
 

@@ -1,0 +1,315 @@
+//===- Shapes.cpp - tl.trans, tl.reshape, tl.join and their kin -----------===//
+//
+// Triton's shape functions (core.py and semantic.py of Triton 3.6), each
+// also a method of tiles (`x.reshape(4, 8)`, `x.T`):
+//
+//   trans(input, *dims)          dims default to (1, 0)
+//   permute(input, *dims)
+//   reshape(input, *shape, can_reorder=False)
+//   view(input, *shape)          reshape allowed to reorder
+//   ravel(x, can_reorder=False)
+//   expand_dims(input, axis)     axis an int or a sequence of ints
+//   broadcast(input, other)      both, broadcast to each other
+//   join(a, b) -> [..., 2]       split(a) -> (a[..., 0], a[..., 1])
+//   interleave(a, b)             join, then the last two dimensions merged
+//
+// `*dims` and `*shape` are varargs or one tuple. tilec never reorders
+// elements in a reshape (Triton may where can_reorder is set), so
+// can_reorder is accepted and changes nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+/// A call's arguments with the method's receiver first, varargs unwrapped
+/// as Triton's `_unwrap_iterable` does.
+struct ShapeArgs {
+  std::vector<TValue> positional;
+  std::vector<ast::Location> locs;
+  std::map<std::string, std::pair<TValue, ast::Location>> keywords;
+};
+
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (auto [i, d] : llvm::enumerate(shape))
+    s += (i ? ", " : "") + std::to_string(d);
+  return s + "]";
+}
+
+} // namespace
+
+TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
+                             const TValue *self) {
+  Location location = loc(c.loc);
+  StringRef fn = StringRef(name).drop_front(3); // "tl."
+  ShapeArgs args;
+  if (self) {
+    args.positional.push_back(*self);
+    args.locs.push_back(c.loc);
+  }
+  for (const auto &arg : c.args) {
+    args.positional.push_back(gen(*arg));
+    args.locs.push_back(arg->loc);
+  }
+  for (const ast::Keyword &keyword : c.keywords)
+    args.keywords[keyword.name] = {gen(*keyword.value), keyword.value->loc};
+
+  // Keywords Triton names: the first parameter's, and the rest.
+  auto take = [&](StringRef keyword) -> std::optional<std::pair<TValue, ast::Location>> {
+    auto it = args.keywords.find(keyword.str());
+    if (it == args.keywords.end())
+      return std::nullopt;
+    auto result = it->second;
+    args.keywords.erase(it);
+    return result;
+  };
+  auto firstName = llvm::StringSwitch<StringRef>(fn)
+                       .Cases({"join", "interleave", "split"}, "a")
+                       .Case("ravel", "x")
+                       .Default("input");
+  if (auto input = take(firstName)) {
+    args.positional.insert(args.positional.begin(), input->first);
+    args.locs.insert(args.locs.begin(), input->second);
+  }
+  if (fn == "join" || fn == "interleave")
+    if (auto b = take("b")) {
+      args.positional.push_back(b->first);
+      args.locs.push_back(b->second);
+    }
+  if (fn == "broadcast")
+    if (auto other = take("other")) {
+      args.positional.push_back(other->first);
+      args.locs.push_back(other->second);
+    }
+  std::optional<std::pair<TValue, ast::Location>> axisKeyword, canReorder;
+  if (fn == "expand_dims")
+    axisKeyword = take("axis");
+  if (fn == "reshape" || fn == "ravel")
+    canReorder = take("can_reorder");
+  if (canReorder)
+    (void)isTrue(canReorder->first, canReorder->second);
+  for (auto &[keyword, value] : args.keywords)
+    fail(value.second, name + "() got an unexpected keyword argument '" +
+                           keyword + "'");
+  if (args.positional.empty())
+    fail(c.loc, name + "() missing required argument '" + firstName.str() + "'");
+
+  auto tile = [&](unsigned i) {
+    Value v = toValue(args.positional[i], args.locs[i], "the input");
+    return v;
+  };
+  // The ints of `*dims` / `*shape`: the arguments from `first` on, or the
+  // elements of one tuple there.
+  auto intList = [&](unsigned first, StringRef what) {
+    SmallVector<int64_t> values;
+    std::vector<TValue> items(args.positional.begin() + first,
+                              args.positional.end());
+    std::vector<ast::Location> locs(args.locs.begin() + first, args.locs.end());
+    if (items.size() == 1 && items[0].kind == TValue::Kind::Tuple) {
+      std::vector<TValue> inner = items[0].elements;
+      locs.assign(inner.size(), locs[0]);
+      items = std::move(inner);
+    }
+    for (auto [item, l] : llvm::zip(items, locs))
+      values.push_back(constInt(item, l, what));
+    return values;
+  };
+  auto expectCount = [&](size_t n) {
+    if (args.positional.size() != n)
+      fail(c.loc, name + "() takes " + Twine(n) + " argument" +
+                      (n == 1 ? "" : "s") + " (" +
+                      Twine(args.positional.size()) + " given)");
+  };
+  auto tensorType = [&](Value v, unsigned i) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type)
+      fail(args.locs[i], name + " needs a tile, got " + describe(v.getType()));
+    return type;
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) -> Value {
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    if (type.getShape() == shape)
+      return v;
+    return tile::ReshapeOp::create(
+        builder, location, RankedTensorType::get(shape, type.getElementType()),
+        v);
+  };
+
+  if (fn == "trans" || fn == "permute") {
+    Value x = tile(0);
+    auto type = tensorType(x, 0);
+    SmallVector<int64_t> dims = intList(1, "a dimension");
+    if (dims.empty()) {
+      if (fn == "permute")
+        fail(c.loc, "tl.permute needs the order of the dimensions");
+      dims = {1, 0};
+    }
+    int64_t rank = type.getRank();
+    if (int64_t(dims.size()) != rank)
+      fail(c.loc, name + ": the order " + shapeString(dims) + " must list each of the " +
+                      Twine(rank) + " dimensions of a " + shapeString(type.getShape()) +
+                      " tile once");
+    SmallVector<int32_t> order;
+    SmallVector<int64_t> shape;
+    SmallVector<bool> seen(rank, false);
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || seen[d])
+        fail(c.loc, name + ": the order " + shapeString(dims) +
+                        " is not a permutation of 0.." + Twine(rank - 1));
+      seen[d] = true;
+      order.push_back(int32_t(d));
+      shape.push_back(type.getDimSize(d));
+    }
+    if (llvm::equal(order, llvm::seq<int32_t>(0, rank)))
+      return TValue::ofValue(x);
+    return TValue::ofValue(tile::TransOp::create(
+        builder, location, RankedTensorType::get(shape, type.getElementType()),
+        x, builder.getDenseI32ArrayAttr(order)));
+  }
+
+  if (fn == "reshape" || fn == "view" || fn == "ravel") {
+    Value x = tile(0);
+    auto type = tensorType(x, 0);
+    SmallVector<int64_t> shape;
+    if (fn == "ravel") {
+      expectCount(1);
+      shape = {type.getNumElements()};
+    } else {
+      shape = intList(1, "a shape dimension");
+    }
+    int64_t count = 1;
+    for (int64_t d : shape) {
+      if (d <= 0)
+        fail(c.loc, name + ": shape " + shapeString(shape) +
+                        " has a dimension that is not positive");
+      count *= d;
+    }
+    if (count != type.getNumElements())
+      fail(c.loc, name + ": cannot reshape a " + shapeString(type.getShape()) +
+                      " tile of " + Twine(type.getNumElements()) +
+                      " elements to " + shapeString(shape));
+    // Each thread's elements are renamed, not moved, which needs the
+    // positions of both shapes to be bit fields (see ThreadLayout).
+    for (ArrayRef<int64_t> s : {type.getShape(), ArrayRef<int64_t>(shape)})
+      for (int64_t d : s)
+        if (!llvm::isPowerOf2_64(d))
+          fail(c.loc, name + " needs power-of-two dimensions, as in Triton: " +
+                          shapeString(type.getShape()) + " to " +
+                          shapeString(shape));
+    return TValue::ofValue(reshape(x, shape));
+  }
+
+  if (fn == "expand_dims") {
+    if (axisKeyword) {
+      args.positional.push_back(axisKeyword->first);
+      args.locs.push_back(axisKeyword->second);
+    }
+    expectCount(2);
+    Value x = tile(0);
+    SmallVector<int64_t> axes = intList(1, "an axis");
+    int64_t rank = shapeOf(x).size() + axes.size();
+    SmallVector<int64_t> normalized;
+    for (int64_t axis : axes) {
+      if (axis < -rank || axis >= rank)
+        fail(args.locs[1], "tl.expand_dims: axis " + Twine(axis) +
+                               " is out of range for a " + Twine(rank) +
+                               "-D result");
+      int64_t a = axis < 0 ? axis + rank : axis;
+      if (llvm::is_contained(normalized, a))
+        fail(args.locs[1], "tl.expand_dims: axis " + Twine(axis) +
+                               " is given twice");
+      normalized.push_back(a);
+    }
+    llvm::sort(normalized);
+    for (int64_t axis : normalized) {
+      SmallVector<int64_t> shape(shapeOf(x));
+      shape.insert(shape.begin() + axis, 1);
+      auto resultType =
+          RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
+      if (shapeOf(x).empty())
+        x = tile::SplatOp::create(builder, location, resultType, x);
+      else
+        x = tile::ExpandDimsOp::create(builder, location, resultType, x,
+                                       builder.getI32IntegerAttr(axis));
+    }
+    return TValue::ofValue(x);
+  }
+
+  if (fn == "broadcast") {
+    expectCount(2);
+    const TValue &a = args.positional[0], &b = args.positional[1];
+    Value x = tile(0), y = tile(1);
+    SmallVector<int64_t> shape = broadcastShapes(shapeOf(x), shapeOf(y), c.loc);
+    (void)a;
+    (void)b;
+    return TValue::ofTuple(
+        {TValue::ofValue(broadcastTo(x, shape, args.locs[0], "the input")),
+         TValue::ofValue(broadcastTo(y, shape, args.locs[1], "other"))});
+  }
+
+  if (fn == "join" || fn == "interleave") {
+    expectCount(2);
+    Value a = tile(0), b = tile(1);
+    if (a.getType() != b.getType())
+      fail(c.loc, name + " needs two tiles of one shape and dtype, got " +
+                      describe(a.getType()) + " and " + describe(b.getType()));
+    // Scalars join as tiles of one element, then lose that dimension.
+    bool scalars = shapeOf(a).empty();
+    if (scalars) {
+      auto one = RankedTensorType::get({1}, a.getType());
+      a = tile::SplatOp::create(builder, location, one, a);
+      b = tile::SplatOp::create(builder, location, one, b);
+    }
+    auto type = llvm::cast<RankedTensorType>(a.getType());
+    SmallVector<int64_t> shape(type.getShape());
+    shape.push_back(2);
+    Value joined = tile::JoinOp::create(
+        builder, location, RankedTensorType::get(shape, type.getElementType()),
+        a, b);
+    if (scalars)
+      return TValue::ofValue(reshape(joined, {2}));
+    if (fn == "join")
+      return TValue::ofValue(joined);
+    shape.pop_back();
+    shape.back() *= 2;
+    for (int64_t d : shape)
+      if (!llvm::isPowerOf2_64(d))
+        fail(c.loc, "tl.interleave needs power-of-two dimensions, as in "
+                    "Triton, got " + shapeString(type.getShape()));
+    return TValue::ofValue(reshape(joined, shape));
+  }
+
+  if (fn == "split") {
+    expectCount(1);
+    Value x = tile(0);
+    auto type = tensorType(x, 0);
+    if (type.getShape().back() != 2)
+      fail(args.locs[0], "tl.split needs a last dimension of 2, got a " +
+                             shapeString(type.getShape()) + " tile");
+    // A 1-D pair splits as a 1 x 2 tile into two scalars.
+    bool scalars = type.getRank() == 1;
+    if (scalars)
+      x = reshape(x, {1, 2});
+    ArrayRef<int64_t> srcShape = llvm::cast<RankedTensorType>(x.getType()).getShape();
+    auto half = RankedTensorType::get(srcShape.drop_back(), type.getElementType());
+    auto split = tile::SplitOp::create(builder, location, half, half, x);
+    std::vector<TValue> halves;
+    for (Value v : {split.getLhs(), split.getRhs()}) {
+      if (scalars)
+        v = tile::ReduceOp::create(builder, location, type.getElementType(), v,
+                                   tile::ReduceKind::Sum, 0);
+      halves.push_back(TValue::ofValue(v));
+    }
+    return TValue::ofTuple(std::move(halves));
+  }
+  fail(c.loc, name + " is not a shape function");
+}
