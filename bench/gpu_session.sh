@@ -52,6 +52,18 @@ language() {
     > "$OUT/math_ptx.log" 2>&1
   note "math ptx: rc=$?"
   cat "$OUT/math_ptx.log"
+  # The language tests' kernels that touch shared memory, under the
+  # sanitizers.
+  local work; work=$(mktemp -d)
+  python3 -c "import numpy as np; np.save('$work/x.npy', np.arange(128, dtype=np.int32)); np.save('$work/o.npy', np.zeros(2048, np.int32))"
+  for tool in memcheck racecheck synccheck; do
+    for w in 1 4 8; do
+      timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/shapes.tl \
+        --kernel shapes --num-warps $w --grid 1 --backend cuda -o "$work/out" "$work/x.npy" "$work/o.npy" \
+        > "$OUT/sanitize_${tool}_shapes$w.log" 2>&1
+      note "compute-sanitizer $tool shapes ($w warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_shapes$w.log" | tail -n 1)"
+    done
+  done
 }
 
 sanitize() {

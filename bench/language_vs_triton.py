@@ -143,6 +143,10 @@ def case_shapes(args, workdir):
         ok &= same
         print(f"shapes tilec {backend:6s} "
               f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+        if not same:
+            where = np.nonzero(got != triton)[0]
+            print(f"  at {where[:16]}: tilec {got[where[:16]]}, "
+                  f"Triton {triton[where[:16]]}")
     return ok
 
 

@@ -178,6 +178,10 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
 
   if (fn == "reshape" || fn == "view" || fn == "ravel") {
     Value x = tile(0);
+    // A scalar is a tile of one element, as Triton's 0-d tensors are.
+    if (shapeOf(x).empty())
+      x = tile::SplatOp::create(builder, location,
+                                RankedTensorType::get({1}, x.getType()), x);
     auto type = tensorType(x, 0);
     SmallVector<int64_t> shape;
     if (fn == "ravel") {

@@ -14,7 +14,7 @@ expected = [
     x.T + 1,
     cube.transpose(2, 0, 1),
     cube.transpose(1, 2, 0) * 3,
-    x.reshape(R * C // 4, 4).sum(1),
+    np.array([x.sum()]),
     x[:, 0::2] - x[:, 1::2],
     np.stack((x[:, 1::2], x[:, 0::2]), -1).reshape(R, C),
     np.stack((x, -x), -1),
