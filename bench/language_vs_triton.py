@@ -150,6 +150,63 @@ def case_shapes(args, workdir):
     return ok
 
 
+def run_printing(command, env=None):
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    return result.returncode, result.stdout, result.stderr
+
+
+def triton_stdout(run):
+    """What `run()` prints to file descriptor 1 (CUDA's printf), captured."""
+    sys.stdout.flush()
+    with tempfile.TemporaryFile(mode="w+") as capture:
+        saved = os.dup(1)
+        os.dup2(capture.fileno(), 1)
+        try:
+            run()
+            torch.cuda.synchronize()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        capture.seek(0)
+        return capture.read()
+
+
+def case_print(args, workdir):
+    """device_print's lines on the GPU equal the interpreter's (in some
+    order), and are compared with Triton's; a failed device_assert of a
+    --debug build stops the GPU kernel with its message."""
+    file = os.path.join(TESTS, "device_print.tl")
+    x = np.array([3, -1, 7, 9], np.int32)
+    np.save(os.path.join(workdir, "x.npy"), x)
+    base = [args.tile_run, file, "--grid", "2", os.path.join(workdir, "x.npy"), "3"]
+    lines = {}
+    for backend in ("cuda", "interp"):
+        rc, out, err = run_printing(base + ["--kernel", "show", "--backend", backend,
+                                            "-o", os.path.join(workdir, backend)])
+        if rc:
+            print(f"device_print tilec {backend}: tile-run failed\n{err}")
+            return False
+        lines[backend] = sorted(out.splitlines())
+    ok = lines["cuda"] == lines["interp"]
+    print(f"device_print tilec cuda: {len(lines['cuda'])} lines, "
+          f"{'the interpreter' + chr(39) + 's' if ok else 'DIFFER from the interpreter'}")
+    kernel = load_kernel(file, "show")
+    xt = torch.from_numpy(x).cuda()
+    triton = sorted(triton_stdout(lambda: kernel[(2,)](xt, 3)).splitlines())
+    same = triton == lines["cuda"]
+    print(f"device_print Triton: {len(triton)} lines, "
+          f"{'the same as tilec' + chr(39) + 's' if same else 'formatted otherwise, e.g.'}")
+    if not same:
+        for a, b in list(zip(triton, lines["cuda"]))[:4]:
+            print(f"  Triton {a!r}\n  tilec  {b!r}")
+    rc, out, err = run_printing(base + ["--kernel", "check", "--debug", "--backend", "cuda",
+                                        "-o", os.path.join(workdir, "assert")])
+    stopped = rc != 0 and "x must not be negative" in out + err
+    print(f"device_assert tilec cuda: {'stops the kernel with its message' if stopped else 'DID NOT STOP'}")
+    print("  " + "\n  ".join((out + err).strip().splitlines()[-3:]))
+    return ok and stopped
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tile-run", required=True)
@@ -159,7 +216,8 @@ def main():
         ok &= case_random(args, workdir)
         ok &= case_libdevice(args, workdir)
         ok &= case_shapes(args, workdir)
-    print("random numbers, libdevice and shapes agree with Triton" if ok
+        ok &= case_print(args, workdir)
+    print("random numbers, libdevice, shapes and prints agree with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1
 

@@ -1,7 +1,7 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
-// --kernel, -D, --num-warps, --num-stages and --signature mean the same in
-// tilec and tile-run, and both read their source the same way: one
+// --kernel, -D, --num-warps, --num-stages, --debug and --signature mean the
+// same in tilec and tile-run, and both read their source the same way: one
 // definition each.
 //
 //===----------------------------------------------------------------------===//
@@ -51,6 +51,9 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
           },
           "N >= 1"))
       ->option_text("N");
+  app.add_flag("--debug", options.debug,
+               "Compile tl.device_assert and runtime `assert` in\n"
+               "(Triton's debug mode); they are dropped otherwise");
   app.add_option("--signature", options.signature,
                  "Every parameter's type in order, as Triton's AOT:\n"
                  "\"*fp32:16, *bf16, i32, 1024\" (pointer:alignment,\n"

@@ -214,6 +214,7 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.constexprs = options.constexprs;
   spec.argTypes = options.argTypes;
   spec.numStages = options.numStages;
+  spec.debug = options.debug;
   size_t diagnosticsBefore = result.diagnostics.size();
   module = timed("mlirgen",
                  [&] { return tilec::mlirGen(*context, *ast, spec); });

@@ -71,6 +71,7 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   compile.kernel = kernelName;
   compile.numWarps = options.numWarps;
   compile.numStages = options.numStages;
+  compile.debug = options.debug;
   compile.arch = options.arch;
   if (compile.arch.empty())
     compile.arch = options.backend == Backend::CUDA
@@ -101,7 +102,8 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::string key = compile.kernel + "|" + compile.arch + "|" +
                     std::to_string(compile.numWarps) + "|" +
-                    std::to_string(compile.numStages);
+                    std::to_string(compile.numStages) +
+                    (compile.debug ? "|debug" : "");
   for (const auto &[name, value] : compile.constexprs)
     key += "|" + name + "=" + value;
   for (const std::string &type : compile.argTypes)

@@ -37,6 +37,8 @@ struct CompileOptions {
   /// num_stages): the module's `tile.num_stages` and the metadata's
   /// "num_stages".
   unsigned numStages = 3;
+  /// Device asserts compiled in (Triton's debug mode); part of the metadata.
+  bool debug = false;
   /// sm_80 or sm_90.
   std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;

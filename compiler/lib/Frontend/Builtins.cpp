@@ -40,6 +40,7 @@ static const llvm::StringSet<> kLanguage = {
     "fdiv",       "dot",          "sin",      "cos",         "erf",
     "trans",      "permute",      "reshape",  "view",        "ravel",
     "expand_dims", "broadcast",   "join",     "split",       "interleave",
+    "device_print", "device_assert",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -57,7 +58,8 @@ static const llvm::StringSet<> kNotMethods = {
     "static_range", "static_assert", "static_print", "pointer_type",
     "debug_barrier", "assume", "rand", "randint", "randint4x", "randn",
     "randn4x", "rand4x", "cdiv", "where", "dot", "maximum", "minimum",
-    "fdiv", "div_rn", "clamp", "fma", "umulhi"};
+    "fdiv", "div_rn", "clamp", "fma", "umulhi", "device_print",
+    "device_assert"};
 
 static Type dtypeNamed(Builder &b, StringRef name) {
   return llvm::StringSwitch<Type>(name)
@@ -552,6 +554,10 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     return genDot(c);
   if (isShapeFunction(name))
     return genShape(c, name, self);
+  if (name == "tl.device_print")
+    return genDevicePrint(c);
+  if (name == "tl.device_assert")
+    return genDeviceAssertCall(c);
   if (name == "tl.rand" || name == "tl.randint" || name == "tl.randint4x" ||
       name == "tl.randn" || name == "tl.randn4x" || name == "tl.rand4x")
     return genRandom(c, name);
@@ -860,7 +866,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     return TValue::ofBool(d != 0);
   }
   if (name == "print")
-    fail(c.loc, "print() is not supported in kernels");
+    return genDevicePrint(c);
   fail(c.loc, name + " cannot be called here");
 }
 

@@ -1037,16 +1037,19 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   case StmtKind::Assert: {
     const auto &a = llvm::cast<AssertStmt>(s);
     TValue cond = gen(*a.cond);
-    // A runtime assert is a no-op, as in Triton without debug mode.
-    if (!cond.isRuntime() && !isTrue(cond, s.loc)) {
-      std::string message = "assertion failed";
-      if (a.message) {
-        TValue m = gen(*a.message);
-        if (m.kind == TValue::Kind::String)
-          message += ": " + m.name;
-      }
-      fail(s.loc, message);
+    std::string text;
+    if (a.message) {
+      TValue m = gen(*a.message);
+      if (m.kind == TValue::Kind::String)
+        text = m.name;
     }
+    // On runtime values a device assert, as in Triton (debug builds only).
+    if (cond.isRuntime()) {
+      genDeviceAssert(cond, nullptr, text, s.loc);
+      return;
+    }
+    if (!isTrue(cond, s.loc))
+      fail(s.loc, "assertion failed" + (text.empty() ? "" : ": " + text));
     return;
   }
   case StmtKind::Break:
@@ -1578,6 +1581,12 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   }
   builder.setInsertionPointToEnd(entry);
   kernelBody = &kernel->body;
+  debug = spec.debug;
+  for (const ast::ExprPtr &decorator : kernel->decorators)
+    if (auto *call = llvm::dyn_cast<ast::CallExpr>(decorator.get()))
+      for (const ast::Keyword &keyword : call->keywords)
+        if (keyword.name == "debug")
+          debug |= isTrue(gen(*keyword.value), keyword.loc);
   gen(kernel->body);
   if (returned && returned->kind != TValue::Kind::None)
     fail(kernel->loc, "a kernel cannot return a value");

@@ -216,6 +216,16 @@ public:
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.
   std::optional<TValue> returned;
+  /// Whether device asserts are compiled in (Specialization::debug).
+  bool debug = false;
+  /// tl.device_print and print (Debug.cpp).
+  TValue genDevicePrint(const ast::CallExpr &call);
+  /// tl.device_assert (Debug.cpp).
+  TValue genDeviceAssertCall(const ast::CallExpr &call);
+  /// A tile.assert of `cond` (with `mask`'s false elements exempt), in
+  /// debug builds.
+  void genDeviceAssert(const TValue &cond, const TValue *mask,
+                       const std::string &message, const ast::Location &l);
   /// The kernel's own statements: an `if` among them may return early.
   const ast::Block *kernelBody = nullptr;
 };

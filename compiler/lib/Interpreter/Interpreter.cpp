@@ -9,6 +9,8 @@
 
 #include "Executor.h"
 
+#include "tilec/Dialect/Tile/IR/PrintFormat.h"
+
 #include "tilec/Dialect/Tile/IR/Tile.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -41,6 +43,41 @@ void gatherStrided(TValue &result, const TValue &source,
       index[d] = 0;
     }
   }
+}
+
+/// Element `i` of `v` as tile.print's `conversion` spells it.
+std::string formatPrinted(const TValue &v, size_t i,
+                          const mlir::tile::PrintConversion &conversion) {
+  unsigned bits = bitWidth(v.kind);
+  char buffer[64];
+  if (conversion.asDouble) {
+    std::snprintf(buffer, sizeof buffer, conversion.spec.c_str(), v.floats[i]);
+    return buffer;
+  }
+  uint64_t word;
+  if (isFloat(v.kind)) {
+    // Hex of a float: its bits.
+    if (v.kind == ElemKind::F64)
+      std::memcpy(&word, &v.floats[i], 8);
+    else if (v.kind == ElemKind::F32) {
+      float f = float(v.floats[i]);
+      uint32_t b;
+      std::memcpy(&b, &f, 4);
+      word = b;
+    } else {
+      word = toHalfBits(v.floats[i], v.kind);
+    }
+  } else {
+    word = conversion.signExtend ? uint64_t(v.ints[i])
+                                 : zeroExtend(v.ints[i], bits);
+  }
+  if (conversion.is64)
+    std::snprintf(buffer, sizeof buffer, conversion.spec.c_str(),
+                  (unsigned long long)word);
+  else
+    std::snprintf(buffer, sizeof buffer, conversion.spec.c_str(),
+                  unsigned(word));
+  return buffer;
 }
 
 /// Copies the elements of `from` into `to` (same kind and count).
@@ -204,7 +241,8 @@ LogicalResult Executor::prepare() {
             tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
             tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
-            tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp, scf::ForOp,
+            tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp,
+            tile::PrintOp, tile::AssertOp, scf::ForOp,
             scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
@@ -651,6 +689,47 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           [&](auto) { return executeAtomic(op); })
       // A program runs as one: no thread waits for another.
       .Case<tile::DebugBarrierOp>([&](auto) { return success(); })
+      .Case([&](tile::PrintOp print) {
+        // The lines the GPU prints (PrintFormat.h), program by program.
+        bool several = print.getArgs().size() > 1;
+        if (print.getArgs().empty())
+          std::printf("pid (%u, %u, %u) %s\n", pid[0], pid[1], pid[2],
+                      print.getPrefix().str().c_str());
+        for (auto [k, arg] : llvm::enumerate(print.getArgs())) {
+          const TValue &v = get(arg);
+          tile::PrintConversion conversion = tile::getPrintConversion(
+              isFloat(v.kind), bitWidth(v.kind), print.getIsSigned()[k],
+              print.getHex());
+          std::string text;
+          for (size_t i = 0, n = v.size(); i < n; ++i) {
+            std::string index = formatIndex(v.shape, i);
+            text += "pid (" + std::to_string(pid[0]) + ", " +
+                    std::to_string(pid[1]) + ", " + std::to_string(pid[2]) +
+                    ") idx (" + index.substr(1, index.size() - 2) + ")" +
+                    print.getPrefix().str();
+            if (several)
+              text += "(operand " + std::to_string(k) + ") ";
+            text += formatPrinted(v, i, conversion) + "\n";
+          }
+          std::fwrite(text.data(), 1, text.size(), stdout);
+        }
+        std::fflush(stdout);
+        return success();
+      })
+      .Case([&](tile::AssertOp check) {
+        const TValue &ok = get(check.getCondition());
+        for (size_t i = 0, n = ok.size(); i < n; ++i)
+          if (!ok.ints[i])
+            return fail(op, "device assertion failed: " +
+                                (check.getMessage().empty()
+                                     ? llvm::Twine("(no message)")
+                                     : llvm::Twine(check.getMessage())) +
+                                " at " + program() +
+                                (ok.isScalar() ? ""
+                                               : ", element " +
+                                                     formatIndex(ok.shape, i)));
+        return success();
+      })
       .Case([&](tile::HintOp hint) {
         define(hint.getResult()) = get(hint.getSrc());
         return success();

@@ -57,6 +57,9 @@ struct JITOptions {
   /// Software-pipeline stages of loops whose loads feed tl.dot (Triton's
   /// num_stages); part of the specialization.
   unsigned numStages = 3;
+  /// Compiles tl.device_assert and runtime `assert` in (Triton's debug
+  /// mode); part of the specialization.
+  bool debug = false;
   /// "sm_80", "sm_90"; empty: the current device's.
   std::string arch;
 };

@@ -28,6 +28,9 @@ struct Specialization {
   /// Buffers of the software pipeline of loops with loads feeding a dot
   /// (Triton's num_stages); the module's `tile.num_stages`.
   unsigned numStages = 3;
+  /// Compiles tl.device_assert and runtime `assert` statements in, as
+  /// Triton's debug mode does (`@triton.jit(debug=True)` sets it too).
+  bool debug = false;
 };
 
 /// Attributes through which the kernel's func.func reports its ABI.

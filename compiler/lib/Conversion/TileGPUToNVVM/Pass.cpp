@@ -107,6 +107,7 @@ struct ConvertTileGPUToNVVM
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
     populateAtomicToLLVMPatterns(converter, widths, patterns);
     populateBarrierToLLVMPatterns(converter, patterns);
+    populateDebugToLLVMPatterns(converter, patterns);
     populateHintToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);

@@ -167,9 +167,9 @@ SmallVector<Value> mlir::tilegpu::unpackVector(OpBuilder &b, Location loc,
   return elems;
 }
 
-Value mlir::tilegpu::callLibdevice(OpBuilder &b, Location loc,
-                                   Operation *from, StringRef symbol,
-                                   Type resultType, ValueRange args) {
+LLVM::CallOp mlir::tilegpu::callExternal(OpBuilder &b, Location loc,
+                                         Operation *from, StringRef symbol,
+                                         Type resultType, ValueRange args) {
   auto module = from->getParentOfType<ModuleOp>();
   auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(symbol);
   if (!function) {
@@ -179,7 +179,13 @@ Value mlir::tilegpu::callLibdevice(OpBuilder &b, Location loc,
                                             llvm::to_vector(args.getTypes()));
     function = LLVM::LLVMFuncOp::create(b, loc, symbol, type);
   }
-  return LLVM::CallOp::create(b, loc, function, args).getResult();
+  return LLVM::CallOp::create(b, loc, function, args);
+}
+
+Value mlir::tilegpu::callLibdevice(OpBuilder &b, Location loc,
+                                   Operation *from, StringRef symbol,
+                                   Type resultType, ValueRange args) {
+  return callExternal(b, loc, from, symbol, resultType, args).getResult();
 }
 
 std::string mlir::tilegpu::getPTXOperandList(unsigned first, unsigned count) {

@@ -61,6 +61,11 @@ Value packVector(OpBuilder &b, Location loc, ArrayRef<Value> elems);
 SmallVector<Value> unpackVector(OpBuilder &b, Location loc, Value v,
                                 unsigned count);
 
+/// Calls the external function `symbol`, declaring it in `from`'s module on
+/// first use (CUDA's vprintf and __assertfail, which ptxas resolves).
+LLVM::CallOp callExternal(OpBuilder &b, Location loc, Operation *from,
+                          StringRef symbol, Type resultType, ValueRange args);
+
 /// Calls `symbol`, a function of libdevice (resolved when the PTX emitter
 /// links its bitcode), declaring it in `from`'s module on first use.
 Value callLibdevice(OpBuilder &b, Location loc, Operation *from,

@@ -21,6 +21,9 @@ public:
 /// tile.store, tile.atomic_rmw and async copy.
 using VectorWidths = llvm::DenseMap<Operation *, unsigned>;
 
+/// tile.print and tile.assert: CUDA's vprintf and __assertfail.
+void populateDebugToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                 RewritePatternSet &patterns);
 /// Elementwise arith/math ops and tile.addptr on tensors, one op per element.
 void populateElementwiseToLLVMPatterns(const TileGPUTypeConverter &converter,
                                        RewritePatternSet &patterns);

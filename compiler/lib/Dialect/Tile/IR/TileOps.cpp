@@ -116,6 +116,12 @@ LogicalResult SplitOp::verify() {
   return success();
 }
 
+LogicalResult PrintOp::verify() {
+  if (getIsSigned().size() != getArgs().size())
+    return emitOpError("isSigned needs one entry per operand");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("`other` needs a mask");

@@ -462,6 +462,45 @@ def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
 // Hints
 //===----------------------------------------------------------------------===//
 
+def Tile_PrintOp : Tile_Op<"print", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Prints values with their program and index (`tl.device_print`)";
+  let description = [{
+    One line per element of each operand (a scalar prints once per
+    program): `pid (x, y, z) idx (i, j)` then `prefix` and the value, in
+    hexadecimal where `hex` is set. With several operands each line also
+    says `(operand n)`. `isSigned` tells how each integer operand prints.
+    On the GPU, through CUDA's vprintf.
+
+    ```mlir
+    tile.print " x: " %x {hex = false, isSigned = array<i1: true>} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, BoolAttr:$hex,
+                       DenseBoolArrayAttr:$isSigned,
+                       Variadic<Tile_Value>:$args);
+  let assemblyFormat = "$prefix ($args^ `:` type($args))? attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Stops the kernel where a condition is false (`tl.device_assert`)";
+  let description = [{
+    When any element of `condition` is false, the program fails with
+    `message`, the op's source location, and the program and index of
+    the element. On the GPU, through CUDA's `__assertfail`, which prints
+    and traps (the launch fails with an assertion error); the interpreter
+    reports it as an error. Only in debug builds of a kernel, as in Triton.
+
+    ```mlir
+    tile.assert %ok, "x must be positive" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_Value:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict `:` type($condition)";
+}
+
 def Tile_HintOp : Tile_Op<"hint", [Pure, Elementwise, SameOperandsAndResultType]> {
   let summary = "Facts asserted about a value (`tl.multiple_of`, `tl.max_contiguous`, `tl.max_constancy`)";
   let description = [{

@@ -1,0 +1,108 @@
+//===- Debug.cpp - tl.device_print, print and tl.device_assert ------------===//
+//
+// `tl.device_print(prefix, *args, hex=False)` (and Python's `print`, which
+// Triton maps to it) prints on every run; `tl.device_assert(cond, msg="",
+// mask=None)` and `assert` on runtime values check only in debug builds
+// (`--debug`, `@triton.jit(debug=True)`), as in Triton, and are dropped
+// otherwise.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+/// Triton's spelling of a print's prefix: with operands it ends in ": "
+/// and, when longer than that, starts with a space.
+static std::string normalizePrefix(std::string prefix, bool hasArgs) {
+  if (!hasArgs)
+    return prefix;
+  if (!StringRef(prefix).ends_with(" "))
+    prefix += " ";
+  if (!StringRef(prefix).ends_with(": "))
+    prefix = prefix.substr(0, prefix.size() - 1) + ": ";
+  if (prefix.size() > 2 && prefix.front() != ' ')
+    prefix = " " + prefix;
+  return prefix;
+}
+
+TValue MLIRGenImpl::genDevicePrint(const ast::CallExpr &c) {
+  bool hex = false;
+  for (const ast::Keyword &k : c.keywords) {
+    if (k.name != "hex")
+      fail(k.loc, "tl.device_print() got an unexpected keyword argument '" +
+                      k.name + "'");
+    hex = isTrue(gen(*k.value), k.value->loc);
+  }
+  if (c.args.empty())
+    fail(c.loc, "tl.device_print needs a prefix string");
+  TValue prefix = gen(*c.args.front());
+  if (prefix.kind != TValue::Kind::String)
+    fail(c.args.front()->loc, "the prefix of tl.device_print must be a "
+                              "string, got " + describe(prefix));
+  for (char ch : prefix.name)
+    if (!llvm::isPrint(ch) && !llvm::isSpace(ch))
+      fail(c.args.front()->loc, "the prefix of tl.device_print must be "
+                                "printable ASCII");
+  SmallVector<Value> values;
+  SmallVector<bool> isSigned;
+  for (const ast::ExprPtr &arg : llvm::drop_begin(c.args)) {
+    Value v = toValue(gen(*arg), arg->loc, "a printed value");
+    Type element = getElementTypeOrSelf(v.getType());
+    if (isa<tile::PointerType>(element))
+      fail(arg->loc, "tl.device_print cannot print pointers yet");
+    values.push_back(v);
+    isSigned.push_back(element.isInteger());
+  }
+  tile::PrintOp::create(builder, loc(c.loc),
+                        normalizePrefix(prefix.name, !values.empty()), hex,
+                        isSigned, values);
+  return TValue::none();
+}
+
+void MLIRGenImpl::genDeviceAssert(const TValue &cond, const TValue *mask,
+                                  const std::string &message,
+                                  const ast::Location &l) {
+  if (!debug)
+    return;
+  Value ok = cast(toValue(cond, l, "the condition"), builder.getI1Type(), l);
+  if (mask && mask->kind != TValue::Kind::None) {
+    // Elements outside the mask pass.
+    Value m = cast(toValue(*mask, l, "the mask"), builder.getI1Type(), l);
+    SmallVector<int64_t> shape = broadcastShapes(shapeOf(ok), shapeOf(m), l);
+    ok = broadcastTo(ok, shape, l, "the condition");
+    m = broadcastTo(m, shape, l, "the mask");
+    Value outside = arith::XOrIOp::create(
+        builder, loc(l), m,
+        broadcastTo(arith::ConstantOp::create(builder, loc(l),
+                                              builder.getBoolAttr(true)),
+                    shape, l, "the mask"));
+    ok = arith::OrIOp::create(builder, loc(l), ok, outside);
+  }
+  tile::AssertOp::create(builder, loc(l), ok, message);
+}
+
+TValue MLIRGenImpl::genDeviceAssertCall(const ast::CallExpr &c) {
+  Args args = bindArgs(c, "tl.device_assert", {"cond", "msg", "mask"}, 1);
+  std::string message;
+  if (const TValue *msg = args.get(1)) {
+    if (msg->kind != TValue::Kind::String)
+      fail(args.locs[1], "the message of tl.device_assert must be a string, "
+                         "got " + describe(*msg));
+    message = msg->name;
+  }
+  const TValue &cond = *args.get(0);
+  if (!cond.isRuntime()) {
+    if (!isTrue(cond, args.locs[0]))
+      fail(c.loc, "device assertion failed" +
+                      (message.empty() ? "" : ": " + message));
+    return TValue::none();
+  }
+  genDeviceAssert(cond, args.get(2), message, c.loc);
+  return TValue::none();
+}
