@@ -29,11 +29,14 @@ struct PrintConversion {
 };
 
 /// A float or integer of `bits`: floats as "%f" of their double value (or
-/// their bits in hex), integers signed or unsigned (or in hex).
+/// their bits in hex), integers signed or unsigned (or in hex, where a
+/// narrow signed integer shows its sign extension to 32 bits, as Triton's:
+/// an int16 -1 prints as 0xffffffff).
 inline PrintConversion getPrintConversion(bool isFloat, unsigned bits,
                                           bool isSigned, bool hex) {
   PrintConversion c;
   c.is64 = bits > 32;
+  c.signExtend = isSigned && !isFloat;
   if (hex) {
     unsigned digits = bits < 8 ? 1 : bits / 4;
     c.spec = "0x%0" + std::to_string(digits) + (c.is64 ? "llx" : "x");
@@ -45,7 +48,6 @@ inline PrintConversion getPrintConversion(bool isFloat, unsigned bits,
     c.is64 = true;
     return c;
   }
-  c.signExtend = isSigned;
   c.spec = std::string(c.is64 ? "%ll" : "%") + (isSigned ? "d" : "u");
   return c;
 }
