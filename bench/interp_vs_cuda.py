@@ -121,6 +121,29 @@ CASES += [
     for w in (1, 2, 4, 8)]
 
 
+# Block pointers and tensor descriptors: ragged shapes, bounds checks,
+# NaN padding (test/Interpreter/block_pointers.tl).
+BLOCKS = "test/Interpreter/block_pointers.tl"
+_a = rng.integers(-4, 5, (40, 37)).astype(np.float32)
+_b = rng.integers(-4, 5, (37, 50)).astype(np.float32)
+CASES += [
+    ("block pointer matmul", BLOCKS, "3,2",
+     ["--kernel", "block_matmul", "-D", "BLOCK_M=16", "-D", "BLOCK_N=32", "-D", "BLOCK_K=16"],
+     [("a", _a), ("b", _b), ("c", np.full((40, 50), -1, np.float32)),
+      40, 50, 37, 37, 1, 50, 1, 50, 1], 0),
+    ("block pointer matmul fp16 64x64x32", BLOCKS, "1,1",
+     ["--kernel", "block_matmul", "-D", "BLOCK_M=64", "-D", "BLOCK_N=64", "-D", "BLOCK_K=32"],
+     [("a", _a.astype(np.float16)), ("b", _b.astype(np.float16)),
+      ("c", np.full((40, 50), -1, np.float32)), 40, 50, 37, 37, 1, 50, 1, 50, 1], 0),
+    ("tensor descriptor", BLOCKS, "3,2",
+     ["--kernel", "descriptor_scale", "-D", "BLOCK_M=16", "-D", "BLOCK_N=32"],
+     [("x", _a), ("y", np.full((40, 37), -1, np.float32)), 40, 37], 0),
+    ("NaN padding", BLOCKS, "1",
+     ["--kernel", "nan_padding", "-D", "BLOCK_M=64", "-D", "BLOCK_N=64"],
+     [("x", _a), ("o", np.zeros((64, 64), np.float32)), 40, 37], 0),
+]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

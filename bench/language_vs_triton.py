@@ -150,6 +150,39 @@ def case_shapes(args, workdir):
     return ok
 
 
+def case_blocks(args, workdir):
+    """Block pointers and tensor descriptors: Triton, tilec's GPU kernel
+    and the interpreter on the same ragged shapes, exactly."""
+    import triton
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, dtype=torch.int8, device="cuda"))
+    file = os.path.join(TESTS, "block_pointers.tl")
+    rng = np.random.default_rng(9)
+    M, N, K = 40, 52, 36
+    a = rng.integers(-4, 5, (M, K)).astype(np.float16)
+    b = rng.integers(-4, 5, (K, N)).astype(np.float16)
+    ok = True
+    runs = [("block_matmul", {"a": a, "b": b, "c": np.full((M, N), -1, np.float32)},
+             [M, N, K, K, 1, N, 1, N, 1], (2, 2), {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}),
+            ("descriptor_scale", {"x": b.astype(np.float32), "y": np.zeros((K, N), np.float32)},
+             [K, N], (3, 2), {"BLOCK_M": 16, "BLOCK_N": 32})]
+    for name, buffers, scalars, grid, constexprs in runs:
+        kernel = load_kernel(file, name)
+        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
+        kernel[grid](*tensors, *scalars, **constexprs)
+        expected = tensors[-1].cpu().numpy()
+        options = ["--kernel", name] + sum([["-D", f"{k}={v}"] for k, v in constexprs.items()], [])
+        for backend in ("cuda", "interp"):
+            got = tile_run(args.tile_run, file, backend, ",".join(map(str, grid)),
+                           buffers, scalars, None, workdir, options)
+            last = list(buffers)[-1]
+            same = np.array_equal(got[last].reshape(expected.shape), expected)
+            ok &= same
+            print(f"{name} tilec {backend:6s} "
+                  f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+    return ok
+
+
 def run_printing(command, env=None):
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     return result.returncode, result.stdout, result.stderr
@@ -220,7 +253,9 @@ def main():
         ok &= case_libdevice(args, workdir)
         ok &= case_shapes(args, workdir)
         ok &= case_print(args, workdir)
-    print("random numbers, libdevice, shapes and prints agree with Triton" if ok
+        ok &= case_blocks(args, workdir)
+    print("random numbers, libdevice, shapes, prints and block pointers agree "
+          "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1
 

@@ -40,7 +40,8 @@ static const llvm::StringSet<> kLanguage = {
     "fdiv",       "dot",          "sin",      "cos",         "erf",
     "trans",      "permute",      "reshape",  "view",        "ravel",
     "expand_dims", "broadcast",   "join",     "split",       "interleave",
-    "device_print", "device_assert",
+    "device_print", "device_assert", "make_block_ptr", "advance",
+    "make_tensor_descriptor",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -59,7 +60,7 @@ static const llvm::StringSet<> kNotMethods = {
     "debug_barrier", "assume", "rand", "randint", "randint4x", "randn",
     "randn4x", "rand4x", "cdiv", "where", "dot", "maximum", "minimum",
     "fdiv", "div_rn", "clamp", "fma", "umulhi", "device_print",
-    "device_assert"};
+    "device_assert", "make_block_ptr", "make_tensor_descriptor"};
 
 static Type dtypeNamed(Builder &b, StringRef name) {
   return llvm::StringSwitch<Type>(name)
@@ -146,6 +147,22 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
       return TValue::ofTuple(std::move(dims));
     }
     fail(l, describe(base) + " has no attribute '" + attr + "'");
+  case TValue::Kind::TensorDesc:
+    if (attr == "load" || attr == "store") {
+      TValue method = TValue::named(TValue::Kind::Method, "desc." + attr);
+      method.elements.push_back(base);
+      return method;
+    }
+    if (attr == "block_shape")
+      return base.elements[4];
+    if (attr == "shape")
+      return base.elements[1];
+    if (attr == "strides")
+      return base.elements[2];
+    if (attr == "dtype")
+      return TValue::ofDType(llvm::cast<tile::PointerType>(base.elements[0].value.getType())
+                                 .getPointeeType());
+    fail(l, "a tensor descriptor has no attribute '" + attr + "'");
   case TValue::Kind::DType:
     if (attr == "element_ty") {
       if (auto ptr = dyn_cast<tile::PointerType>(base.type))
@@ -223,7 +240,8 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
   case TValue::Kind::Method:
     // A tl function called as a method binds the tile to its first
     // parameter.
-    if (callee.name != "to" && !isShapeFunction(callee.name))
+    if (callee.name != "to" && !isShapeFunction(callee.name) &&
+        !StringRef(callee.name).starts_with("desc."))
       boundSelf = &callee.elements.front();
     return callBuiltin(callee.name, c, &callee.elements.front());
   case TValue::Kind::Function:
@@ -355,6 +373,12 @@ static Value optionalMask(MLIRGenImpl &g, const MLIRGenImpl::Args &args,
   return mask;
 }
 
+/// A boundary_check other than Triton's default, ().
+static bool givesBoundaryCheck(const TValue *check) {
+  return check && check->kind != TValue::Kind::None &&
+         !(check->kind == TValue::Kind::Tuple && check->elements.empty());
+}
+
 /// A float as Python's repr prints it: the shortest digits that read back
 /// the same, with a ".0" for whole numbers.
 static std::string pythonFloatRepr(double d) {
@@ -460,6 +484,20 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                        evict != tile::EvictionPolicy::Normal))
       fail(c.loc, "a volatile tl.load takes no cache_modifier or "
                   "eviction_policy (PTX's ld.volatile has neither)");
+    if (args.get(0)->kind == TValue::Kind::BlockPtr) {
+      if (args.get(1) || args.get(2))
+        fail(c.loc, "a load through a block pointer takes no mask or other: "
+                    "its boundary_check and padding_option say which "
+                    "elements exist");
+      BlockAccess access = blockAccess(*args.get(0), nullptr, args.get(3),
+                                       args.get(4), c.loc);
+      return TValue::ofValue(tile::LoadOp::create(
+          builder, location, access.ptr, access.mask, access.other, cache,
+          evict, isVolatile));
+    }
+    if (givesBoundaryCheck(args.get(3)))
+      fail(args.locs[3], "boundary_check needs a block pointer: a tile of "
+                         "pointers takes a mask");
     auto [ptr, ptrType] = pointerArg(*this, args, "tl.load needs a pointer");
     Value mask = optionalMask(*this, args, 1), other;
     const TValue *otherArg = args.get(2);
@@ -487,6 +525,26 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                           "cache_modifier", "eviction_policy"},
                          2);
     auto [cache, evict] = memoryHints(*this, args, 4, /*isLoad=*/false);
+    if (args.get(0)->kind == TValue::Kind::BlockPtr) {
+      if (args.get(2))
+        fail(c.loc, "a store through a block pointer takes no mask: its "
+                    "boundary_check says which elements exist");
+      BlockAccess access =
+          blockAccess(*args.get(0), nullptr, args.get(3), nullptr, c.loc);
+      Type element =
+          llvm::cast<tile::PointerType>(getElementTypeOrSelf(access.ptr.getType()))
+              .getPointeeType();
+      Value value = broadcastTo(
+          cast(toValue(*args.get(1), args.locs[1], "the stored value"), element,
+               args.locs[1]),
+          shapeOf(access.ptr), args.locs[1], "the stored value");
+      tile::StoreOp::create(builder, location, access.ptr, value, access.mask,
+                            cache, evict);
+      return TValue::none();
+    }
+    if (givesBoundaryCheck(args.get(3)))
+      fail(args.locs[3], "boundary_check needs a block pointer: a tile of "
+                         "pointers takes a mask");
     auto [ptr, ptrType] =
         pointerArg(*this, args, "tl.store needs a pointer to store to");
     Value value = toValue(*args.get(1), args.locs[1], "the stored value");
@@ -556,6 +614,35 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     return genShape(c, name, self);
   if (name == "tl.device_print")
     return genDevicePrint(c);
+  if (name == "tl.make_block_ptr" || name == "tl.advance" ||
+      name == "tl.make_tensor_descriptor")
+    return genBlockPointer(c, name);
+  if (self && self->kind == TValue::Kind::TensorDesc &&
+      (name == "desc.load" || name == "desc.store")) {
+    // desc.load(offsets), desc.store(offsets, value): the whole block,
+    // bounds-checked.
+    bool isLoad = name == "desc.load";
+    Args args = isLoad ? bindArgs(c, "load", {"offsets"}, 1)
+                       : bindArgs(c, "store", {"offsets", "value"}, 2);
+    BlockAccess access =
+        blockAccess(*self, args.get(0), nullptr, nullptr, c.loc);
+    if (isLoad)
+      return TValue::ofValue(tile::LoadOp::create(
+          builder, location, access.ptr, access.mask, access.other,
+          tile::CacheModifier::None, tile::EvictionPolicy::Normal, false));
+    Type element =
+        llvm::cast<tile::PointerType>(getElementTypeOrSelf(access.ptr.getType()))
+            .getPointeeType();
+    Value value = broadcastTo(cast(toValue(*args.get(1), args.locs[1],
+                                           "the stored value"),
+                                   element, args.locs[1]),
+                              shapeOf(access.ptr), args.locs[1],
+                              "the stored value");
+    tile::StoreOp::create(builder, location, access.ptr, value, access.mask,
+                          tile::CacheModifier::None,
+                          tile::EvictionPolicy::Normal);
+    return TValue::none();
+  }
   if (name == "tl.device_assert")
     return genDeviceAssertCall(c);
   if (name == "tl.rand" || name == "tl.randint" || name == "tl.randint4x" ||

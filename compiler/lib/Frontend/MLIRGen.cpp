@@ -146,6 +146,10 @@ std::string MLIRGenImpl::describe(const TValue &v) {
     return "slice";
   case TValue::Kind::Runtime:
     return describe(v.value.getType());
+  case TValue::Kind::BlockPtr:
+    return "a block pointer";
+  case TValue::Kind::TensorDesc:
+    return "a tensor descriptor";
   }
   return "value";
 }
@@ -1195,8 +1199,11 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
 
   std::vector<std::string> carried = loopCarried(loop.body, target->name);
   SmallVector<Value> inits;
-  for (const std::string &name : carried)
-    inits.push_back(toValue(scope[name], s.loc, "'" + name + "'"));
+  std::vector<TValue> entering;
+  for (const std::string &name : carried) {
+    entering.push_back(scope[name]);
+    carriedValues(scope[name], inits, s.loc, "'" + name + "'");
+  }
   auto forOp = scf::ForOp::create(builder, location, lb, ub, st, inits);
   // Like Triton, only tl.range passes its options on (range() ignores them).
   if (callee.name == "tl.range" && given(NumStages)) {
@@ -1212,23 +1219,25 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   mlir::Block *body = forOp.getBody();
   builder.setInsertionPointToStart(body);
   scope[target->name] = TValue::ofValue(forOp.getInductionVar());
+  ValueRange iterArgs = forOp.getRegionIterArgs();
   for (auto [i, name] : llvm::enumerate(carried))
-    scope[name] = TValue::ofValue(forOp.getRegionIterArgs()[i]);
+    scope[name] = fromCarried(entering[i], iterArgs);
   if (body->mightHaveTerminator())
     builder.setInsertionPoint(body->getTerminator());
   gen(loop.body);
   if (returned)
     fail(s.loc, "'return' inside a loop is not supported");
   SmallVector<Value> yields =
-      loopYields(carried, TypeRange(ValueRange(inits)), s.loc);
+      loopYields(carried, entering, TypeRange(ValueRange(inits)), s.loc);
   if (body->mightHaveTerminator())
     body->getTerminator()->erase();
   builder.setInsertionPointToEnd(body);
   scf::YieldOp::create(builder, location, yields);
   builder.setInsertionPointAfter(forOp);
   scope = before;
+  ValueRange results = forOp.getResults();
   for (auto [i, name] : llvm::enumerate(carried))
-    scope[name] = TValue::ofValue(forOp.getResult(i));
+    scope[name] = fromCarried(entering[i], results);
 }
 
 /// The names `body` assigns that exist before it as numbers or runtime
@@ -1242,27 +1251,76 @@ std::vector<std::string> MLIRGenImpl::loopCarried(const ast::Block &body,
     auto it = scope.find(name);
     if (it == scope.end() || name == exclude)
       continue;
-    if (it->second.isRuntime() || it->second.isNumber())
+    if (it->second.isRuntime() || it->second.isNumber() ||
+        it->second.kind == TValue::Kind::BlockPtr)
       carried.push_back(name);
   }
   return carried;
 }
 
 /// The values of the loop-carried names at the end of a loop body, which
-/// must keep the types they entered the loop with.
+/// must keep the types (and a block pointer's constexpr parts) they entered
+/// the loop with.
 SmallVector<Value> MLIRGenImpl::loopYields(ArrayRef<std::string> carried,
+                                           ArrayRef<TValue> entering,
                                            TypeRange types,
                                            const ast::Location &l) {
   SmallVector<Value> yields;
-  for (auto [name, type] : llvm::zip(carried, types)) {
-    Value v = toValue(scope[name], l, "'" + name + "'");
-    if (v.getType() != type)
-      fail(l, "loop-carried '" + name + "' is " + describe(type) +
-                  " before the loop but " + describe(v.getType()) +
+  for (auto [name, before] : llvm::zip(carried, entering)) {
+    size_t first = yields.size();
+    const TValue &after = scope[name];
+    if (after.kind != before.kind && (before.kind == TValue::Kind::BlockPtr ||
+                                      after.kind == TValue::Kind::BlockPtr))
+      fail(l, "loop-carried '" + name + "' is " + describe(before) +
+                  " before the loop but " + describe(after) +
                   " at the end of its body");
-    yields.push_back(v);
+    if (before.kind == TValue::Kind::BlockPtr)
+      for (unsigned field : {1, 2})
+        for (auto [x, y] : llvm::zip(before.elements[field].elements,
+                                     after.elements[field].elements))
+          if (!(x == y))
+            fail(l, "the block pointer '" + name + "' changes its " +
+                        (field == 1 ? "shape" : "strides") +
+                        " in the loop (only its offsets and base may)");
+    carriedValues(after, yields, l, "'" + name + "'");
+    if (yields.size() - first != 1 && before.kind != TValue::Kind::BlockPtr)
+      fail(l, "loop-carried '" + name + "' changes its kind in the loop");
+    for (size_t i = first; i < yields.size() && i < types.size(); ++i)
+      if (yields[i].getType() != types[i])
+        fail(l, "loop-carried '" + name + "' is " + describe(types[i]) +
+                    " before the loop but " + describe(yields[i].getType()) +
+                    " at the end of its body");
   }
+  if (yields.size() != types.size())
+    fail(l, "the loop's carried values change in number in its body");
   return yields;
+}
+
+void MLIRGenImpl::carriedValues(const TValue &v, SmallVector<Value> &out,
+                                const ast::Location &l, StringRef what) {
+  if (v.kind != TValue::Kind::BlockPtr) {
+    out.push_back(toValue(v, l, what));
+    return;
+  }
+  // The base and every offset; the shape and strides stay as they are.
+  out.push_back(v.elements[0].value);
+  for (const TValue &x : v.elements[3].elements)
+    out.push_back(toValue(x, l, what));
+}
+
+TValue MLIRGenImpl::fromCarried(const TValue &like, ValueRange &values) {
+  auto next = [&] {
+    TValue v = TValue::ofValue(values.front());
+    values = values.drop_front();
+    return v;
+  };
+  if (like.kind != TValue::Kind::BlockPtr)
+    return next();
+  TValue result = like;
+  result.elements[0] = next();
+  for (TValue &x : result.elements[3].elements)
+    x = next();
+  return result;
 }
 
 /// `while cond: body` as scf.while: the condition region evaluates `cond`
@@ -1270,11 +1328,12 @@ SmallVector<Value> MLIRGenImpl::loopYields(ArrayRef<std::string> carried,
 void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
   std::vector<std::string> carried = loopCarried(loop.body, "");
   SmallVector<Value> inits;
-  SmallVector<Type> types;
+  std::vector<TValue> entering;
   for (const std::string &name : carried) {
-    inits.push_back(toValue(scope[name], loop.loc, "'" + name + "'"));
-    types.push_back(inits.back().getType());
+    entering.push_back(scope[name]);
+    carriedValues(scope[name], inits, loop.loc, "'" + name + "'");
   }
+  SmallVector<Type> types = llvm::to_vector(ValueRange(inits).getTypes());
   mlir::Location location = loc(loop.loc);
   SmallVector<mlir::Location> locations(types.size(), location);
   auto whileOp = scf::WhileOp::create(builder, location, types, inits);
@@ -1282,8 +1341,9 @@ void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
   auto enter = [&](Region &region) {
     mlir::Block *block = builder.createBlock(&region, {}, types, locations);
     scope = saved;
+    ValueRange args = block->getArguments();
     for (auto [i, name] : llvm::enumerate(carried))
-      scope[name] = TValue::ofValue(block->getArgument(i));
+      scope[name] = fromCarried(entering[i], args);
     return block;
   };
 
@@ -1309,11 +1369,12 @@ void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
   if (returned)
     fail(loop.loc, "'return' inside a loop is not supported");
   scf::YieldOp::create(builder, location,
-                       loopYields(carried, types, loop.loc));
+                       loopYields(carried, entering, types, loop.loc));
   builder.setInsertionPointAfter(whileOp);
   scope = saved;
+  ValueRange results = whileOp.getResults();
   for (auto [i, name] : llvm::enumerate(carried))
-    scope[name] = TValue::ofValue(whileOp.getResult(i));
+    scope[name] = fromCarried(entering[i], results);
 }
 
 //===----------------------------------------------------------------------===//

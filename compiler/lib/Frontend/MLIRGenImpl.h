@@ -41,6 +41,8 @@ struct TValue {
     Tuple,   // a tuple or list of values
     Slice,   // `:` inside a subscript
     Runtime, // an MLIR value: scalar or tensor
+    BlockPtr,   // tl.make_block_ptr's record (BlockPointers.cpp)
+    TensorDesc, // tl.make_tensor_descriptor's record
   };
   Kind kind = Kind::None;
   int64_t intValue = 0;
@@ -154,8 +156,15 @@ public:
   std::vector<std::string> loopCarried(const ast::Block &body,
                                        llvm::StringRef exclude);
   llvm::SmallVector<mlir::Value> loopYields(llvm::ArrayRef<std::string> carried,
+                                            llvm::ArrayRef<TValue> entering,
                                             mlir::TypeRange types,
                                             const ast::Location &l);
+  /// The runtime values a loop carries for `v`: itself (a number in its
+  /// default type), or a block pointer's base and offsets.
+  void carriedValues(const TValue &v, llvm::SmallVector<mlir::Value> &out,
+                     const ast::Location &l, llvm::StringRef what);
+  /// `like` remade from the front of `values`, which it consumes.
+  TValue fromCarried(const TValue &like, mlir::ValueRange &values);
   /// A constexpr int argument, or an error naming `what`.
   int64_t constInt(const TValue &v, const ast::Location &l,
                    llvm::StringRef what);
@@ -218,6 +227,17 @@ public:
   std::optional<TValue> returned;
   /// Whether device asserts are compiled in (Specialization::debug).
   bool debug = false;
+  /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
+  /// (BlockPointers.cpp).
+  TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);
+  /// The pointers, mask and padding of a load or store through a block
+  /// pointer or descriptor (`offsets` given for a descriptor's).
+  struct BlockAccess {
+    mlir::Value ptr, mask, other;
+  };
+  BlockAccess blockAccess(const TValue &record, const TValue *offsets,
+                          const TValue *boundaryCheck, const TValue *padding,
+                          const ast::Location &l);
   /// tl.device_print and print (Debug.cpp).
   TValue genDevicePrint(const ast::CallExpr &call);
   /// tl.device_assert (Debug.cpp).

@@ -1,0 +1,218 @@
+//===- BlockPointers.cpp - Block pointers and tensor descriptors ----------===//
+//
+// Triton's two ways of naming a tile of a strided tensor:
+//
+//   p = tl.make_block_ptr(base, shape, strides, offsets, block_shape, order)
+//   p = tl.advance(p, offsets)
+//   tl.load(p, boundary_check=(0, 1), padding_option="zero")
+//   tl.store(p, value, boundary_check=(0,))
+//
+//   d = tl.make_tensor_descriptor(base, shape, strides, block_shape)
+//   d.load([m, n]);  d.store([m, n], value)
+//
+// Both are compile-time records here (TValue::Kind::BlockPtr and
+// TensorDesc) of runtime and constexpr parts; a loop carries a block
+// pointer's base and offsets (its shape and strides may not change there). A load or store through one becomes the tile of
+// pointers base + sum_d (offset_d + arange(block_d)) * stride_d, masked by
+// 0 <= index_d < shape_d along the checked dimensions (every dimension of a
+// descriptor), with out-of-bounds elements read as zero (or NaN): the
+// portable lowering; the Hopper bulk-copy one comes with the tensor-core
+// path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+/// A record's fields, in TValue::elements.
+enum BlockField { Base, Shape, Strides, Offsets, BlockShape, Order };
+} // namespace
+
+/// The items of a tuple argument (or a lone value), `rank` of them.
+static std::vector<TValue> tupleArg(MLIRGenImpl &g, const TValue &v,
+                                    const ast::Location &l, StringRef what,
+                                    size_t rank) {
+  std::vector<TValue> items =
+      v.kind == TValue::Kind::Tuple ? v.elements : std::vector<TValue>{v};
+  if (items.size() != rank)
+    g.fail(l, what + " needs " + Twine(rank) + " entries (one per dimension), got " +
+                  Twine(items.size()));
+  for (const TValue &item : items) {
+    bool integer = item.kind == TValue::Kind::Int ||
+                   (item.isRuntime() &&
+                    getElementTypeOrSelf(item.value.getType()).isInteger() &&
+                    !isa<RankedTensorType>(item.value.getType()));
+    if (!integer)
+      g.fail(l, what + " must be integers, got " + g.describe(item));
+  }
+  return items;
+}
+
+TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
+                                    const std::string &name) {
+  if (name == "tl.make_block_ptr" || name == "tl.make_tensor_descriptor") {
+    bool isDesc = name == "tl.make_tensor_descriptor";
+    Args args =
+        isDesc ? bindArgs(c, name, {"base", "shape", "strides", "block_shape",
+                                    "padding_option"},
+                          4)
+               : bindArgs(c, name, {"base", "shape", "strides", "offsets",
+                                    "block_shape", "order"},
+                          6);
+    Value base = toValue(*args.get(0), args.locs[0], "the base");
+    if (!isa<tile::PointerType>(base.getType()))
+      fail(args.locs[0], name + " needs a scalar pointer as its base, got " +
+                             describe(base.getType()));
+    unsigned blockIndex = isDesc ? 3 : 4;
+    const TValue &blockArg = *args.get(blockIndex);
+    std::vector<TValue> block =
+        blockArg.kind == TValue::Kind::Tuple ? blockArg.elements
+                                             : std::vector<TValue>{blockArg};
+    size_t rank = block.size();
+    std::vector<TValue> blockShape;
+    for (const TValue &b : block) {
+      int64_t n = constInt(b, args.locs[blockIndex], "a block dimension");
+      if (n <= 0 || !llvm::isPowerOf2_64(n))
+        fail(args.locs[blockIndex], name + ": block dimensions must be "
+                                           "powers of two, got " + Twine(n));
+      blockShape.push_back(TValue::ofInt(n));
+    }
+    TValue record = TValue::named(isDesc ? TValue::Kind::TensorDesc
+                                         : TValue::Kind::BlockPtr,
+                                  name);
+    record.elements = {
+        TValue::ofValue(base),
+        TValue::ofTuple(tupleArg(*this, *args.get(1), args.locs[1], "shape", rank)),
+        TValue::ofTuple(tupleArg(*this, *args.get(2), args.locs[2], "strides", rank)),
+        isDesc ? TValue::ofTuple(std::vector<TValue>(rank, TValue::ofInt(0)))
+               : TValue::ofTuple(tupleArg(*this, *args.get(3), args.locs[3],
+                                          "offsets", rank)),
+        TValue::ofTuple(blockShape), TValue::none()};
+    if (!isDesc) {
+      std::vector<TValue> order =
+          tupleArg(*this, *args.get(5), args.locs[5], "order", rank);
+      for (const TValue &o : order)
+        if (o.kind != TValue::Kind::Int)
+          fail(args.locs[5], "order must be constexpr ints");
+      record.elements[Order] = TValue::ofTuple(order);
+    } else if (const TValue *padding = args.get(4)) {
+      if (padding->kind != TValue::Kind::String ||
+          (padding->name != "zero" && padding->name != "nan"))
+        fail(args.locs[4], "padding_option must be \"zero\" or \"nan\"");
+      record.elements[Order] = *padding;
+    }
+    return record;
+  }
+  // tl.advance
+  Args args = bindArgs(c, name, {"base", "offsets"}, 2);
+  TValue p = *args.get(0);
+  if (p.kind != TValue::Kind::BlockPtr)
+    fail(args.locs[0], "tl.advance needs a block pointer, got " + describe(p));
+  std::vector<TValue> &offsets = p.elements[Offsets].elements;
+  std::vector<TValue> by =
+      tupleArg(*this, *args.get(1), args.locs[1], "offsets", offsets.size());
+  for (auto [o, d] : llvm::zip(offsets, by))
+    o = binary(ast::BinaryOp::Add, o, d, args.locs[1]);
+  return p;
+}
+
+MLIRGenImpl::BlockAccess
+MLIRGenImpl::blockAccess(const TValue &p, const TValue *offsetsArg,
+                         const TValue *boundaryCheck, const TValue *padding,
+                         const ast::Location &l) {
+  bool isDesc = p.kind == TValue::Kind::TensorDesc;
+  const std::vector<TValue> &shape = p.elements[Shape].elements;
+  const std::vector<TValue> &strides = p.elements[Strides].elements;
+  const std::vector<TValue> &blockShape = p.elements[BlockShape].elements;
+  size_t rank = blockShape.size();
+  std::vector<TValue> offsets = p.elements[Offsets].elements;
+  if (offsetsArg)
+    offsets = tupleArg(*this, *offsetsArg, l, "offsets", rank);
+
+  // The dimensions whose bounds are checked: a descriptor's all.
+  SmallVector<bool> checked(rank, isDesc);
+  if (boundaryCheck && boundaryCheck->kind != TValue::Kind::None) {
+    std::vector<TValue> dims = boundaryCheck->kind == TValue::Kind::Tuple
+                                   ? boundaryCheck->elements
+                                   : std::vector<TValue>{*boundaryCheck};
+    for (const TValue &d : dims) {
+      int64_t dim = constInt(d, l, "boundary_check");
+      if (dim < 0 || dim >= int64_t(rank))
+        fail(l, "boundary_check: dimension " + Twine(dim) +
+                    " is out of range for a " + Twine(rank) + "-D block");
+      checked[dim] = true;
+    }
+  }
+  std::string paddingName = isDesc && p.elements[Order].kind == TValue::Kind::String
+                                ? p.elements[Order].name
+                                : "zero";
+  if (padding && padding->kind != TValue::Kind::None) {
+    if (padding->kind != TValue::Kind::String ||
+        (padding->name != "" && padding->name != "zero" && padding->name != "nan"))
+      fail(l, "padding_option must be \"\", \"zero\" or \"nan\"");
+    if (!padding->name.empty())
+      paddingName = padding->name;
+  }
+
+  Location location = loc(l);
+  TValue offset = TValue::ofInt(0), inBounds;
+  for (size_t d = 0; d < rank; ++d) {
+    // offsets[d] + arange(block[d]), laid along dimension d of the block.
+    int64_t n = blockShape[d].intValue;
+    Value range = tile::MakeRangeOp::create(
+        builder, location, RankedTensorType::get({n}, builder.getI32Type()),
+        builder.getI32IntegerAttr(0), builder.getI32IntegerAttr(int32_t(n)));
+    for (size_t axis = 0; axis < rank; ++axis) {
+      if (axis == d)
+        continue;
+      SmallVector<int64_t> expanded(shapeOf(range));
+      expanded.insert(expanded.begin() + axis, 1);
+      range = tile::ExpandDimsOp::create(
+          builder, location,
+          RankedTensorType::get(expanded, builder.getI32Type()), range,
+          builder.getI32IntegerAttr(int32_t(axis)));
+    }
+    TValue index = binary(ast::BinaryOp::Add, offsets[d],
+                          TValue::ofValue(range), l);
+    offset = binary(ast::BinaryOp::Add, offset,
+                    binary(ast::BinaryOp::Mul, index, strides[d], l), l);
+    if (!checked[d])
+      continue;
+    TValue atLeastZero = compare(ast::CompareOp::Ge, index, TValue::ofInt(0), l);
+    TValue belowShape = compare(ast::CompareOp::Lt, index, shape[d], l);
+    TValue inside = binary(ast::BinaryOp::BitAnd, atLeastZero, belowShape, l);
+    inBounds = inBounds.kind == TValue::Kind::None
+                   ? inside
+                   : binary(ast::BinaryOp::BitAnd, inBounds, inside, l);
+  }
+  SmallVector<int64_t> fullShape;
+  for (const TValue &b : blockShape)
+    fullShape.push_back(b.intValue);
+  TValue pointers = binary(ast::BinaryOp::Add, p.elements[Base], offset, l);
+  BlockAccess access;
+  access.ptr = broadcastTo(toValue(pointers, l, "the block's pointers"),
+                           fullShape, l, "the block's pointers");
+  if (inBounds.kind != TValue::Kind::None) {
+    access.mask = broadcastTo(toValue(inBounds, l, "the block's bounds"),
+                              fullShape, l, "the block's bounds");
+    Type element =
+        llvm::cast<tile::PointerType>(getElementTypeOrSelf(access.ptr.getType()))
+            .getPointeeType();
+    TValue fill = paddingName == "nan"
+                      ? TValue::ofFloat(std::numeric_limits<double>::quiet_NaN())
+                      : TValue::ofInt(0);
+    if (paddingName == "nan" && !isa<FloatType>(element))
+      fail(l, "padding_option=\"nan\" needs a float block, not " +
+                  describe(element));
+    access.other = broadcastTo(convertTo(fill, element, l, "the padding"),
+                               fullShape, l, "the padding");
+  }
+  return access;
+}
