@@ -144,6 +144,15 @@ CASES += [
 ]
 
 
+# Pointers through int64 addresses and back (test/Interpreter/addresses.tl).
+CASES += [
+    ("int64 addresses", "test/Interpreter/addresses.tl", "3", [],
+     [("x", np.arange(3 * 40, dtype=np.float32) / 8),
+      ("y", np.zeros(3 * 40, np.float32)), ("t", np.zeros(6, np.int64)),
+      ("b", np.zeros(40, np.int32)), 40], 0),
+]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

@@ -222,8 +222,21 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
     return v;
   Location location = loc(l);
   Type resultType = tile::withElementType(v.getType(), to);
-  if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to))
-    fail(l, "cannot convert " + describe(from) + " to " + describe(to));
+  if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to)) {
+    // Pointers and addresses, as Triton's casts: through an int64.
+    if (isa<FloatType>(from) || isa<FloatType>(to))
+      fail(l, "cannot convert " + describe(from) + " to " + describe(to));
+    Type i64 = builder.getI64Type();
+    Value address = v;
+    if (isa<tile::PointerType>(from))
+      address = tile::PtrToIntOp::create(
+          builder, location, tile::withElementType(v.getType(), i64), v);
+    else
+      address = cast(v, i64, l);
+    if (!isa<tile::PointerType>(to))
+      return cast(address, to, l);
+    return tile::IntToPtrOp::create(builder, location, resultType, address);
+  }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   if (fromFloat && toFloat) {
     // fp16 <-> bf16 goes through fp32: neither contains the other.

@@ -242,7 +242,8 @@ LogicalResult Executor::prepare() {
             tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
             tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp,
-            tile::PrintOp, tile::AssertOp, scf::ForOp,
+            tile::PrintOp, tile::AssertOp, tile::PtrToIntOp,
+            tile::IntToPtrOp, scf::ForOp,
             scf::IfOp,
             scf::WhileOp, scf::ConditionOp, scf::YieldOp, func::ReturnOp>(op);
     if (!supported) {
@@ -402,6 +403,12 @@ LogicalResult Executor::executeWhile(Operation *op) {
 uint8_t *Executor::address(Operation *op, const char *what, const TValue &ptrs,
                            size_t i, ElemKind kind) {
   const Pointer &p = ptrs.ptrs[i];
+  if (p.arg < 0) {
+    (void)fail(op, llvm::Twine(what) + " through address 0x" +
+                       llvm::Twine::utohexstr(uint64_t(p.offset)) + " at " +
+                       program() + ", which lies in no buffer argument");
+    return nullptr;
+  }
   const InterpreterArg &buffer = args[size_t(p.arg)];
   unsigned bytes = storageBytes(kind);
   if (p.offset >= 0 && uint64_t(p.offset) + bytes <= buffer.bytes)
@@ -680,6 +687,38 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           result.ptrs[i] = Pointer{int64_t(uint64_t(ptrs.ptrs[i].offset) +
                                            uint64_t(offsets.ints[i]) * bytes),
                                    ptrs.ptrs[i].arg};
+        return success();
+      })
+      .Case([&](tile::PtrToIntOp cast) {
+        // The buffer's host address plus the offset.
+        const TValue &ptrs = get(cast.getPtr());
+        TValue &result = define(cast.getResult());
+        for (size_t i = 0, n = result.size(); i < n; ++i) {
+          const Pointer &p = ptrs.ptrs[i];
+          uint64_t base = p.arg < 0 ? 0
+                                    : uint64_t(uintptr_t(args[size_t(p.arg)].data));
+          result.ints[i] = int64_t(base + uint64_t(p.offset));
+        }
+        return success();
+      })
+      .Case([&](tile::IntToPtrOp cast) {
+        // Back into the argument buffer the address lies in (one past its
+        // end included); an address in none can only be reported when used.
+        const TValue &addresses = get(cast.getAddress());
+        TValue &result = define(cast.getResult());
+        for (size_t i = 0, n = result.size(); i < n; ++i) {
+          uint64_t address = uint64_t(addresses.ints[i]);
+          Pointer p{int64_t(address), -1};
+          for (auto [a, arg] : llvm::enumerate(args)) {
+            uint64_t base = uint64_t(uintptr_t(arg.data));
+            if (arg.kind == InterpreterArg::Kind::Buffer && arg.data &&
+                address >= base && address <= base + arg.bytes) {
+              p = Pointer{int64_t(address - base), int64_t(a)};
+              break;
+            }
+          }
+          result.ptrs[i] = p;
+        }
         return success();
       })
       .Case<tile::DotOp>([&](auto) { return executeDot(*this, op); })

@@ -119,10 +119,31 @@ struct ExternElementwiseToCall : OpConversionPattern<tile::ExternElementwiseOp> 
   }
 };
 
+/// tile.ptr_to_int and tile.int_to_ptr on each element: LLVM's casts
+/// (a global address is the generic one in CUDA).
+template <typename OpTy, typename LLVMOpTy>
+struct AddressCastToLLVM : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op,
+                  typename OpConversionPattern<OpTy>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type scalarType = this->getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getType()));
+    SmallVector<Value> results;
+    for (Value v : adaptor.getOperands().front())
+      results.push_back(LLVMOpTy::create(rewriter, op.getLoc(), scalarType, v));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateElementwiseToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScalarizeElementwise, AddPtrToGEP, ExternElementwiseToCall>(
+  patterns.add<ScalarizeElementwise, AddPtrToGEP, ExternElementwiseToCall,
+               AddressCastToLLVM<tile::PtrToIntOp, LLVM::PtrToIntOp>,
+               AddressCastToLLVM<tile::IntToPtrOp, LLVM::IntToPtrOp>>(
       converter, patterns.getContext());
 }

@@ -122,6 +122,18 @@ LogicalResult PrintOp::verify() {
   return success();
 }
 
+LogicalResult PtrToIntOp::verify() {
+  if (!getElementTypeOrSelf(getResult().getType()).isInteger(64))
+    return emitOpError("an address is an int64");
+  return success();
+}
+
+LogicalResult IntToPtrOp::verify() {
+  if (!getElementTypeOrSelf(getAddress().getType()).isInteger(64))
+    return emitOpError("an address is an int64");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask())
     return emitOpError("`other` needs a mask");

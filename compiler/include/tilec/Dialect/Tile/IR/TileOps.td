@@ -252,6 +252,37 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Elementwise,
   let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
 }
 
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "A pointer's address as an int64 (`ptr.to(tl.int64)`)";
+  let description = [{
+    ```mlir
+    %a = tile.ptr_to_int %p : !tile.ptr<f32> -> i64
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$ptr attr-dict `:` type($ptr) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure, Elementwise,
+    SameOperandsAndResultShape]> {
+  let summary = "The pointer at an int64 address (`x.to(tl.pointer_type(...))`)";
+  let description = [{
+    Addresses usually come from memory (Triton's grouped GEMM loads each
+    group's matrices' addresses). The interpreter maps an address back into
+    the argument buffer that holds it; one that lies in none can only fault.
+    ```mlir
+    %p = tile.int_to_ptr %a : i64 -> !tile.ptr<f16>
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$address);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$address attr-dict `:` type($address) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_CacheModifier : I32EnumAttr<"CacheModifier",
     "the cache operator of a global access (Triton's `cache_modifier`)", [
     I32EnumAttrCase<"None", 0, "none">,
