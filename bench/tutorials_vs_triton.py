@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""Triton's own tutorial kernels, unchanged, by Triton and by tilec (on the
+GPU and on the interpreter, through tile-run) on the same inputs.
+
+The kernels are read at run time from a Triton checkout's python/tutorials
+(--tutorials DIR); none of their code is part of tilec. Triton gets a
+module of each file's @triton.jit functions (the tutorial's host code,
+which runs tests and benchmarks at import, left out; autotune decorators
+dropped for fixed configurations); tilec compiles the file itself.
+
+    python3 bench/tutorials_vs_triton.py --tile-run build/bin/tile-run \\
+        --tutorials ~/triton/python/tutorials
+"""
+import argparse
+import ast
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def jit_module(path, workdir):
+    """The file's imports, module-level constexprs and @triton.jit
+    functions (with a plain @triton.jit), importable without the rest."""
+    tree = ast.parse(open(path).read())
+    keep = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            if all(a.name in ("triton", "triton.language", "math") for a in node.names):
+                keep.append(node)
+        elif isinstance(node, ast.ImportFrom):
+            # The language only: tools of other Triton versions may be gone.
+            if (node.module or "").startswith("triton.language") or node.module == "triton":
+                keep.append(node)
+        elif isinstance(node, ast.Assign) and "constexpr" in ast.unparse(node.value):
+            keep.append(node)
+        elif isinstance(node, ast.FunctionDef) and any(
+                "jit" in ast.unparse(d) for d in node.decorator_list):
+            node.decorator_list = [ast.parse("triton.jit").body[0].value]
+            keep.append(node)
+    name = "tutorial_" + os.path.basename(path).replace("-", "_").replace(".py", "")
+    out = os.path.join(workdir, name + ".py")
+    with open(out, "w") as f:
+        f.write(ast.unparse(ast.Module(body=keep, type_ignores=[])))
+    spec = importlib.util.spec_from_file_location(name, out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def tile_run(args, path, kernel, backend, grid, params, constexprs, workdir):
+    """Runs `kernel` of the tutorial file with tile-run; returns the
+    buffers it leaves, by parameter name."""
+    out = os.path.join(workdir, backend)
+    command = [args.tile_run, path, "--kernel", kernel, "--grid",
+               ",".join(map(str, grid)), "--backend", backend, "-o", out]
+    for name, value in constexprs.items():
+        command += ["-D", f"{name}={value}"]
+    for name, value in params:
+        if isinstance(value, np.ndarray):
+            file = os.path.join(workdir, name + ".npy")
+            np.save(file, value)
+            command.append(file)
+        else:
+            command.append(repr(value) if isinstance(value, float) else str(value))
+    env = dict(os.environ)
+    libdevice = triton_libdevice()
+    if libdevice:
+        env["TILEC_LIBDEVICE"] = libdevice
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if result.returncode:
+        raise RuntimeError(result.stderr.strip().splitlines()[-1] if result.stderr else "tile-run failed")
+    return {f[:-4]: np.load(os.path.join(out, f)) for f in os.listdir(out)}
+
+
+def triton_libdevice():
+    import triton
+    for directory, _, files in os.walk(os.path.dirname(triton.__file__)):
+        if "libdevice.10.bc" in files:
+            return os.path.join(directory, "libdevice.10.bc")
+    return None
+
+
+def compare(name, got, want, tolerance):
+    got = got.reshape(want.shape).astype(np.float64)
+    want = want.astype(np.float64)
+    if tolerance == 0:
+        same = np.array_equal(got, want, equal_nan=True)
+        return same, "identical" if same else "DIFFER"
+    scale = max(1.0, float(np.nanmax(np.abs(want))))
+    err = float(np.nanmax(np.abs(got - want))) / scale
+    return err <= tolerance, f"max error {err:.2e} of max |x|" + ("" if err <= tolerance else "  <-- FAIL")
+
+
+def cases(rng):
+    """(file, kernel, grid, [(param, value)], constexprs, outputs, tolerance)"""
+    f16 = lambda *s: rng.standard_normal(s).astype(np.float16)
+    f32 = lambda *s: rng.standard_normal(s).astype(np.float32)
+    n = 98432
+    yield ("01-vector-add.py", "add_kernel", (97,),
+           [("x_ptr", f32(n)), ("y_ptr", f32(n)), ("output_ptr", np.zeros(n, np.float32)), ("n_elements", n)],
+           {"BLOCK_SIZE": 1024}, ["output_ptr"], 0)
+    R, C = 1823, 781
+    yield ("02-fused-softmax.py", "softmax_kernel", (132,),
+           [("output_ptr", np.zeros((R, C), np.float32)), ("input_ptr", f32(R, C)),
+            ("input_row_stride", C), ("output_row_stride", C), ("n_rows", R), ("n_cols", C)],
+           {"BLOCK_SIZE": 1024, "num_stages": 4}, ["output_ptr"], 1e-6)
+    M, N, K = 512, 384, 256
+    for activation in ("leaky_relu", ""):
+        yield ("03-matrix-multiplication.py", "matmul_kernel", (4 * 3,),
+               [("a_ptr", f16(M, K)), ("b_ptr", f16(K, N)), ("c_ptr", np.zeros((M, N), np.float16)),
+                ("M", M), ("N", N), ("K", K), ("stride_am", K), ("stride_ak", 1),
+                ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
+               {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
+                "ACTIVATION": f"'{activation}'"}, ["c_ptr"], 2e-3)
+    yield ("04-low-memory-dropout.py", "_seeded_dropout", (8,),
+           [("x_ptr", f32(8000)), ("output_ptr", np.zeros(8000, np.float32)), ("n_elements", 8000),
+            ("p", 0.5), ("seed", 123)], {"BLOCK_SIZE": 1024}, ["output_ptr"], 0)
+    R, C = 1151, 8192
+    yield ("05-layer-norm.py", "_layer_norm_fwd_fused", (R,),
+           [("X", f16(R, C)), ("Y", np.zeros((R, C), np.float16)), ("W", f16(C)), ("B", f16(C)),
+            ("Mean", np.zeros(R, np.float32)), ("Rstd", np.zeros(R, np.float32)),
+            ("stride", C), ("N", C), ("eps", 1e-5)], {"BLOCK_SIZE": 8192},
+           ["Y", "Mean", "Rstd"], 2e-3)
+    yield ("07-extern-functions.py", "asin_kernel", (98,),
+           [("x_ptr", rng.uniform(-1, 1, 98432).astype(np.float32)),
+            ("y_ptr", np.zeros(98432, np.float32)), ("n_elements", 98432)],
+           {"BLOCK_SIZE": 1024}, ["y_ptr"], (0, 1e-6))
+    M, N, K = 512, 256, 384
+    yield ("08-experimental-block-pointer.py", "matmul_kernel_with_block_pointers", (4 * 2,),
+           [("a_ptr", f16(M, K)), ("b_ptr", f16(K, N)), ("c_ptr", np.zeros((M, N), np.float16)),
+            ("M", M), ("N", N), ("K", K), ("stride_am", K), ("stride_ak", 1),
+            ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
+           {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+           ["c_ptr"], 2e-3)
+    for kernel, grid, extra in (("matmul_kernel", (4 * 2,), {}),
+                                ("matmul_kernel_persistent", (6,), {"NUM_SMS": 6})):
+        yield ("09-persistent-matmul.py", kernel, grid,
+               [("a_ptr", f16(M, K)), ("b_ptr", f16(K, N)), ("c_ptr", np.zeros((M, N), np.float16)),
+                ("M", M), ("N", N), ("K", K), ("stride_am", K), ("stride_ak", 1),
+                ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
+               dict({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                     "GROUP_SIZE_M": 8}, **extra), ["c_ptr"], 2e-3)
+    Z, H, NCTX, D = 1, 2, 256, 64
+    q, k, v = f16(Z, H, NCTX, D), f16(Z, H, NCTX, D), f16(Z, H, NCTX, D)
+    strides = [H * NCTX * D, NCTX * D, D, 1]
+    for causal in (True, False):
+        params = [("Q", q), ("K", k), ("V", v), ("sm_scale", 0.5),
+                  ("M", np.zeros((Z, H, NCTX), np.float32)), ("Out", np.zeros((Z, H, NCTX, D), np.float16))]
+        for t in "qkvo":
+            params += [(f"stride_{t}{s}", x) for s, x in zip(
+                ("z", "h", "m" if t in "qo" else "n" if t == "k" else "k", "k" if t in "qk" else "n"), strides)]
+        params += [("Z", Z), ("H", H), ("N_CTX", NCTX)]
+        yield ("06-fused-attention.py", "_attn_fwd", (NCTX // 64, Z * H),
+               params, {"HEAD_DIM": D, "BLOCK_M": 64, "BLOCK_N": 64, "CAUSAL": causal},
+               ["Out"], 2e-2, attention_reference(q, k, v, 0.5, causal))
+
+
+def attention_reference(q, k, v, sm_scale, causal):
+    """softmax(q k^T sm_scale) v in float64, for when Triton cannot compile
+    the tutorial's version of the kernel."""
+    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float64), k.astype(np.float64)) * sm_scale
+    if causal:
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return {"Out": np.einsum("zhmn,zhnd->zhmd", p, v.astype(np.float64))}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tile-run", required=True)
+    parser.add_argument("--tutorials", required=True)
+    args = parser.parse_args()
+    rng = np.random.default_rng(0)
+    ok = True
+    with tempfile.TemporaryDirectory() as workdir:
+        modules = {}
+        for file, kernel, grid, params, constexprs, outputs, tolerance, *reference in cases(rng):
+            path = os.path.join(args.tutorials, file)
+            label = f"{file[:2]} {kernel}" + (f" {constexprs.get('ACTIVATION', '')}"
+                                              if "ACTIVATION" in constexprs else "") + \
+                (f" CAUSAL={constexprs['CAUSAL']}" if "CAUSAL" in constexprs else "")
+            try:
+                if file not in modules:
+                    modules[file] = jit_module(path, workdir)
+                fn = getattr(modules[file], kernel)
+                tensors = [torch.from_numpy(v).cuda() if isinstance(v, np.ndarray) else v
+                           for _, v in params]
+                tconst = {k: (v.strip("'") if isinstance(v, str) else v) for k, v in constexprs.items()}
+                fn[grid](*tensors, **tconst)
+                torch.cuda.synchronize()
+                triton = {name: t.cpu().numpy() for (name, _), t in zip(params, tensors)
+                          if isinstance(t, torch.Tensor)}
+            except Exception as e:  # noqa: BLE001 - reported per case
+                print(f"{label:45s} Triton failed: {str(e).splitlines()[0][:120]}")
+                if not reference:
+                    ok = False
+                    continue
+                print(f"{label:45s} (compared with a float64 reference instead)")
+                triton = reference[0]
+            for backend in ("cuda", "interp"):
+                try:
+                    got = tile_run(args, path, kernel, backend, grid, params,
+                                   {k: v for k, v in constexprs.items()}, workdir)
+                except RuntimeError as e:
+                    print(f"{label:45s} tilec {backend:6s} failed: {str(e)[:160]}")
+                    ok = False
+                    continue
+                for name in outputs:
+                    limit = tolerance[backend == "interp"] if isinstance(tolerance, tuple) else tolerance
+                    good, text = compare(name, got[name], triton[name], limit)
+                    ok &= good
+                    print(f"{label:45s} tilec {backend:6s} {name:10s} {text}")
+    print("tutorial kernels agree with Triton" if ok else "TUTORIAL KERNELS DIFFER")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
