@@ -153,6 +153,19 @@ CASES += [
 ]
 
 
+# Arg-reductions, return_indices and xor_sum, ties and NaNs planted
+# (test/Interpreter/arg_reductions.tl), at several CTA sizes.
+_f = rng.standard_normal((8, 32)).astype(np.float32)
+_f[1, 7] = _f[1, 20] = _f[5, 30] = np.nan
+_f[3, :] = 2.0
+CASES += [
+    (f"arg reductions ({w} warps)", "test/Interpreter/arg_reductions.tl", "1",
+     ["--num-warps", str(w)],
+     [("x", rng.integers(-5, 6, (8, 32)).astype(np.int32)), ("f", _f),
+      ("o", np.full(6 * 8 + 2 * 32 + 2 + 8, -99, np.int32))], 0)
+    for w in (1, 4, 8)]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

@@ -126,6 +126,11 @@ def case_libdevice(args, workdir):
     return ok
 
 
+def print_difference(got, triton):
+    where = np.nonzero(got != triton)[0]
+    print(f"  at {where[:16]}: tilec {got[where[:16]]}, Triton {triton[where[:16]]}")
+
+
 def case_shapes(args, workdir):
     file = os.path.join(TESTS, "shapes.tl")
     kernel = load_kernel(file, "shapes")
@@ -144,9 +149,7 @@ def case_shapes(args, workdir):
         print(f"shapes tilec {backend:6s} "
               f"{'identical to Triton' if same else 'DIFFER from Triton'}")
         if not same:
-            where = np.nonzero(got != triton)[0]
-            print(f"  at {where[:16]}: tilec {got[where[:16]]}, "
-                  f"Triton {triton[where[:16]]}")
+            print_difference(got, triton)
     return ok
 
 
@@ -180,6 +183,32 @@ def case_blocks(args, workdir):
             ok &= same
             print(f"{name} tilec {backend:6s} "
                   f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+    return ok
+
+
+def case_arg_reductions(args, workdir):
+    """argmax/argmin tie-breaking and NaNs, return_indices, xor_sum."""
+    file = os.path.join(TESTS, "arg_reductions.tl")
+    kernel = load_kernel(file, "arg_reductions")
+    rng = np.random.default_rng(12)
+    f = rng.standard_normal((8, 32)).astype(np.float32)
+    f[1, 7] = f[1, 20] = f[5, 30] = np.nan
+    f[3, :] = 2.0
+    buffers = {"x": rng.integers(-5, 6, (8, 32)).astype(np.int32), "f": f,
+               "out": np.full(6 * 8 + 2 * 32 + 2 + 8, -99, np.int32)}
+    tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+    kernel[(1,)](tensors["x"], tensors["f"], tensors["out"])
+    triton = tensors["out"].cpu().numpy()
+    ok = True
+    for backend in ("cuda", "interp"):
+        got = tile_run(args.tile_run, file, backend, 1, buffers, [], None,
+                       workdir)["out"]
+        same = np.array_equal(got, triton)
+        ok &= same
+        print(f"arg reductions tilec {backend:6s} "
+              f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+        if not same:
+            print_difference(got, triton)
     return ok
 
 
@@ -254,6 +283,7 @@ def main():
         ok &= case_shapes(args, workdir)
         ok &= case_print(args, workdir)
         ok &= case_blocks(args, workdir)
+        ok &= case_arg_reductions(args, workdir)
     print("random numbers, libdevice, shapes, prints and block pointers agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")

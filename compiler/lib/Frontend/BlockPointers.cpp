@@ -55,6 +55,25 @@ static std::vector<TValue> tupleArg(MLIRGenImpl &g, const TValue &v,
   return items;
 }
 
+Value MLIRGenImpl::rangeAlong(int64_t n, int64_t dim, int64_t rank,
+                              const ast::Location &l) {
+  Location location = loc(l);
+  Type i32 = builder.getI32Type();
+  Value range = tile::MakeRangeOp::create(
+      builder, location, RankedTensorType::get({n}, i32),
+      builder.getI32IntegerAttr(0), builder.getI32IntegerAttr(int32_t(n)));
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == dim)
+      continue;
+    SmallVector<int64_t> expanded(shapeOf(range));
+    expanded.insert(expanded.begin() + d, 1);
+    range = tile::ExpandDimsOp::create(builder, location,
+                                       RankedTensorType::get(expanded, i32),
+                                       range, builder.getI32IntegerAttr(int32_t(d)));
+  }
+  return range;
+}
+
 TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
                                     const std::string &name) {
   if (name == "tl.make_block_ptr" || name == "tl.make_tensor_descriptor") {
@@ -166,19 +185,7 @@ MLIRGenImpl::blockAccess(const TValue &p, const TValue *offsetsArg,
   for (size_t d = 0; d < rank; ++d) {
     // offsets[d] + arange(block[d]), laid along dimension d of the block.
     int64_t n = blockShape[d].intValue;
-    Value range = tile::MakeRangeOp::create(
-        builder, location, RankedTensorType::get({n}, builder.getI32Type()),
-        builder.getI32IntegerAttr(0), builder.getI32IntegerAttr(int32_t(n)));
-    for (size_t axis = 0; axis < rank; ++axis) {
-      if (axis == d)
-        continue;
-      SmallVector<int64_t> expanded(shapeOf(range));
-      expanded.insert(expanded.begin() + axis, 1);
-      range = tile::ExpandDimsOp::create(
-          builder, location,
-          RankedTensorType::get(expanded, builder.getI32Type()), range,
-          builder.getI32IntegerAttr(int32_t(axis)));
-    }
+    Value range = rangeAlong(n, d, rank, l);
     TValue index = binary(ast::BinaryOp::Add, offsets[d],
                           TValue::ofValue(range), l);
     offset = binary(ast::BinaryOp::Add, offset,

@@ -41,7 +41,7 @@ static const llvm::StringSet<> kLanguage = {
     "trans",      "permute",      "reshape",  "view",        "ravel",
     "expand_dims", "broadcast",   "join",     "split",       "interleave",
     "device_print", "device_assert", "make_block_ptr", "advance",
-    "make_tensor_descriptor",
+    "make_tensor_descriptor", "xor_sum", "argmax", "argmin",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -780,74 +780,9 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     SmallVector<int64_t> shape = shapeArg(*this, *args.get(1), args.locs[1]);
     return TValue::ofValue(broadcastTo(x, shape, c.loc, "the input"));
   }
-  if (name == "tl.sum" || name == "tl.max" || name == "tl.min") {
-    bool isSum = name == "tl.sum";
-    Args args = isSum ? bindArgs(c, name, {"input", "axis", "keep_dims", "dtype"}, 1)
-                      : bindArgs(c, name,
-                                 {"input", "axis", "return_indices",
-                                  "return_indices_tie_break_left", "keep_dims"},
-                                 1);
-    Value x = toValue(*args.get(0), args.locs[0], "the input");
-    auto type = dyn_cast<RankedTensorType>(x.getType());
-    if (!type)
-      fail(args.locs[0], name + " needs a tile, got " + describe(x.getType()));
-    Type element = type.getElementType();
-    if (isa<tile::PointerType>(element))
-      fail(args.locs[0], name + " cannot reduce pointers");
-    if (!isSum && args.get(2) && isTrue(*args.get(2), args.locs[2]))
-      fail(args.locs[2], name + ": return_indices is not supported yet");
-    unsigned keepIndex = isSum ? 2 : 4;
-    bool keepDims = args.get(keepIndex) && isTrue(*args.get(keepIndex),
-                                                  args.locs[keepIndex]);
-    // Like Triton, small integers are summed as i32; `dtype` picks another.
-    if (isSum && args.get(3) && args.get(3)->kind != TValue::Kind::None)
-      x = cast(x, dtypeArg(*args.get(3), args.locs[3], "dtype"), c.loc);
-    else if (isSum && element.isInteger() && element.getIntOrFloatBitWidth() < 32)
-      x = cast(x, builder.getI32Type(), c.loc);
-    // Like Triton, max and min of narrower types work in 32 bits.
-    else if (!isSum && element.getIntOrFloatBitWidth() < 32)
-      x = cast(x, element.isInteger() ? (Type)builder.getI32Type()
-                                      : (Type)builder.getF32Type(), c.loc);
-    tile::ReduceKind kind = isSum              ? tile::ReduceKind::Sum
-                            : name == "tl.max" ? tile::ReduceKind::Max
-                                               : tile::ReduceKind::Min;
-    int64_t rank = type.getRank();
-    SmallVector<int64_t> axes;
-    if (!args.get(1) || args.get(1)->kind == TValue::Kind::None) {
-      for (int64_t d = rank - 1; d >= 0; --d)
-        axes.push_back(d);
-    } else {
-      int64_t axis = constInt(*args.get(1), args.locs[1], "axis");
-      if (axis < -rank || axis >= rank)
-        fail(args.locs[1], "axis " + Twine(axis) + " is out of range for a " +
-                               Twine(rank) + "-D tile");
-      axes.push_back(axis < 0 ? axis + rank : axis);
-    }
-    // Innermost first, so the remaining axes keep their numbers.
-    for (int64_t axis : axes) {
-      auto srcType = llvm::cast<RankedTensorType>(x.getType());
-      Type resultType = srcType.getElementType();
-      if (srcType.getRank() > 1) {
-        SmallVector<int64_t> shape(srcType.getShape());
-        shape.erase(shape.begin() + axis);
-        resultType = RankedTensorType::get(shape, srcType.getElementType());
-      }
-      x = tile::ReduceOp::create(builder, location, resultType, x, kind,
-                                 int32_t(axis));
-    }
-    if (keepDims) {
-      SmallVector<int64_t> shape(type.getShape());
-      for (int64_t axis : axes)
-        shape[axis] = 1;
-      auto keptType = RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
-      if (shapeOf(x).empty())
-        x = tile::SplatOp::create(builder, location, keptType, x);
-      else
-        x = tile::ExpandDimsOp::create(builder, location, keptType, x,
-                                       builder.getI32IntegerAttr(axes.front()));
-    }
-    return TValue::ofValue(x);
-  }
+  if (name == "tl.sum" || name == "tl.max" || name == "tl.min" ||
+      name == "tl.xor_sum" || name == "tl.argmax" || name == "tl.argmin")
+    return genReduction(c, name);
   if (name == "tl.multiple_of" || name == "tl.max_contiguous" ||
       name == "tl.max_constancy") {
     // Facts for the axis analysis, per dimension (an int for a 1-D tile or

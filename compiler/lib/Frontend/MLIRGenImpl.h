@@ -227,6 +227,12 @@ public:
   std::optional<TValue> returned;
   /// Whether device asserts are compiled in (Specialization::debug).
   bool debug = false;
+  /// arange(0, n) laid along dimension `dim` of a rank-`rank` tile (1
+  /// elsewhere), for index arithmetic.
+  mlir::Value rangeAlong(int64_t n, int64_t dim, int64_t rank,
+                         const ast::Location &l);
+  /// tl.sum, max, min, xor_sum, argmax, argmin (Reductions.cpp).
+  TValue genReduction(const ast::CallExpr &call, const std::string &name);
   /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
   /// (BlockPointers.cpp).
   TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);

@@ -651,6 +651,7 @@ LogicalResult Executor::executeTileOp(Operation *op) {
                 int64_t x = source.ints[first + size_t(k * inner)];
                 acc = kind == tile::ReduceKind::Sum ? wrapInt(acc + x, width)
                       : kind == tile::ReduceKind::Max ? std::max(acc, x)
+                      : kind == tile::ReduceKind::Xor ? acc ^ x
                                                       : std::min(acc, x);
               }
               result.ints[size_t(o * inner + i)] = acc;

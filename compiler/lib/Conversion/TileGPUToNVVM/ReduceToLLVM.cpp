@@ -1,4 +1,4 @@
-//===- ReduceToLLVM.cpp - Sums, maxima and minima across a CTA ------------===//
+//===- ReduceToLLVM.cpp - Sums, maxima, minima and xors across a CTA ------===//
 //
 // A reduction goes only as far as the layout spreads the axis: first over
 // the elements each thread holds, then across the lanes of a warp with
@@ -33,6 +33,8 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   case tile::ReduceKind::Min:
     return fp ? (Value)LLVM::MinNumOp::create(b, loc, x, y)
               : (Value)LLVM::SMinOp::create(b, loc, x, y);
+  case tile::ReduceKind::Xor:
+    return LLVM::XOrOp::create(b, loc, x, y);
   }
   llvm_unreachable("unknown reduce kind");
 }
@@ -68,11 +70,14 @@ Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type type) {
       return constant(b.getFloatAttr(type, APFloat::getInf(sem, true)));
     case tile::ReduceKind::Min:
       return constant(b.getFloatAttr(type, APFloat::getInf(sem, false)));
+    case tile::ReduceKind::Xor:
+      break; // integers only (the verifier's rule)
     }
   }
   unsigned bits = type.getIntOrFloatBitWidth();
   switch (kind) {
   case tile::ReduceKind::Sum:
+  case tile::ReduceKind::Xor:
     return constant(b.getIntegerAttr(type, 0));
   case tile::ReduceKind::Max:
     return constant(b.getIntegerAttr(type, APInt::getSignedMinValue(bits)));

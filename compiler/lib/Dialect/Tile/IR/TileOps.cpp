@@ -218,6 +218,8 @@ LogicalResult ReduceOp::verify() {
   if (axis < 0 || axis >= src.getRank())
     return emitOpError("axis ") << axis << " out of range for rank "
                                 << src.getRank();
+  if (getKind() == ReduceKind::Xor && !src.getElementType().isInteger())
+    return emitOpError("xor reduces integers");
   Type result = getResult().getType();
   if (src.getRank() == 1) {
     if (result != src.getElementType())

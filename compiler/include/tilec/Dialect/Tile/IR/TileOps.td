@@ -168,12 +168,13 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
 def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "how a reduction combines", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
-    I32EnumAttrCase<"Min", 2, "min">]> {
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Xor", 3, "xor">]> {
   let cppNamespace = "::mlir::tile";
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
-  let summary = "Sum, max or min of a tile along one axis (`tl.sum`)";
+  let summary = "Sum, max, min or xor of a tile along one axis (`tl.sum`)";
   let description = [{
     The result has the source's shape without `axis`; reducing the only axis
     of a 1-D tile gives a scalar. Float max and min ignore NaNs

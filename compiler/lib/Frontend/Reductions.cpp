@@ -1,0 +1,181 @@
+//===- Reductions.cpp - tl.sum, max, min, xor_sum, argmax, argmin ---------===//
+//
+// Triton 3.6's reductions along an axis (or all of them):
+//
+//   sum(input, axis=None, keep_dims=False, dtype=None)
+//   max/min(input, axis=None, return_indices=False,
+//           return_indices_tie_break_left=True, keep_dims=False)
+//   xor_sum(input, axis=None, keep_dims=False)
+//   argmax/argmin(input, axis, tie_break_left=True, keep_dims=False)
+//
+// Small integers are summed in int32 and max/min of narrow types work in 32
+// bits, as in Triton. An arg-reduction is the reduction, then the first
+// (or with tie_break_left=False the last) index along the axis holding its
+// value; a NaN beats every number, as Triton's combine functions have it
+// (`a > b or a != a`), so the first NaN's index wins where there is one.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+/// `x` reduced by `kind` along `axes` (innermost first, so that the others
+/// keep their numbers); the result loses those dimensions.
+static Value reduceAlong(OpBuilder &builder, Location location, Value x,
+                         tile::ReduceKind kind, ArrayRef<int64_t> axes) {
+  for (int64_t axis : axes) {
+    auto srcType = llvm::cast<RankedTensorType>(x.getType());
+    Type resultType = srcType.getElementType();
+    if (srcType.getRank() > 1) {
+      SmallVector<int64_t> shape(srcType.getShape());
+      shape.erase(shape.begin() + axis);
+      resultType = RankedTensorType::get(shape, srcType.getElementType());
+    }
+    x = tile::ReduceOp::create(builder, location, resultType, x, kind,
+                               int32_t(axis));
+  }
+  return x;
+}
+
+/// A reduction's result with its reduced dimensions back, of extent 1.
+static Value keepDims(OpBuilder &builder, Location location, Value x,
+                      ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
+  SmallVector<int64_t> kept(shape);
+  for (int64_t axis : axes)
+    kept[axis] = 1;
+  auto keptType = RankedTensorType::get(kept, getElementTypeOrSelf(x.getType()));
+  if (shapeOf(x).empty())
+    return tile::SplatOp::create(builder, location, keptType, x);
+  return tile::ExpandDimsOp::create(builder, location, keptType, x,
+                                    builder.getI32IntegerAttr(axes.front()));
+}
+
+TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
+                                 const std::string &name) {
+  Location location = loc(c.loc);
+  StringRef fn = StringRef(name).drop_front(3); // "tl."
+  bool isSum = fn == "sum", isXor = fn == "xor_sum";
+  bool isArg = fn == "argmax" || fn == "argmin";
+  bool isMax = fn == "max" || fn == "argmax";
+  enum { Input, Axis, Third, Fourth, Fifth };
+  Args args =
+      isSum   ? bindArgs(c, name, {"input", "axis", "keep_dims", "dtype"}, 1)
+      : isXor ? bindArgs(c, name, {"input", "axis", "keep_dims"}, 1)
+      : isArg ? bindArgs(c, name, {"input", "axis", "tie_break_left", "keep_dims"}, 2)
+              : bindArgs(c, name,
+                         {"input", "axis", "return_indices",
+                          "return_indices_tie_break_left", "keep_dims"},
+                         1);
+  auto flag = [&](unsigned i, bool byDefault) {
+    return args.get(i) ? isTrue(*args.get(i), args.locs[i]) : byDefault;
+  };
+  bool keep = flag(isSum ? Third : isXor ? Third : isArg ? Fourth : Fifth, false);
+  bool withIndices = isArg || (!isSum && !isXor && flag(Third, false));
+  bool tieLeft = isArg ? flag(Third, true) : flag(Fourth, true);
+
+  Value x = toValue(*args.get(Input), args.locs[Input], "the input");
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type)
+    fail(args.locs[Input], name + " needs a tile, got " + describe(x.getType()));
+  Type element = type.getElementType();
+  if (isa<tile::PointerType>(element))
+    fail(args.locs[Input], name + " cannot reduce pointers");
+  if (isXor && !element.isInteger())
+    fail(args.locs[Input], "tl.xor_sum needs integers, got " + describe(element));
+
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> axes;
+  bool allAxes = !args.get(Axis) || args.get(Axis)->kind == TValue::Kind::None;
+  if (allAxes && withIndices && rank > 1) {
+    // The index of an element of the whole tile: along it flattened.
+    for (int64_t d : type.getShape())
+      if (!llvm::isPowerOf2_64(d))
+        fail(args.locs[Input], name + " over all axes needs power-of-two "
+                                      "dimensions, as in Triton");
+    x = tile::ReshapeOp::create(
+        builder, location,
+        RankedTensorType::get({type.getNumElements()}, element), x);
+    type = llvm::cast<RankedTensorType>(x.getType());
+    rank = 1;
+  }
+  if (allAxes) {
+    for (int64_t d = rank - 1; d >= 0; --d)
+      axes.push_back(d);
+  } else {
+    int64_t axis = constInt(*args.get(Axis), args.locs[Axis], "axis");
+    if (axis < -rank || axis >= rank)
+      fail(args.locs[Axis], "axis " + Twine(axis) + " is out of range for a " +
+                                Twine(rank) + "-D tile");
+    axes.push_back(axis < 0 ? axis + rank : axis);
+  }
+
+  // The type the reduction works in.
+  Type work = element;
+  if (isSum && args.get(Fourth) && args.get(Fourth)->kind != TValue::Kind::None)
+    work = dtypeArg(*args.get(Fourth), args.locs[Fourth], "dtype");
+  else if ((isSum || isXor) && element.isInteger() &&
+           element.getIntOrFloatBitWidth() < 32)
+    work = builder.getI32Type();
+  else if (!isSum && !isXor && element.getIntOrFloatBitWidth() < 32)
+    work = element.isInteger() ? (Type)builder.getI32Type()
+                               : (Type)builder.getF32Type();
+  x = cast(x, work, c.loc);
+  tile::ReduceKind kind = isSum   ? tile::ReduceKind::Sum
+                          : isXor ? tile::ReduceKind::Xor
+                          : isMax ? tile::ReduceKind::Max
+                                  : tile::ReduceKind::Min;
+  Value reduced = reduceAlong(builder, location, x, kind, axes);
+  if (isXor)
+    reduced = cast(reduced, element, c.loc);
+  if (!withIndices)
+    return TValue::ofValue(keep ? keepDims(builder, location, reduced,
+                                           type.getShape(), axes)
+                                : reduced);
+
+  // The index: where x holds the reduced value (or, where there is a NaN,
+  // is NaN), the first or last position along the axis.
+  int64_t axis = axes.front();
+  ArrayRef<int64_t> shape = type.getShape();
+  const ast::Location &l = c.loc;
+  TValue xv = TValue::ofValue(x);
+  TValue best = TValue::ofValue(keepDims(builder, location, reduced, shape, axes));
+  TValue hit = compare(ast::CompareOp::Eq, xv, best, l);
+  if (isa<FloatType>(work)) {
+    TValue nan = compare(ast::CompareOp::Ne, xv, xv, l);
+    Value anyNan = reduceAlong(builder, location,
+                               cast(nan.value, builder.getI32Type(), l),
+                               tile::ReduceKind::Max, axes);
+    TValue hasNan = compare(
+        ast::CompareOp::Ne,
+        TValue::ofValue(keepDims(builder, location, anyNan, shape, axes)),
+        TValue::ofInt(0), l);
+    Value h = broadcastTo(hasNan.value, shape, l, "the NaN test");
+    hit = TValue::ofValue(arith::SelectOp::create(
+        builder, location, h, broadcastTo(nan.value, shape, l, "NaN"),
+        broadcastTo(hit.value, shape, l, "the match")));
+  }
+  Value index = broadcastTo(rangeAlong(shape[axis], axis, rank, l), shape, l,
+                            "the index");
+  Value none = broadcastTo(
+      arith::ConstantOp::create(builder, location,
+                                builder.getI32IntegerAttr(tieLeft ? INT32_MAX : -1)),
+      shape, l, "the index");
+  Value candidates = arith::SelectOp::create(
+      builder, location, broadcastTo(hit.value, shape, l, "the match"), index,
+      none);
+  Value indices = reduceAlong(builder, location, candidates,
+                              tieLeft ? tile::ReduceKind::Min
+                                      : tile::ReduceKind::Max,
+                              axes);
+  if (keep) {
+    reduced = keepDims(builder, location, reduced, shape, axes);
+    indices = keepDims(builder, location, indices, shape, axes);
+  }
+  if (isArg)
+    return TValue::ofValue(indices);
+  return TValue::ofTuple({TValue::ofValue(reduced), TValue::ofValue(indices)});
+}
