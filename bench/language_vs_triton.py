@@ -199,16 +199,25 @@ def case_arg_reductions(args, workdir):
     tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
     kernel[(1,)](tensors["x"], tensors["f"], tensors["out"])
     triton = tensors["out"].cpu().numpy()
+    # Triton's argmin down a column holding a NaN depends on the order its
+    # reduction tree meets the NaN (its combine compares `a < b`); tilec
+    # passes NaNs over. Those columns are left out.
+    M, N = f.shape
+    unordered = [3 * M + N + c for c in np.nonzero(np.isnan(f).any(0))[0]]
+    compared = np.setdiff1d(np.arange(triton.size), unordered)
+    print(f"arg reductions: {len(unordered)} argmin(f, 0) columns with a NaN "
+          "not compared (Triton's answer depends on its reduction order)")
     ok = True
     for backend in ("cuda", "interp"):
         got = tile_run(args.tile_run, file, backend, 1, buffers, [], None,
                        workdir)["out"]
-        same = np.array_equal(got, triton)
+        got, triton_part = got[compared], triton[compared]
+        same = np.array_equal(got, triton_part)
         ok &= same
         print(f"arg reductions tilec {backend:6s} "
               f"{'identical to Triton' if same else 'DIFFER from Triton'}")
         if not same:
-            print_difference(got, triton)
+            print_difference(got, triton_part)
     return ok
 
 

@@ -136,8 +136,9 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
                                            type.getShape(), axes)
                                 : reduced);
 
-  // The index: where x holds the reduced value (or, where there is a NaN,
-  // is NaN), the first or last position along the axis.
+  // The index: where x holds the reduced value. max and min pass NaNs over
+  // (maxnum), so a NaN is found only where all are NaN, and then the
+  // first or last one is.
   int64_t axis = axes.front();
   ArrayRef<int64_t> shape = type.getShape();
   const ast::Location &l = c.loc;
@@ -145,18 +146,8 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   TValue best = TValue::ofValue(keepDims(builder, location, reduced, shape, axes));
   TValue hit = compare(ast::CompareOp::Eq, xv, best, l);
   if (isa<FloatType>(work)) {
-    TValue nan = compare(ast::CompareOp::Ne, xv, xv, l);
-    Value anyNan = reduceAlong(builder, location,
-                               cast(nan.value, builder.getI32Type(), l),
-                               tile::ReduceKind::Max, axes);
-    TValue hasNan = compare(
-        ast::CompareOp::Ne,
-        TValue::ofValue(keepDims(builder, location, anyNan, shape, axes)),
-        TValue::ofInt(0), l);
-    Value h = broadcastTo(hasNan.value, shape, l, "the NaN test");
-    hit = TValue::ofValue(arith::SelectOp::create(
-        builder, location, h, broadcastTo(nan.value, shape, l, "NaN"),
-        broadcastTo(hit.value, shape, l, "the match")));
+    TValue allNan = compare(ast::CompareOp::Ne, best, best, l);
+    hit = binary(ast::BinaryOp::BitOr, hit, allNan, l);
   }
   Value index = broadcastTo(rangeAlong(shape[axis], axis, rank, l), shape, l,
                             "the index");
