@@ -293,7 +293,8 @@ def main():
         ok &= case_print(args, workdir)
         ok &= case_blocks(args, workdir)
         ok &= case_arg_reductions(args, workdir)
-    print("random numbers, libdevice, shapes, prints and block pointers agree "
+    print("random numbers, libdevice, shapes, prints, block pointers and "
+          "arg-reductions agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1
