@@ -270,7 +270,13 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
     if (callee.name != "to" && !isShapeFunction(callee.name) &&
         !StringRef(callee.name).starts_with("desc."))
       boundSelf = &callee.elements.front();
-    return callBuiltin(callee.name, c, &callee.elements.front());
+    {
+      TValue result = callBuiltin(callee.name, c, &callee.elements.front());
+      // A builtin that binds no arguments never took the tile.
+      if (std::exchange(boundSelf, nullptr))
+        fail(c.loc, callee.name + " cannot be called as a method of a tile");
+      return result;
+    }
   case TValue::Kind::Function:
     return callFunction(*callee.function, c);
   default:
