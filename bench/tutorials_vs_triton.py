@@ -128,6 +128,19 @@ def cases(rng):
             ("Mean", np.zeros(R, np.float32)), ("Rstd", np.zeros(R, np.float32)),
             ("stride", C), ("N", C), ("eps", 1e-5)], {"BLOCK_SIZE": 8192},
            ["Y", "Mean", "Rstd"], 2e-3)
+    R, C, G = 256, 1024, 16
+    yield ("05-layer-norm.py", "_layer_norm_bwd_dx_fused", (R,),
+           [("DX", np.zeros((R, C), np.float16)), ("DY", f16(R, C)),
+            ("DW", np.zeros((G, C), np.float32)), ("DB", np.zeros((G, C), np.float32)),
+            ("X", f16(R, C)), ("W", f16(C)),
+            ("Mean", (0.1 * f32(R)).astype(np.float32)),
+            ("Rstd", (1 + 0.1 * np.abs(f32(R))).astype(np.float32)),
+            ("Lock", np.zeros(2 * G, np.int32)), ("stride", C), ("N", C)],
+           {"GROUP_SIZE_M": G, "BLOCK_SIZE_N": 1024}, ["DX", "DW", "DB"], 2e-3)
+    yield ("05-layer-norm.py", "_layer_norm_bwd_dwdb", (C // 128,),
+           [("DW", f32(G, C)), ("DB", f32(G, C)), ("FINAL_DW", np.zeros(C, np.float16)),
+            ("FINAL_DB", np.zeros(C, np.float16)), ("M", G), ("N", C)],
+           {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 128}, ["FINAL_DW", "FINAL_DB"], 2e-3)
     yield ("07-extern-functions.py", "asin_kernel", (98,),
            [("x_ptr", rng.uniform(-1, 1, 98432).astype(np.float32)),
             ("y_ptr", np.zeros(98432, np.float32)), ("n_elements", 98432)],
@@ -160,6 +173,23 @@ def cases(rng):
         yield ("06-fused-attention.py", "_attn_fwd", (NCTX // 64, Z * H),
                params, {"HEAD_DIM": D, "BLOCK_M": 64, "BLOCK_N": 64, "CAUSAL": causal},
                ["Out"], 2e-2, attention_reference(q, k, v, 0.5, causal))
+    o, do = f16(Z, H, NCTX, D), f16(Z, H, NCTX, D)
+    yield ("06-fused-attention.py", "_attn_bwd_preprocess", (NCTX // 128, Z * H),
+           [("O", o), ("DO", do), ("Delta", np.zeros((Z, H, NCTX), np.float32)),
+            ("Z", Z), ("H", H), ("N_CTX", NCTX)], {"BLOCK_M": 128, "HEAD_DIM": D},
+           ["Delta"], 1e-5)
+    scale = lambda a: (a * np.float16(0.3)).astype(np.float16)
+    yield ("06-fused-attention.py", "_attn_bwd", (NCTX // 128, 1, Z * H),
+           [("Q", scale(q)), ("K", scale(k)), ("V", v), ("sm_scale", 0.5), ("DO", do),
+            ("DQ", np.zeros((Z, H, NCTX, D), np.float32)),
+            ("DK", np.zeros((Z, H, NCTX, D), np.float32)),
+            ("DV", np.zeros((Z, H, NCTX, D), np.float32)),
+            ("M", (4 + f32(Z, H, NCTX)).astype(np.float32)),
+            ("D", (0.1 * f32(Z, H, NCTX)).astype(np.float32)),
+            ("stride_z", H * NCTX * D), ("stride_h", NCTX * D), ("stride_tok", D),
+            ("stride_d", 1), ("H", H), ("N_CTX", NCTX)],
+           {"BLOCK_M1": 32, "BLOCK_N1": 128, "BLOCK_M2": 128, "BLOCK_N2": 32,
+            "BLK_SLICE_FACTOR": 2, "HEAD_DIM": D}, ["DQ", "DK", "DV"], 2e-2)
 
 
 def attention_reference(q, k, v, sm_scale, causal):
