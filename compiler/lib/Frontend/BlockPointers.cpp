@@ -62,15 +62,9 @@ Value MLIRGenImpl::rangeAlong(int64_t n, int64_t dim, int64_t rank,
   Value range = tile::MakeRangeOp::create(
       builder, location, RankedTensorType::get({n}, i32),
       builder.getI32IntegerAttr(0), builder.getI32IntegerAttr(int32_t(n)));
-  for (int64_t d = 0; d < rank; ++d) {
-    if (d == dim)
-      continue;
-    SmallVector<int64_t> expanded(shapeOf(range));
-    expanded.insert(expanded.begin() + d, 1);
-    range = tile::ExpandDimsOp::create(builder, location,
-                                       RankedTensorType::get(expanded, i32),
-                                       range, builder.getI32IntegerAttr(int32_t(d)));
-  }
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != dim)
+      range = expandDims(range, d, l);
   return range;
 }
 

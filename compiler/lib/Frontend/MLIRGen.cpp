@@ -301,6 +301,16 @@ SmallVector<int64_t> MLIRGenImpl::broadcastShapes(ArrayRef<int64_t> a,
   return result;
 }
 
+Value MLIRGenImpl::expandDims(Value v, int64_t axis, const ast::Location &l) {
+  SmallVector<int64_t> shape(shapeOf(v));
+  shape.insert(shape.begin() + axis, 1);
+  auto type = RankedTensorType::get(shape, getElementTypeOrSelf(v.getType()));
+  if (!isa<RankedTensorType>(v.getType()))
+    return tile::SplatOp::create(builder, loc(l), type, v);
+  return tile::ExpandDimsOp::create(builder, loc(l), type, v,
+                                    builder.getI32IntegerAttr(int32_t(axis)));
+}
+
 Value MLIRGenImpl::broadcastTo(Value v, ArrayRef<int64_t> shape,
                                const ast::Location &l, StringRef what) {
   Location location = loc(l);
@@ -317,13 +327,8 @@ Value MLIRGenImpl::broadcastTo(Value v, ArrayRef<int64_t> shape,
   if (from.size() > shape.size())
     fail(l, "cannot broadcast " + what + " of shape " + shapeString(from) +
                 " to shape " + shapeString(shape));
-  while (shapeOf(v).size() < shape.size()) {
-    SmallVector<int64_t> expanded(shapeOf(v));
-    expanded.insert(expanded.begin(), 1);
-    v = tile::ExpandDimsOp::create(builder, location,
-                                   RankedTensorType::get(expanded, element), v,
-                                   builder.getI32IntegerAttr(0));
-  }
+  while (shapeOf(v).size() < shape.size())
+    v = expandDims(v, 0, l);
   for (auto [x, y] : llvm::zip(shapeOf(v), shape))
     if (x != y && x != 1)
       fail(l, "cannot broadcast " + what + " of shape " + shapeString(from) +
@@ -808,12 +813,7 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
       }
       if (i.kind != TValue::Kind::None)
         fail(index->loc, "only ':' and None are supported in tile subscripts");
-      SmallVector<int64_t> shape(shapeOf(v));
-      shape.insert(shape.begin() + dim, 1);
-      v = tile::ExpandDimsOp::create(
-          builder, loc(index->loc),
-          RankedTensorType::get(shape, tensor.getElementType()), v,
-          builder.getI32IntegerAttr(dim));
+      v = expandDims(v, dim, index->loc);
       ++dim;
     }
     if (slices != tensor.getRank())

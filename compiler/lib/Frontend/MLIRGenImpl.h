@@ -111,6 +111,9 @@ public:
   /// Casts a scalar or tensor to another element type.
   mlir::Value cast(mlir::Value v, mlir::Type elementType,
                    const ast::Location &l);
+  /// `v` with a dimension of extent 1 inserted at `axis` (a scalar becomes
+  /// a tile of one element).
+  mlir::Value expandDims(mlir::Value v, int64_t axis, const ast::Location &l);
   /// Broadcasts a scalar or tensor to `shape`; errors name `what`.
   mlir::Value broadcastTo(mlir::Value v, llvm::ArrayRef<int64_t> shape,
                           const ast::Location &l, llvm::StringRef what);

@@ -104,8 +104,7 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
     fail(c.loc, name + "() missing required argument '" + firstName.str() + "'");
 
   auto tile = [&](unsigned i) {
-    Value v = toValue(args.positional[i], args.locs[i], "the input");
-    return v;
+    return toValue(args.positional[i], args.locs[i], "the input");
   };
   // The ints of `*dims` / `*shape`: the arguments from `first` on, or the
   // elements of one tuple there.
@@ -234,27 +233,15 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
       normalized.push_back(a);
     }
     llvm::sort(normalized);
-    for (int64_t axis : normalized) {
-      SmallVector<int64_t> shape(shapeOf(x));
-      shape.insert(shape.begin() + axis, 1);
-      auto resultType =
-          RankedTensorType::get(shape, getElementTypeOrSelf(x.getType()));
-      if (shapeOf(x).empty())
-        x = tile::SplatOp::create(builder, location, resultType, x);
-      else
-        x = tile::ExpandDimsOp::create(builder, location, resultType, x,
-                                       builder.getI32IntegerAttr(axis));
-    }
+    for (int64_t axis : normalized)
+      x = expandDims(x, axis, c.loc);
     return TValue::ofValue(x);
   }
 
   if (fn == "broadcast") {
     expectCount(2);
-    const TValue &a = args.positional[0], &b = args.positional[1];
     Value x = tile(0), y = tile(1);
     SmallVector<int64_t> shape = broadcastShapes(shapeOf(x), shapeOf(y), c.loc);
-    (void)a;
-    (void)b;
     return TValue::ofTuple(
         {TValue::ofValue(broadcastTo(x, shape, args.locs[0], "the input")),
          TValue::ofValue(broadcastTo(y, shape, args.locs[1], "other"))});

@@ -473,6 +473,12 @@ struct TileGPUAssignLayouts
       return chooseBlocked(&getContext(), info.shape, info.accesses, numWarps,
                            axis);
     };
+    // `encoding` over the class's shape; nothing where it does not cover it
+    // (a linear layout made for a smaller member).
+    auto layoutOver = [&](ClassInfo &info, Attribute encoding) {
+      return ThreadLayout::get(RankedTensorType::get(
+          info.shape, IntegerType::get(&getContext(), 32), encoding));
+    };
     // Whether `encoding`, offered to a class by a shape op, serves the
     // class's own loads and stores as well as the blocked layout it would
     // choose: the same fastest dimension and at least its vectors. A
@@ -482,9 +488,7 @@ struct TileGPUAssignLayouts
       if (info.accesses.empty())
         return true;
       BlockedEncodingAttr own = chooseOwn(info);
-      std::optional<ThreadLayout> offered = ThreadLayout::get(
-          RankedTensorType::get(info.shape, IntegerType::get(&getContext(), 32),
-                                encoding));
+      std::optional<ThreadLayout> offered = layoutOver(info, encoding);
       unsigned fast = own.getOrder().front();
       return offered && offered->getFastestDim() == fast &&
              offered->getContiguity() >= own.getSizePerThread()[fast];
@@ -509,9 +513,7 @@ struct TileGPUAssignLayouts
             if (!want || !isTensor(v))
               continue;
             ClassInfo &other = infos[classes.leader(v)];
-            if (other.encoding || !ThreadLayout::get(RankedTensorType::get(
-                                      other.shape, IntegerType::get(&getContext(), 32),
-                                      want)))
+            if (other.encoding || !layoutOver(other, want))
               continue;
             if (anyAccess && !servesAccesses(other, want))
               continue;
