@@ -1,0 +1,97 @@
+"""Cases of attention.tl: the forward, non-causal on full blocks and causal
+on a ragged sequence; the backward's three kernels on the same two shapes.
+The backward's inputs (Out, L, Delta) are the float64 forward's, rounded as
+the kernels store them, so that each kernel is checked on its own."""
+import numpy as np
+
+from suite import Case
+
+LOG2E = 1.4426950408889634
+
+
+def probabilities(q, k, sm_scale, causal):
+    s = np.einsum("zhmd,zhnd->zhmn", q.astype(np.float64), k.astype(np.float64)) * sm_scale
+    if causal:
+        n = s.shape[-1]
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    m = s.max(-1, keepdims=True)
+    total = np.exp(s - m).sum(-1, keepdims=True)
+    lse = (m + np.log(total))[..., 0]
+    return np.exp(s - m) / total, lse
+
+
+class Problem:
+    def __init__(self, rng, z, h, n, d, causal):
+        f16 = lambda: rng.standard_normal((z, h, n, d)).astype(np.float16)
+        self.q, self.k, self.v, self.do = f16(), f16(), f16(), f16()
+        self.shape = (z, h, n, d)
+        self.causal = causal
+        self.sm_scale = 1 / np.sqrt(d)
+        self.p, lse = probabilities(self.q, self.k, self.sm_scale, causal)
+        self.o = np.einsum("zhmn,zhnd->zhmd", self.p, self.v.astype(np.float64))
+        self.l = lse * LOG2E
+        o16 = self.o.astype(np.float16)
+        self.delta = (o16.astype(np.float64) * self.do).sum(-1)
+        # The gradients from the inputs the kernels get: fp16 O (Delta from
+        # it) and fp32 L.
+        delta = self.delta.astype(np.float32).astype(np.float64)
+        dp = np.einsum("zhmd,zhnd->zhmn", self.do.astype(np.float64), self.v.astype(np.float64))
+        ds = self.p * (dp - delta[..., None])
+        self.dv = np.einsum("zhmn,zhmd->zhnd", self.p, self.do.astype(np.float64))
+        self.dk = np.einsum("zhmn,zhmd->zhnd", ds, self.q.astype(np.float64)) * self.sm_scale
+        self.dq = np.einsum("zhmn,zhnd->zhmd", ds, self.k.astype(np.float64)) * self.sm_scale
+
+    def strides(self):
+        z, h, n, d = self.shape
+        return [("stride_z", h * n * d), ("stride_h", n * d), ("stride_n", d),
+                ("H", h), ("N_CTX", n)]
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def forward(name, p, block_m, block_n):
+    z, h, n, d = p.shape
+    return Case(name, "attention_fwd", (cdiv(n, block_m), z * h),
+                [("Q", p.q), ("K", p.k), ("V", p.v), ("sm_scale", float(p.sm_scale)),
+                 ("Out", np.zeros(p.shape, np.float16)), ("L", np.zeros((z, h, n), np.float32))]
+                + p.strides(),
+                {"Out": (p.o, 5e-3), "L": (p.l, 1e-5)},
+                {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal})
+
+
+def preprocess(p, block_m):
+    z, h, n, d = p.shape
+    return Case("bwd_preprocess", "attention_bwd_preprocess", (cdiv(n, block_m), z * h),
+                [("O", p.o.astype(np.float16)), ("DO", p.do),
+                 ("Delta", np.zeros((z, h, n), np.float32)), ("N_CTX", n)],
+                {"Delta": (p.delta, 1e-5)}, {"HEAD_DIM": d, "BLOCK_M": block_m})
+
+
+def backward(name, kernel, p, block_m, block_n):
+    z, h, n, d = p.shape
+    statistics = [("L", p.l.astype(np.float32)), ("Delta", p.delta.astype(np.float32))]
+    head = [("Q", p.q), ("K", p.k), ("V", p.v), ("sm_scale", float(p.sm_scale)), ("DO", p.do)]
+    constexprs = {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal}
+    grad = lambda: np.zeros(p.shape, np.float32)
+    if kernel == "attention_bwd_dkdv":
+        return Case(name, kernel, (cdiv(n, block_n), z * h),
+                    head + [("DK", grad()), ("DV", grad())] + statistics + p.strides(),
+                    {"DK": (p.dk, 5e-3), "DV": (p.dv, 5e-3)}, constexprs)
+    return Case(name, kernel, (cdiv(n, block_m), z * h),
+                head + [("DQ", grad())] + statistics + p.strides(),
+                {"DQ": (p.dq, 5e-3)}, constexprs)
+
+
+def cases():
+    rng = np.random.default_rng(6)
+    full = Problem(rng, 1, 2, 128, 64, False)
+    ragged = Problem(rng, 2, 1, 100, 32, True)
+    yield forward("fwd", full, 64, 32)
+    yield forward("fwd_causal_ragged", ragged, 32, 16)
+    yield preprocess(ragged, 32)
+    yield backward("bwd_dkdv", "attention_bwd_dkdv", full, 32, 64)
+    yield backward("bwd_dkdv_causal_ragged", "attention_bwd_dkdv", ragged, 16, 32)
+    yield backward("bwd_dq", "attention_bwd_dq", full, 64, 32)
+    yield backward("bwd_dq_causal_ragged", "attention_bwd_dq", ragged, 32, 16)

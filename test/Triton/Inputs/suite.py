@@ -1,0 +1,216 @@
+"""The driver of test/Triton: kernels written in the style of Triton's
+tutorials, each file <name>.tl beside a spec module Inputs/<name>.py.
+
+A spec module's cases() yields Case objects: the kernel, the grid, the
+runtime arguments in order (NumPy arrays for pointers, Python numbers for
+scalars), the constexprs, num_warps, and for each output buffer a NumPy
+reference (float64 where it is a float) and a tolerance. The same cases
+drive the interpreter tests here and the GPU harness
+bench/triton_suite_vs_triton.py (tilec on the GPU and real Triton on the
+same .tl file).
+
+    python3 suite.py interp <name> --tile-run PATH --workdir DIR [--case C]
+
+runs each case of <name> with tile-run on the interpreter and prints
+`<name> <case> ok` per case, `<name> all ok` at the end, or what differs
+(and exits 1).
+"""
+import argparse
+import importlib
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SUITE = os.path.dirname(HERE)
+
+
+class Table:
+    """An int64 table of device addresses of `arrays`, as host code builds
+    it from tensors' data_ptr(). Only a harness that owns the buffers (the
+    GPU harness, with Triton or tilec's PTX) can fill it: cases with a Table
+    do not run under tile-run."""
+
+    def __init__(self, arrays):
+        self.arrays = list(arrays)
+
+
+class Case:
+    """One launch of a kernel and what it must leave.
+
+    args: [(parameter, value)] for the runtime parameters in order: an
+        ndarray (a buffer; its dtype is the pointer's element type), a Table,
+        an int (i32, or i64 when it needs it) or a float (fp32).
+    constexprs: {name: value} (int, float, bool, str or None).
+    outputs: {parameter: (reference, tolerance)}. tolerance 0: identical
+        (NaNs where the reference has them); else the largest difference
+        over the largest |reference| (NaNs where the reference has them).
+        A Table parameter's reference is a list, one per array.
+    exact_vs_triton: outputs with a tolerance against the reference that
+        tilec's GPU kernel and Triton must still compute bit for bit (same
+        instructions: tl.rand, fp32 division by a scalar).
+    """
+
+    def __init__(self, name, kernel, grid, args, outputs, constexprs=None,
+                 num_warps=4, num_stages=None, exact_vs_triton=()):
+        self.name = name
+        self.kernel = kernel
+        self.grid = tuple(grid)
+        self.args = list(args)
+        self.outputs = dict(outputs)
+        self.constexprs = dict(constexprs or {})
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.exact_vs_triton = tuple(exact_vs_triton)
+        names = [n for n, _ in self.args]
+        for out in self.outputs:
+            assert out in names, f"{name}: output {out} is no argument"
+
+    @property
+    def needs_addresses(self):
+        return any(isinstance(v, Table) for _, v in self.args)
+
+
+def load_spec(name):
+    """The spec module Inputs/<name>.py."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    return importlib.import_module(name)
+
+
+def kernel_file(name):
+    return os.path.join(SUITE, name + ".tl")
+
+
+def constexpr_text(value):
+    """A constexpr as tile-run's and tilec's -D NAME=VALUE read it."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def scalar_text(value):
+    """A scalar argument as tile-run reads it (a real number is fp32)."""
+    if isinstance(value, bool):
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def tile_run_command(tile_run, name, case, directory, backend="interp"):
+    """The tile-run command line of `case`, with its input .npy files
+    written into `directory`; outputs go to `directory`/out."""
+    os.makedirs(directory, exist_ok=True)
+    out = os.path.join(directory, "out")
+    command = [tile_run, kernel_file(name), "--kernel", case.kernel,
+               "--grid", ",".join(map(str, case.grid)), "--backend", backend,
+               "--num-warps", str(case.num_warps), "-o", out]
+    if case.num_stages is not None:
+        command += ["--num-stages", str(case.num_stages)]
+    for key, value in case.constexprs.items():
+        command += ["-D", f"{key}={constexpr_text(value)}"]
+    for param, value in case.args:
+        if isinstance(value, np.ndarray):
+            path = os.path.join(directory, param + ".npy")
+            np.save(path, value)
+            command.append(path)
+        elif isinstance(value, Table):
+            raise ValueError(f"{case.name}: {param} is an address table")
+        else:
+            command.append(scalar_text(value))
+    return command, out
+
+
+def difference(got, want, tolerance):
+    """None when `got` matches the reference `want`, else a sentence."""
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.size != want.size:
+        return f"{got.size} elements, expected {want.size}"
+    got = got.reshape(want.shape)
+    if want.dtype.kind in "iub" or got.dtype.kind in "iub":
+        tolerance = 0
+    g = got.astype(np.float64)
+    w = want.astype(np.float64)
+    nan_w, nan_g = np.isnan(w), np.isnan(g)
+    if (nan_w != nan_g).any():
+        where = np.argwhere(nan_w != nan_g)[0]
+        return (f"NaN mismatch at {tuple(where)}: got {g[tuple(where)]!r}, "
+                f"expected {w[tuple(where)]!r}")
+    g, w = np.where(nan_w, 0, g), np.where(nan_w, 0, w)
+    if tolerance == 0:
+        if np.array_equal(g, w):
+            return None
+        bad = np.argwhere(g != w)
+        where = tuple(bad[0])
+        return (f"{len(bad)} of {w.size} elements differ; first at {where}: "
+                f"got {g[where]!r}, expected {w[where]!r}")
+    scale = max(float(np.abs(w).max(initial=0)), np.finfo(np.float64).tiny)
+    error = np.abs(g - w)
+    worst = float(error.max(initial=0)) / scale
+    if worst <= tolerance:
+        return None
+    where = np.unravel_index(int(np.argmax(error)), error.shape)
+    return (f"max error {worst:.3g} of max |reference| > {tolerance:g}; "
+            f"worst at {tuple(int(i) for i in where)}: got {g[where]!r}, "
+            f"expected {w[where]!r} ({int((error > tolerance * scale).sum())} "
+            f"elements out of tolerance)")
+
+
+def run_interp(args):
+    spec = load_spec(args.name)
+    workdir = os.path.abspath(args.workdir)
+    shutil.rmtree(workdir, ignore_errors=True)
+    failed = []
+    for case in spec.cases():
+        if args.case and case.name != args.case:
+            continue
+        if case.needs_addresses:
+            print(f"{args.name} {case.name} skipped (host address tables: "
+                  f"GPU harness only)")
+            continue
+        directory = os.path.join(workdir, case.name)
+        command, out = tile_run_command(args.tile_run, args.name, case, directory)
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode:
+            print(f"{args.name} {case.name} FAILED: tile-run exited with "
+                  f"{result.returncode}\n  {' '.join(command)}\n"
+                  f"{result.stderr.rstrip()}")
+            failed.append(case.name)
+            continue
+        problems = []
+        for param, (reference, tolerance) in case.outputs.items():
+            problem = difference(np.load(os.path.join(out, param + ".npy")),
+                                 reference, tolerance)
+            if problem:
+                problems.append(f"  {param}: {problem}")
+        if problems:
+            print(f"{args.name} {case.name} MISMATCH\n" + "\n".join(problems))
+            failed.append(case.name)
+        else:
+            print(f"{args.name} {case.name} ok")
+    if failed:
+        print(f"{args.name}: {len(failed)} case(s) failed: {', '.join(failed)}")
+        return 1
+    print(f"{args.name} all ok")
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    interp = sub.add_parser("interp", help="run a spec's cases on tile-run's interpreter")
+    interp.add_argument("name", help="the kernel file's name, e.g. softmax")
+    interp.add_argument("--tile-run", required=True)
+    interp.add_argument("--workdir", required=True)
+    interp.add_argument("--case", help="only this case")
+    args = parser.parse_args()
+    return run_interp(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
