@@ -11,9 +11,7 @@ through CuPy's RawModule from those two files alone (design.md section 3).
 import argparse
 import importlib.machinery
 import importlib.util
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,13 +22,17 @@ import torch
 import triton
 from triton.testing import do_bench
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import compile_tl  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "dsl-examples")
 
 
-def load_tl(name):
-    """Imports dsl-examples/<name>.tl as the Python module it also is."""
-    path = os.path.join(EXAMPLES, name + ".tl")
+def load_tl(name, path=None):
+    """Imports dsl-examples/<name>.tl (or `path`) as the Python module it
+    also is."""
+    path = path or os.path.join(EXAMPLES, name + ".tl")
     loader = importlib.machinery.SourceFileLoader(name, path)
     spec = importlib.util.spec_from_loader(name, loader)
     module = importlib.util.module_from_spec(spec)
@@ -45,13 +47,9 @@ class TilecKernel:
                  options=(), path=None):
         ptx = os.path.join(workdir, f"{name}_{abs(hash((signature, tuple(options))))}"
                                     f"_{num_warps}.ptx")
-        start = time.perf_counter()
-        subprocess.run([tilec, path or os.path.join(EXAMPLES, name + ".tl"),
-                        "-o", ptx, "--signature", signature, "--num-warps",
-                        str(num_warps)] + list(options), check=True)
-        self.compile_ms = (time.perf_counter() - start) * 1e3
-        with open(ptx[:-4] + ".json") as f:
-            self.meta = json.load(f)
+        self.meta, self.compile_ms = compile_tl(
+            tilec, path or os.path.join(EXAMPLES, name + ".tl"), ptx, signature,
+            num_warps, options)
         self.function = cupy.RawModule(path=ptx).get_function(self.meta["kernel"])
         if self.meta["shared_bytes"] > 48 * 1024:
             self.function.max_dynamic_shared_size_bytes = self.meta["shared_bytes"]

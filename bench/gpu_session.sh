@@ -2,9 +2,11 @@
 # One batch of GPU work on the device machine (see scripts/gpu-bundle.sh):
 # the GPU unit tests, every example, the dot differential test against the
 # interpreter and Triton, compute-sanitizer on the matmul examples, the SASS
-# instruction mix of the blocked matmul, and the matmul benchmark. Logs go to
-# $OUT; a short table is printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|language|sanitize|bench|quickbench|splitk|profile ...
+# instruction mix of the blocked matmul, the matmul benchmark, and softmax,
+# layer norm and attention against Triton. Logs go to $OUT; a short table is
+# printed last. Each phase fits one device call.
+#   bash bench/gpu_session.sh check|language|sanitize|bench|quickbench|splitk|profile|
+#                             language-bench|language-bench-quick ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -83,6 +85,17 @@ bench() {
   tail -n 14 "$OUT/matmul.log"
 }
 
+# Softmax, layer norm and attention forward, tilec against Triton on the
+# same .tl files (bench/language_bench.py); extra arguments from
+# LANGUAGE_BENCH_ARGS (e.g. "--only attention" where one call is too short).
+language_bench() {
+  PYTHONUNBUFFERED=1 timeout 560 python3 bench/language_bench.py --tilec "$bin/tilec" \
+    --json "$OUT/language_bench.json" --time-limit 480 "$@" ${LANGUAGE_BENCH_ARGS:-} \
+    > "$OUT/language_bench.log" 2>&1
+  note "bench/language_bench.py: rc=$? $(tail -n 1 "$OUT/language_bench.log")"
+  sed -n '/^| workload | unit/,/^$/p' "$OUT/language_bench.log"
+}
+
 profile() {
   timeout 500 ncu --set full --kernel-name regex:"matmul|splitk" -f -o "$OUT/matmul" \
     python3 bench/profile_matmul.py --tilec "$bin/tilec" --out "$OUT/profile" "$@" \
@@ -105,6 +118,8 @@ for phase in "$@"; do
     quickbench) bench --quick ;;
     splitk) bench --only split-K ;;
     profile) profile ;;
+    language-bench) language_bench ;;
+    language-bench-quick) language_bench --quick ;;
   esac
 done
 echo "================ summary"

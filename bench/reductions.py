@@ -29,14 +29,16 @@ def gbps(nbytes, ms):
 ROUNDS = 7
 
 
-def timed(nbytes, run_tilec, run_triton):
-    """GB/s of both, each the median of ROUNDS do_bench runs taken in turn,
-    so that drifts of the clock or the memory hit both alike, and the spread
-    of those runs ((max - min) / median): differences below it are noise."""
-    runs = {"tilec": [], "triton": []}
-    for _ in range(ROUNDS):
-        runs["tilec"].append(gbps(nbytes, do_bench(run_tilec)))
-        runs["triton"].append(gbps(nbytes, do_bench(run_triton)))
+def timed(amount, launches, rate=gbps, rounds=ROUNDS):
+    """The rate (GB/s for `amount` bytes by default) of each launch by name,
+    each the median of `rounds` do_bench runs taken in turn, so that drifts
+    of the clock or the memory hit all alike, and the spread of those runs
+    ((max - min) / median) as name + "_spread": differences below it are
+    noise."""
+    runs = {name: [] for name in launches}
+    for _ in range(rounds):
+        for name, launch in launches.items():
+            runs[name].append(rate(amount, do_bench(launch)))
     result = {}
     for name, values in runs.items():
         median = statistics.median(values)
@@ -94,7 +96,8 @@ def dot_product(tilec, workdir, rows):
         torch.cuda.synchronize()
         ok = abs(out_tilec.item() - expected) <= tol and \
             abs(out_triton.item() - expected) <= tol
-        return {**timed(nbytes, run_tilec, run_triton), "correct": ok,
+        return {**timed(nbytes, {"tilec": run_tilec, "triton": run_triton}),
+                "correct": ok,
                 "result": {"tilec": out_tilec.item(),
                            "triton": out_triton.item(), "double": expected}}
 
@@ -127,7 +130,8 @@ def normalize(tilec, workdir, rows):
         torch.cuda.synchronize()
         ok = torch.allclose(out_tilec, reference, rtol=1e-5) and \
             torch.allclose(out_tilec, out_triton, rtol=1e-5)
-        return {**timed(nbytes, run_tilec, run_triton), "correct": ok}
+        return {**timed(nbytes, {"tilec": run_tilec, "triton": run_triton}),
+                "correct": ok}
 
     row = sweep("row mean-normalize 16384x4096 fp32",
                 [{"warps": w} for w in (4, 8, 16)], measure)
