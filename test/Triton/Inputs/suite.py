@@ -125,12 +125,21 @@ def tile_run_command(tile_run, name, case, directory, backend="interp"):
     return command, out
 
 
-def difference(got, want, tolerance):
-    """None when `got` matches the reference `want`, else a sentence."""
+def compare(got, want, tolerance):
+    """(whether `got` matches the reference `want`, a few words: "identical",
+    "max error E" or what differs). A list (a Table's arrays) matches when
+    each of its arrays does."""
+    if isinstance(want, list):
+        results = [compare(g, w, tolerance) for g, w in zip(got, want)]
+        bad = [f"[{i}] {text}" for i, (ok, text) in enumerate(results) if not ok]
+        if bad:
+            return False, "; ".join(bad)
+        errors = [float(text.split()[-1]) for _, text in results if text != "identical"]
+        return True, f"max error {max(errors):.1e}" if errors else "identical"
     got = np.asarray(got)
     want = np.asarray(want)
     if got.size != want.size:
-        return f"{got.size} elements, expected {want.size}"
+        return False, f"{got.size} elements, expected {want.size}"
     got = got.reshape(want.shape)
     if want.dtype.kind in "iub" or got.dtype.kind in "iub":
         tolerance = 0
@@ -138,27 +147,28 @@ def difference(got, want, tolerance):
     w = want.astype(np.float64)
     nan_w, nan_g = np.isnan(w), np.isnan(g)
     if (nan_w != nan_g).any():
-        where = np.argwhere(nan_w != nan_g)[0]
-        return (f"NaN mismatch at {tuple(where)}: got {g[tuple(where)]!r}, "
-                f"expected {w[tuple(where)]!r}")
+        where = tuple(int(i) for i in np.argwhere(nan_w != nan_g)[0])
+        return False, (f"NaN mismatch at {where}: got {g[where]!r}, "
+                       f"expected {w[where]!r}")
     g, w = np.where(nan_w, 0, g), np.where(nan_w, 0, w)
+    if np.array_equal(g, w):
+        return True, "identical"
     if tolerance == 0:
-        if np.array_equal(g, w):
-            return None
         bad = np.argwhere(g != w)
-        where = tuple(bad[0])
-        return (f"{len(bad)} of {w.size} elements differ; first at {where}: "
-                f"got {g[where]!r}, expected {w[where]!r}")
+        where = tuple(int(i) for i in bad[0])
+        return False, (f"{len(bad)} of {w.size} elements differ; first at "
+                       f"{where}: got {g[where]!r}, expected {w[where]!r}")
     scale = max(float(np.abs(w).max(initial=0)), np.finfo(np.float64).tiny)
     error = np.abs(g - w)
     worst = float(error.max(initial=0)) / scale
     if worst <= tolerance:
-        return None
+        return True, f"max error {worst:.1e}"
     where = np.unravel_index(int(np.argmax(error)), error.shape)
-    return (f"max error {worst:.3g} of max |reference| > {tolerance:g}; "
-            f"worst at {tuple(int(i) for i in where)}: got {g[where]!r}, "
-            f"expected {w[where]!r} ({int((error > tolerance * scale).sum())} "
-            f"elements out of tolerance)")
+    where = tuple(int(i) for i in where)
+    return False, (f"max error {worst:.3g} of max |reference| > {tolerance:g}; "
+                   f"worst at {where}: got {g[where]!r}, expected {w[where]!r} "
+                   f"({int((error > tolerance * scale).sum())} elements out of "
+                   f"tolerance)")
 
 
 def run_interp(args):
@@ -184,10 +194,10 @@ def run_interp(args):
             continue
         problems = []
         for param, (reference, tolerance) in case.outputs.items():
-            problem = difference(np.load(os.path.join(out, param + ".npy")),
-                                 reference, tolerance)
-            if problem:
-                problems.append(f"  {param}: {problem}")
+            ok, text = compare(np.load(os.path.join(out, param + ".npy")),
+                               reference, tolerance)
+            if not ok:
+                problems.append(f"  {param}: {text}")
         if problems:
             print(f"{args.name} {case.name} MISMATCH\n" + "\n".join(problems))
             failed.append(case.name)

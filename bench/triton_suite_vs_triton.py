@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""test/Triton's suite on the GPU: each case of each spec (test/Triton/
+Inputs/<name>.py) run by tilec on the GPU and by real Triton on the same
+.tl file, both compared with the spec's NumPy reference and with each other.
+
+tilec runs through `tile-run --backend cuda` (optionally under
+compute-sanitizer); a case whose arguments include host address tables
+(suite.Table) runs tilec's PTX through CuPy instead, since only the harness
+knows its buffers' addresses. Triton imports the .tl file as the Python
+module it is and launches the @triton.jit function under any
+@triton.autotune / @triton.heuristics decorators with the spec's
+constexprs, so that both run the same configuration. Outputs the spec
+calls exact (tolerance 0, or listed in exact_vs_triton) must be identical
+between tilec and Triton; the others agree within the spec's tolerance.
+
+    python3 bench/triton_suite_vs_triton.py --tile-run build/bin/tile-run \\
+        [--only softmax,attention] [--sanitize memcheck]
+
+Without a GPU, `--backend interp --no-triton` runs the same plumbing on
+tile-run's interpreter (no Triton, no address-table cases).
+"""
+import argparse
+import ast
+import importlib.machinery
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SUITE = os.path.join(ROOT, "test", "Triton")
+sys.path.insert(0, os.path.join(SUITE, "Inputs"))
+import suite  # noqa: E402
+
+KERNELS = ["softmax", "layer_norm", "attention", "matmul", "dropout",
+           "grouped_gemm", "block_ptr_matmul", "descriptor_matmul"]
+
+_NP_TYPES = {"float16": "fp16", "float32": "fp32", "float64": "fp64",
+             "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
+             "uint8": "i8", "bool": "i1"}
+
+
+def kernel_params(path, kernel):
+    """The parameters of the @triton.jit function `kernel` in `path`, in
+    order, as (name, is_constexpr)."""
+    for node in ast.parse(open(path).read(), path).body:
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            return [(a.arg, a.annotation is not None and
+                     "constexpr" in ast.unparse(a.annotation))
+                    for a in node.args.args]
+    raise LookupError(f"{path} has no function {kernel}")
+
+
+def signature(name, case):
+    """tilec's --signature of `case`: every parameter's type from its
+    argument (no alignment or divisibility promised), constexprs by
+    value."""
+    args = dict(case.args)
+    entries = []
+    for param, is_constexpr in kernel_params(suite.kernel_file(name), case.kernel):
+        if is_constexpr:
+            entries.append(suite.constexpr_text(case.constexprs[param]))
+            continue
+        value = args[param]
+        if isinstance(value, suite.Table):
+            entries.append("*i64")
+        elif isinstance(value, np.ndarray):
+            entries.append("*" + _NP_TYPES[value.dtype.name])
+        elif isinstance(value, float):
+            entries.append("fp32")
+        else:
+            entries.append("i32" if -2**31 <= value < 2**31 else "i64")
+    return ", ".join(entries)
+
+
+def triton_libdevice():
+    """Triton's own libdevice.10.bc, for tilec to link the same math."""
+    import triton
+    for directory, _, files in os.walk(os.path.dirname(triton.__file__)):
+        if "libdevice.10.bc" in files:
+            return os.path.join(directory, "libdevice.10.bc")
+    return None
+
+
+def run_tile_run(args, name, case, directory, env):
+    """tilec through tile-run: the outputs by parameter, or raises."""
+    command, out = suite.tile_run_command(args.tile_run, name, case, directory,
+                                          args.backend)
+    if args.sanitize:
+        command = ["compute-sanitizer", "--tool", args.sanitize,
+                   "--error-exitcode", "99"] + command
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if result.returncode:
+        lines = (result.stdout + result.stderr).strip().splitlines()
+        raise RuntimeError(f"exit {result.returncode}: " + " | ".join(lines[-4:]))
+    return {param: np.load(os.path.join(out, param + ".npy")) for param in case.outputs}
+
+
+def device_args(case):
+    """The case's arguments as CUDA tensors (fresh copies), and the tensors
+    its outputs will be read from: a Table becomes an int64 tensor of its
+    arrays' addresses, its output the list of those arrays."""
+    import torch
+    args, buffers = [], {}
+    for param, value in case.args:
+        if isinstance(value, np.ndarray):
+            buffers[param] = torch.from_numpy(value.copy()).cuda()
+            args.append(buffers[param])
+        elif isinstance(value, suite.Table):
+            buffers[param] = [torch.from_numpy(a.copy()).cuda() for a in value.arrays]
+            args.append(torch.tensor([t.data_ptr() for t in buffers[param]],
+                                     dtype=torch.int64, device="cuda"))
+        else:
+            args.append(value)
+    return args, buffers
+
+
+def read_outputs(case, buffers):
+    import torch
+    torch.cuda.synchronize()
+    host = lambda t: t.cpu().numpy()
+    return {param: [host(t) for t in buffers[param]] if isinstance(buffers[param], list)
+            else host(buffers[param]) for param in case.outputs}
+
+
+def run_ptx(args, name, case, workdir):
+    """tilec's PTX through CuPy (bench/compare_triton.py's TilecKernel),
+    for cases whose address tables the harness must fill."""
+    from compare_triton import TilecKernel
+    options = ["--kernel", case.kernel]
+    if case.num_stages is not None:
+        options += ["--num-stages", str(case.num_stages)]
+    kernel = TilecKernel(args.tilec, case.kernel, signature(name, case), workdir,
+                         case.num_warps, options, path=suite.kernel_file(name))
+    launch_args, buffers = device_args(case)
+    kernel(case.grid, *launch_args)
+    return read_outputs(case, buffers)
+
+
+def jit_function(module, kernel):
+    """The @triton.jit function under any autotune/heuristics decorators."""
+    from triton.runtime.jit import JITFunction
+    fn = getattr(module, kernel)
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    return fn
+
+
+def run_triton(module, case):
+    launch_args, buffers = device_args(case)
+    options = {"num_warps": case.num_warps}
+    if case.num_stages is not None:
+        options["num_stages"] = case.num_stages
+    jit_function(module, case.kernel)[case.grid](*launch_args, **case.constexprs, **options)
+    return read_outputs(case, buffers)
+
+
+def load_module(name):
+    """test/Triton/<name>.tl imported as the Python module it is."""
+    loader = importlib.machinery.SourceFileLoader(f"suite_{name}", suite.kernel_file(name))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def first_line(error):
+    text = str(error).strip().splitlines()
+    return (text[-1] if text else type(error).__name__)[:150].replace("|", "/")
+
+
+HEADER = ("| kernel | case | output | tilec vs reference | Triton vs reference "
+          "| tilec vs Triton |\n| --- | --- | --- | --- | --- | --- |")
+
+
+def run_case(args, name, module, case, workdir, env):
+    """Prints the case's rows of the table, one per output; returns whether
+    every check passed."""
+    row = lambda *cells: print("| " + " | ".join([name, case.name] + list(cells)) + " |",
+                               flush=True)
+    results = {}
+    try:
+        if case.needs_addresses:
+            if args.backend != "cuda":
+                row("-", "skipped: host address tables need the GPU", "", "")
+                return True
+            results["tilec"] = run_ptx(args, name, case, workdir)
+        else:
+            results["tilec"] = run_tile_run(args, name, case,
+                                            os.path.join(workdir, case.name), env)
+    except Exception as e:  # noqa: BLE001 - reported per case
+        results["tilec"] = f"FAILED: {first_line(e)}"
+    results["Triton"] = "not run"
+    if module is not None:
+        try:
+            results["Triton"] = run_triton(module, case)
+        except Exception as e:  # noqa: BLE001 - reported per case
+            results["Triton"] = f"FAILED: {first_line(e)}"
+    ok = all(not isinstance(r, str) or r == "not run" for r in results.values())
+    ran = lambda who: isinstance(results[who], dict)
+    for param, (reference, tolerance) in case.outputs.items():
+        cells = []
+        for who in ("tilec", "Triton"):
+            if not ran(who):
+                cells.append(results[who])
+                continue
+            good, text = suite.compare(results[who][param], reference, tolerance)
+            ok &= good
+            cells.append(text if good else f"**FAIL** {text}")
+        if ran("tilec") and ran("Triton"):
+            exact = tolerance == 0 or param in case.exact_vs_triton
+            good, text = suite.compare(results["tilec"][param], results["Triton"][param],
+                                       0 if exact else tolerance)
+            ok &= good
+            cells.append(text if good else f"**DIFFER** {text}")
+        else:
+            cells.append("-")
+        row(param, *cells)
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tile-run", required=True)
+    parser.add_argument("--tilec", help="the tilec binary, for the address-table "
+                        "cases (default: beside tile-run)")
+    parser.add_argument("--only", help="comma-separated kernel files, e.g. softmax,matmul")
+    parser.add_argument("--backend", default="cuda", choices=["cuda", "interp"],
+                        help="tile-run's backend (interp: a dry run without a GPU)")
+    parser.add_argument("--no-triton", action="store_true", help="tilec only")
+    parser.add_argument("--sanitize", metavar="TOOL",
+                        help="run tile-run under compute-sanitizer --tool TOOL")
+    args = parser.parse_args()
+    args.tilec = args.tilec or os.path.join(os.path.dirname(args.tile_run), "tilec")
+    names = args.only.split(",") if args.only else KERNELS
+    env = dict(os.environ)
+    use_triton = not args.no_triton
+    if use_triton:
+        import torch
+        import triton
+        print(f"device: {torch.cuda.get_device_name()}, triton {triton.__version__}")
+        # In-kernel tensor descriptors take their scratch from this.
+        triton.set_allocator(lambda size, align, stream:
+                             torch.empty(size, dtype=torch.int8, device="cuda"))
+        if triton_libdevice():
+            env["TILEC_LIBDEVICE"] = triton_libdevice()
+    ok, count = True, 0
+    start = time.perf_counter()
+    print(HEADER)
+    with tempfile.TemporaryDirectory() as workdir:
+        if use_triton:
+            os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(workdir, "triton"))
+        for name in names:
+            module = None
+            if use_triton:
+                try:
+                    module = load_module(name)
+                except Exception as e:  # noqa: BLE001 - reported per file
+                    print(f"| {name} | - | - | - | Triton cannot import {name}.tl: "
+                          f"{first_line(e)} | - |")
+                    ok = False
+            for case in suite.load_spec(name).cases():
+                ok &= run_case(args, name, module, case, os.path.join(workdir, name), env)
+                count += 1
+    print(f"{count} cases of test/Triton in {time.perf_counter() - start:.0f} s: " +
+          (("tilec agrees with the references" + ("" if use_triton else " (Triton not run)")
+            if not use_triton else
+            "tilec and Triton agree with the references and with each other") if ok
+           else "SOME CASES FAIL OR DIFFER"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
