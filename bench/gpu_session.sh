@@ -96,6 +96,22 @@ language_bench() {
   sed -n '/^| workload | unit/,/^$/p' "$OUT/language_bench.log"
 }
 
+# test/Triton's suite by tilec on the GPU and by Triton on the same .tl
+# files, against the NumPy references and each other; then tilec's runs
+# under compute-sanitizer (memcheck, racecheck), tilec only.
+triton_suite() {
+  timeout 240 python3 bench/triton_suite_vs_triton.py --tile-run "$bin/tile-run" \
+    > "$OUT/triton_suite.log" 2>&1
+  note "triton suite vs triton: rc=$? $(tail -n 1 "$OUT/triton_suite.log")"
+  grep -E "FAIL|DIFFER|Error" "$OUT/triton_suite.log" | head -30
+  for tool in memcheck racecheck; do
+    timeout 150 python3 bench/triton_suite_vs_triton.py --tile-run "$bin/tile-run" \
+      --no-triton --sanitize "$tool" > "$OUT/triton_suite_$tool.log" 2>&1
+    note "triton suite under $tool: rc=$? $(tail -n 1 "$OUT/triton_suite_$tool.log")"
+    grep -E "FAIL" "$OUT/triton_suite_$tool.log" | head -10
+  done
+}
+
 profile() {
   timeout 500 ncu --set full --kernel-name regex:"matmul|splitk" -f -o "$OUT/matmul" \
     python3 bench/profile_matmul.py --tilec "$bin/tilec" --out "$OUT/profile" "$@" \
@@ -120,6 +136,7 @@ for phase in "$@"; do
     profile) profile ;;
     language-bench) language_bench ;;
     language-bench-quick) language_bench --quick ;;
+    triton-suite) triton_suite ;;
   esac
 done
 echo "================ summary"

@@ -20,7 +20,6 @@ Without a GPU, `--backend interp --no-triton` runs the same plumbing on
 tile-run's interpreter (no Triton, no address-table cases).
 """
 import argparse
-import ast
 import importlib.machinery
 import importlib.util
 import os
@@ -31,59 +30,14 @@ import time
 
 import numpy as np
 
+from harness import Constexpr, entry_args, kernel_params, signature
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SUITE = os.path.join(ROOT, "test", "Triton")
-sys.path.insert(0, os.path.join(SUITE, "Inputs"))
+sys.path.insert(0, os.path.join(ROOT, "test", "Triton", "Inputs"))
 import suite  # noqa: E402
 
 KERNELS = ["softmax", "layer_norm", "attention", "matmul", "dropout",
            "grouped_gemm", "block_ptr_matmul", "descriptor_matmul"]
-
-_NP_TYPES = {"float16": "fp16", "float32": "fp32", "float64": "fp64",
-             "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
-             "uint8": "i8", "bool": "i1"}
-
-
-def kernel_params(path, kernel):
-    """The parameters of the @triton.jit function `kernel` in `path`, in
-    order, as (name, is_constexpr)."""
-    for node in ast.parse(open(path).read(), path).body:
-        if isinstance(node, ast.FunctionDef) and node.name == kernel:
-            return [(a.arg, a.annotation is not None and
-                     "constexpr" in ast.unparse(a.annotation))
-                    for a in node.args.args]
-    raise LookupError(f"{path} has no function {kernel}")
-
-
-def signature(name, case):
-    """tilec's --signature of `case`: every parameter's type from its
-    argument (no alignment or divisibility promised), constexprs by
-    value."""
-    args = dict(case.args)
-    entries = []
-    for param, is_constexpr in kernel_params(suite.kernel_file(name), case.kernel):
-        if is_constexpr:
-            entries.append(suite.constexpr_text(case.constexprs[param]))
-            continue
-        value = args[param]
-        if isinstance(value, suite.Table):
-            entries.append("*i64")
-        elif isinstance(value, np.ndarray):
-            entries.append("*" + _NP_TYPES[value.dtype.name])
-        elif isinstance(value, float):
-            entries.append("fp32")
-        else:
-            entries.append("i32" if -2**31 <= value < 2**31 else "i64")
-    return ", ".join(entries)
-
-
-def triton_libdevice():
-    """Triton's own libdevice.10.bc, for tilec to link the same math."""
-    import triton
-    for directory, _, files in os.walk(os.path.dirname(triton.__file__)):
-        if "libdevice.10.bc" in files:
-            return os.path.join(directory, "libdevice.10.bc")
-    return None
 
 
 def run_tile_run(args, name, case, directory, env):
@@ -129,15 +83,19 @@ def read_outputs(case, buffers):
 
 def run_ptx(args, name, case, workdir):
     """tilec's PTX through CuPy (bench/compare_triton.py's TilecKernel),
-    for cases whose address tables the harness must fill."""
+    for cases whose address tables the harness must fill; specialized on
+    the arguments as Triton's JIT specializes them."""
     from compare_triton import TilecKernel
+    launch_args, buffers = device_args(case)
+    given = dict(zip([param for param, _ in case.args], launch_args))
+    values = [Constexpr(case.constexprs[param]) if is_constexpr else given[param]
+              for param, is_constexpr in kernel_params(suite.kernel_file(name), case.kernel)]
     options = ["--kernel", case.kernel]
     if case.num_stages is not None:
         options += ["--num-stages", str(case.num_stages)]
-    kernel = TilecKernel(args.tilec, case.kernel, signature(name, case), workdir,
+    kernel = TilecKernel(args.tilec, case.kernel, signature(values), workdir,
                          case.num_warps, options, path=suite.kernel_file(name))
-    launch_args, buffers = device_args(case)
-    kernel(case.grid, *launch_args)
+    kernel(case.grid, *entry_args(values))
     return read_outputs(case, buffers)
 
 
@@ -246,6 +204,8 @@ def main():
         # In-kernel tensor descriptors take their scratch from this.
         triton.set_allocator(lambda size, align, stream:
                              torch.empty(size, dtype=torch.int8, device="cuda"))
+        # tilec links Triton's own libdevice, for the same math.
+        from language_vs_triton import triton_libdevice
         if triton_libdevice():
             env["TILEC_LIBDEVICE"] = triton_libdevice()
     ok, count = True, 0
