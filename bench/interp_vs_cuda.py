@@ -166,6 +166,25 @@ CASES += [
     for w in (1, 4, 8)]
 
 
+# tl.reduce and tl.associative_scan with combine functions, cumsum and
+# cumprod (test/Interpreter/combine.tl): integers, so that the GPU's tree
+# order must give the interpreter's exact answers; odd extents pad the
+# combined axes, and 1000 or 4096 elements over 8 warps put register bits
+# above the warp bits.
+CASES += [
+    (f"combine {r}x{c} ({w} warps)", "test/Interpreter/combine.tl", "1",
+     ["--kernel", "combine", "-D", f"R={r}", "-D", f"C={c}", "--num-warps", str(w)],
+     [("x", rng.integers(-9, 10, (r, c)).astype(np.int32)),
+      ("o", np.full(10000, -99, np.int32))], 0)
+    for r, c, w in ((6, 13, 1), (6, 13, 4), (6, 13, 8), (16, 64, 4), (32, 32, 8))]
+CASES += [
+    (f"long scans {n} ({w} warps)", "test/Interpreter/combine.tl", "1",
+     ["--kernel", "long_scans", "-D", f"N={n}", "--num-warps", str(w)],
+     [("y", rng.integers(-9, 10, n).astype(np.int32)),
+      ("p", np.full(4 * n + 2, -99, np.int32))], 0)
+    for n, w in ((1000, 1), (1000, 4), (1000, 8), (4096, 4), (4096, 16))]
+
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

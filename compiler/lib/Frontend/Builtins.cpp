@@ -41,7 +41,8 @@ static const llvm::StringSet<> kLanguage = {
     "trans",      "permute",      "reshape",  "view",        "ravel",
     "expand_dims", "broadcast",   "join",     "split",       "interleave",
     "device_print", "device_assert", "make_block_ptr", "advance",
-    "make_tensor_descriptor", "xor_sum", "argmax", "argmin",
+    "make_tensor_descriptor", "xor_sum", "argmax", "argmin", "reduce",
+    "associative_scan", "cumsum", "cumprod",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -286,27 +287,39 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
 
 TValue MLIRGenImpl::callFunction(const ast::FunctionDef &function,
                                  const ast::CallExpr &c) {
-  if (callDepth > 32)
-    fail(c.loc, "calls nest too deep (recursion is not supported)");
   SmallVector<StringRef> names;
   for (const ast::Param &p : function.params)
     names.push_back(p.name);
-  unsigned required = 0;
-  for (const ast::Param &p : function.params)
-    if (!p.defaultValue)
-      required = &p - function.params.data() + 1;
   Args args = bindArgs(c, function.name, names, 0);
-  Scope inner;
+  std::vector<TValue> values;
   for (auto [i, p] : llvm::enumerate(function.params)) {
     if (!args.values[i] && p.defaultValue)
       args.values[i] = gen(*p.defaultValue);
     if (!args.values[i])
       fail(c.loc, function.name + "() missing required argument '" + p.name + "'");
+    values.push_back(*args.values[i]);
+  }
+  return inlineCall(function, values, c.loc);
+}
+
+TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
+                               ArrayRef<TValue> args, const ast::Location &l) {
+  if (callDepth > 32)
+    fail(l, "calls nest too deep (recursion is not supported)");
+  if (args.size() > function.params.size())
+    fail(l, function.name + "() takes " + Twine(function.params.size()) +
+                " arguments, " + Twine(args.size()) + " were given");
+  Scope inner;
+  for (auto [i, p] : llvm::enumerate(function.params)) {
     // A helper's `tl.constexpr` annotations bind nothing: Triton passes
     // runtime values to them too (its attention tutorial's offs_m, N_CTX).
-    inner[p.name] = *args.values[i];
+    if (i < args.size())
+      inner[p.name] = args[i];
+    else if (p.defaultValue)
+      inner[p.name] = gen(*p.defaultValue);
+    else
+      fail(l, function.name + "() missing required argument '" + p.name + "'");
   }
-  (void)required;
   Scope saved = std::move(scope);
   std::optional<TValue> savedReturn = std::move(returned);
   scope = std::move(inner);
@@ -789,6 +802,9 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "tl.sum" || name == "tl.max" || name == "tl.min" ||
       name == "tl.xor_sum" || name == "tl.argmax" || name == "tl.argmin")
     return genReduction(c, name);
+  if (name == "tl.reduce" || name == "tl.associative_scan" ||
+      name == "tl.cumsum" || name == "tl.cumprod")
+    return genCombine(c, name);
   if (name == "tl.multiple_of" || name == "tl.max_contiguous" ||
       name == "tl.max_constancy") {
     // Facts for the axis analysis, per dimension (an int for a 1-D tile or

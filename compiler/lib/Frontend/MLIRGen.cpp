@@ -364,9 +364,13 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
       return builder.getF32Type();
     if (number.kind == TValue::Kind::Int && t.isInteger(1))
       return numberType(number);
-    if (number.kind == TValue::Kind::Int && t.isInteger() &&
-        numberType(number).getIntOrFloatBitWidth() > t.getIntOrFloatBitWidth())
-      return numberType(number);
+    // As in Triton, an int takes an integer tile's type and must fit in it.
+    unsigned bits = t.isInteger() ? t.getIntOrFloatBitWidth() : 64;
+    if (number.kind == TValue::Kind::Int && bits < 64 &&
+        (number.intValue < -(int64_t(1) << (bits - 1)) ||
+         number.intValue >= (int64_t(1) << (bits - 1))))
+      fail(l, "the number " + Twine(number.intValue) + " is out of range for " +
+                  describe(t) + ", the type of the other operand");
     return t;
   }
   Type x = getElementTypeOrSelf(a.value.getType());
@@ -545,9 +549,14 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   bool fp = isFloat(element);
   switch (op) {
   case BinaryOp::Div:
-    // True division: integers divide as fp32, as in Triton.
-    if (!fp)
+    // True division: integers divide as fp32, as in Triton; so do fp16 and
+    // bf16, which PTX cannot divide.
+    if (!fp || element.getIntOrFloatBitWidth() == 16)
       element = builder.getF32Type(), fp = true;
+    break;
+  case BinaryOp::Mod:
+    if (fp && element.getIntOrFloatBitWidth() == 16)
+      element = builder.getF32Type();
     break;
   case BinaryOp::FloorDiv:
     if (fp)

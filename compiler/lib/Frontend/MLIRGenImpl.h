@@ -193,6 +193,10 @@ public:
                      const TValue *self);
   TValue callFunction(const ast::FunctionDef &function,
                       const ast::CallExpr &call);
+  /// The value of `function` called with `args` in order (its defaults
+  /// for the rest), generated in place.
+  TValue inlineCall(const ast::FunctionDef &function,
+                    llvm::ArrayRef<TValue> args, const ast::Location &l);
   TValue attribute(const TValue &base, const std::string &attr,
                    const ast::Location &l);
   /// The atomics (tl.atomic_add ... tl.atomic_cas).
@@ -236,6 +240,9 @@ public:
                          const ast::Location &l);
   /// tl.sum, max, min, xor_sum, argmax, argmin (Reductions.cpp).
   TValue genReduction(const ast::CallExpr &call, const std::string &name);
+  /// tl.reduce, tl.associative_scan, tl.cumsum, tl.cumprod: combine
+  /// regions (Combine.cpp).
+  TValue genCombine(const ast::CallExpr &call, const std::string &name);
   /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
   /// (BlockPointers.cpp).
   TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);

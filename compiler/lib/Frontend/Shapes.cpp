@@ -200,6 +200,8 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
       fail(c.loc, name + ": cannot reshape a " + shapeString(type.getShape()) +
                       " tile of " + Twine(type.getNumElements()) +
                       " elements to " + shapeString(shape));
+    if (type.getShape() == ArrayRef<int64_t>(shape))
+      return TValue::ofValue(x); // ravel of a 1-D tile
     // Each thread's elements are renamed, not moved, which needs the
     // positions of both shapes to be bit fields (see ThreadLayout).
     for (ArrayRef<int64_t> s : {type.getShape(), ArrayRef<int64_t>(shape)})

@@ -62,6 +62,9 @@ private:
   mlir::LogicalResult executeStore(mlir::Operation *op);
   /// tile.atomic_rmw and tile.atomic_cas (Atomic.cpp).
   mlir::LogicalResult executeAtomic(mlir::Operation *op);
+  /// tile.reduce_with and tile.scan, through their combine regions
+  /// (Combine.cpp).
+  mlir::LogicalResult executeCombine(mlir::Operation *op);
   mlir::LogicalResult executeFor(mlir::Operation *op);
   mlir::LogicalResult executeWhile(mlir::Operation *op);
   mlir::LogicalResult executeIf(mlir::Operation *op);

@@ -239,7 +239,8 @@ LogicalResult Executor::prepare() {
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
             tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
-            tile::ReduceOp, tile::DotOp, tile::AddPtrOp, tile::LoadOp,
+            tile::ReduceOp, tile::ReduceWithOp, tile::ScanOp, tile::YieldOp,
+            tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
             tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp,
             tile::PrintOp, tile::AssertOp, tile::PtrToIntOp,
@@ -312,6 +313,8 @@ LogicalResult Executor::execute(Operation *op) {
     return executeIf(op);
   if (isa<scf::WhileOp>(op))
     return executeWhile(op);
+  if (isa<tile::ReduceWithOp, tile::ScanOp>(op))
+    return executeCombine(op);
   return executeTileOp(op);
 }
 

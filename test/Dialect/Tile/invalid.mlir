@@ -508,3 +508,49 @@ func.func @cas_bool(%p: !tile.ptr<i1>, %c: i1, %v: i1) {
   %o = tile.atomic_cas acq_rel, gpu, %p, %c, %v : !tile.ptr<i1>
   return
 }
+
+// -----
+
+func.func @combine_arity(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.reduce_with' op combine region must take two groups of the sources' element types}}
+  %r = tile.reduce_with %x {axis = 0 : i32} : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32):
+    tile.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @combine_yield(%x: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.scan' op combine region must yield one group of the sources' element types}}
+  %r = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %i = arith.fptosi %a : f32 to i32
+    tile.yield %i : i32
+  }
+  return
+}
+
+// -----
+
+func.func @combine_effects(%x: tensor<8xf32>, %p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.reduce_with' op combine region may only compute on scalars, without side effects}}
+  %r = tile.reduce_with %x {axis = 0 : i32} : tensor<8xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    tile.store %p, %a : !tile.ptr<f32>
+    tile.yield %b : f32
+  }
+  return
+}
+
+// -----
+
+func.func @combine_shapes(%x: tensor<8xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{'tile.scan' op sources must have one shape}}
+  %r:2 = tile.scan %x, %y {axis = 0 : i32, reverse = false} : tensor<8xf32>, tensor<4xf32> -> tensor<8xf32>, tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32, %c: f32, %d: f32):
+    tile.yield %a, %b : f32, f32
+  }
+  return
+}

@@ -139,3 +139,24 @@ func.func @dot(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf3
   %7 = tile.dot %d, %db, %dc, ieee : tensor<3x1xf64>, tensor<1x3xf64> -> tensor<3x3xf64>
   return
 }
+
+// CHECK-LABEL: func.func @combine_regions
+// CHECK: %{{.*}}:2 = tile.reduce_with %{{.*}}, %{{.*}} {axis = 1 : i32} : tensor<4x8xf32>, tensor<4x8xi32> -> tensor<4xf32>, tensor<4xi32> {
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: i32, %{{.*}}: f32, %{{.*}}: i32):
+// CHECK: tile.yield %{{.*}}, %{{.*}} : f32, i32
+// CHECK: tile.scan %{{.*}} {axis = 0 : i32, reverse = true} : tensor<4x8xf32> -> tensor<4x8xf32> {
+func.func @combine_regions(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
+  %m:2 = tile.reduce_with %x, %i {axis = 1 : i32} : tensor<4x8xf32>, tensor<4x8xi32> -> tensor<4xf32>, tensor<4xi32> {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    %v = arith.select %gt, %a, %b : f32
+    %j = arith.select %gt, %ai, %bi : i32
+    tile.yield %v, %j : f32, i32
+  }
+  %s = tile.scan %x {axis = 0 : i32, reverse = true} : tensor<4x8xf32> -> tensor<4x8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    tile.yield %p : f32
+  }
+  return
+}

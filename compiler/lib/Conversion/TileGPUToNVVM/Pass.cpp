@@ -111,6 +111,7 @@ struct ConvertTileGPUToNVVM
     populateHintToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
+    populateScanToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);
     populateFMADotToLLVMPatterns(converter, patterns);

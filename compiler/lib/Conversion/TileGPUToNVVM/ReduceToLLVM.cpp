@@ -1,14 +1,18 @@
-//===- ReduceToLLVM.cpp - Sums, maxima, minima and xors across a CTA ------===//
+//===- ReduceToLLVM.cpp - tile.reduce and tile.reduce_with across a CTA ---===//
 //
 // A reduction goes only as far as the layout spreads the axis: first over
 // the elements each thread holds, then across the lanes of a warp with
 // butterfly shuffles, then across warps through shared memory. Where the
 // layout replicates elements (a tile smaller than the CTA), only distinct
 // lanes and warps are combined, so no element counts twice. Padding (see
-// ThreadLayout) enters as the identity of the combination.
+// ThreadLayout) enters a sum, max, min or xor as the identity of the
+// combination, and a combine region (tl.reduce) as an empty group that it
+// passes over. A region is assumed commutative, as Triton's tl.reduce
+// does: lanes combine in butterfly order.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Combine.h"
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
@@ -37,23 +41,6 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
     return LLVM::XOrOp::create(b, loc, x, y);
   }
   llvm_unreachable("unknown reduce kind");
-}
-
-/// Combines `values` pairwise, a balanced tree: log2(n) dependent steps
-/// rather than n - 1, which shortens the wait between a CTA's loads and what
-/// follows its reduction.
-Value combineTree(OpBuilder &b, Location loc, tile::ReduceKind kind,
-                  ArrayRef<Value> values) {
-  SmallVector<Value> level(values);
-  while (level.size() > 1) {
-    SmallVector<Value> next;
-    for (size_t i = 0; i + 1 < level.size(); i += 2)
-      next.push_back(combine(b, loc, kind, level[i], level[i + 1]));
-    if (level.size() % 2)
-      next.push_back(level.back());
-    level = std::move(next);
-  }
-  return level.front();
 }
 
 /// The value that leaves any other unchanged when combined with it.
@@ -87,42 +74,113 @@ Value identity(OpBuilder &b, Location loc, tile::ReduceKind kind, Type type) {
   llvm_unreachable("unknown reduce kind");
 }
 
-/// `v` from the lane whose id differs from ours by xor `laneMask`; values
-/// of other widths than 32 bits travel as one or two i32.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned laneMask) {
-  Type i32 = b.getI32Type();
-  auto shuffle = [&](Value word) -> Value {
-    return NVVM::ShflOp::create(b, loc, word.getType(), i32Constant(b, loc, -1),
-                                word, i32Constant(b, loc, laneMask),
-                                i32Constant(b, loc, 0x1f), NVVM::ShflKind::bfly,
-                                UnitAttr());
+/// `partials` (one per element of `src`) combined along root dimension
+/// `axis`: one group per element of `result` (one for a scalar result).
+SmallVector<Partial> reduceAlongAxis(ConversionPatternRewriter &rewriter,
+                                     Location loc, Operation *op,
+                                     const ThreadLayout &src,
+                                     const std::optional<ThreadLayout> &result,
+                                     unsigned axis, ArrayRef<Partial> partials,
+                                     const CombineFn &combine) {
+  auto combineTwo = [&](const Partial &x, const Partial &y) {
+    return combinePartials(rewriter, loc, combine, x, y);
   };
-  Type type = v.getType();
-  if (type.isF32() || type.isInteger(32))
-    return shuffle(v);
-  unsigned bits = type.getIntOrFloatBitWidth();
-  Type intType = b.getIntegerType(bits);
-  Value asInt = isa<FloatType>(type)
-                    ? (Value)LLVM::BitcastOp::create(b, loc, intType, v)
-                    : v;
-  Value result;
-  if (bits < 32) {
-    Value word = LLVM::ZExtOp::create(b, loc, i32, asInt);
-    result = LLVM::TruncOp::create(b, loc, intType, shuffle(word));
-  } else {
-    Value shift = LLVM::ConstantOp::create(b, loc, intType,
-                                           b.getIntegerAttr(intType, 32));
-    Value lo = LLVM::TruncOp::create(b, loc, i32, asInt);
-    Value hi = LLVM::TruncOp::create(
-        b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, shift));
-    Value newLo = LLVM::ZExtOp::create(b, loc, intType, shuffle(lo));
-    Value newHi = LLVM::ZExtOp::create(b, loc, intType, shuffle(hi));
-    result = LLVM::OrOp::create(b, loc, newLo,
-                                LLVM::ShlOp::create(b, loc, newHi, shift));
+
+  // 1. Within each thread: elements that differ only along the axis, in
+  // their order along it, combined as a balanced tree: log2(n) dependent
+  // steps rather than n - 1, which shortens the wait between a CTA's loads
+  // and what follows its reduction.
+  unsigned numOut = result ? result->getNumElems() : 1;
+  SmallVector<SmallVector<unsigned>> perOutput(numOut);
+  for (unsigned e = 0; e < src.getNumElems(); ++e) {
+    SmallVector<int64_t> local = src.getLocalIndex(e);
+    local[axis] = 0;
+    perOutput[result ? result->linearize(local) : 0].push_back(e);
   }
-  return isa<FloatType>(type)
-             ? (Value)LLVM::BitcastOp::create(b, loc, type, result)
-             : result;
+  SmallVector<Partial> acc;
+  for (SmallVector<unsigned> &group : perOutput) {
+    llvm::stable_sort(group, [&](unsigned a, unsigned b) {
+      return src.getElemOffset(a)[axis] < src.getElemOffset(b)[axis];
+    });
+    SmallVector<Partial> level;
+    for (unsigned e : group)
+      level.push_back(partials[e]);
+    while (level.size() > 1) {
+      SmallVector<Partial> next;
+      for (size_t i = 0; i + 1 < level.size(); i += 2)
+        next.push_back(combineTwo(level[i], level[i + 1]));
+      if (level.size() % 2)
+        next.push_back(level.back());
+      level = std::move(next);
+    }
+    acc.push_back(level.front());
+  }
+
+  // 2. Across the lanes whose bits move along the axis.
+  for (Partial &p : acc)
+    for (auto [i, basis] : llvm::enumerate(src.getLaneBases()))
+      if (basis.dim == int(axis))
+        p = combineTwo(p, shufflePartial(rewriter, loc, p, 1u << i));
+
+  // 3. Across the warps whose bits move along the axis, in shared memory:
+  // slot [those bits of the warp id][output element, row-major].
+  SmallVector<unsigned> axisWarpBits;
+  for (auto [i, basis] : llvm::enumerate(src.getWarpBases()))
+    if (basis.dim == int(axis))
+      axisWarpBits.push_back(i);
+  int64_t distinctWarps = int64_t(1) << axisWarpBits.size();
+  if (distinctWarps == 1)
+    return acc;
+  SmallVector<int64_t> outShape;
+  if (result)
+    outShape = result->getPaddedTensorShape();
+  int64_t outputs = ShapedType::getNumElements(outShape);
+  int64_t slots = distinctWarps * outputs;
+  Value base = getSharedMemoryBase(rewriter, loc, op,
+                                   getPartialArrayBytes(acc.front(), slots));
+  SmallVector<Value> outIndex;
+  if (result) {
+    for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result))
+      outIndex.push_back(linearizeRowMajor(rewriter, loc, index, outShape));
+  } else {
+    outIndex.push_back(i32Constant(rewriter, loc, 0));
+  }
+  auto slot = [&](Value warp, Value index) -> Value {
+    return LLVM::AddOp::create(
+        rewriter, loc,
+        LLVM::MulOp::create(rewriter, loc, warp,
+                            i32Constant(rewriter, loc, outputs)),
+        index);
+  };
+  // Replicated warps write the same totals to the same slots.
+  Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+  Value warp =
+      LLVM::UDivOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 32));
+  Value warpAlongAxis = i32Constant(rewriter, loc, 0);
+  for (auto [j, bit] : llvm::enumerate(axisWarpBits)) {
+    Value b = LLVM::AndOp::create(
+        rewriter, loc,
+        LLVM::LShrOp::create(rewriter, loc, warp,
+                             i32Constant(rewriter, loc, bit)),
+        i32Constant(rewriter, loc, 1));
+    warpAlongAxis = LLVM::OrOp::create(
+        rewriter, loc, warpAlongAxis,
+        LLVM::ShlOp::create(rewriter, loc, b, i32Constant(rewriter, loc, j)));
+  }
+  NVVM::Barrier0Op::create(rewriter, loc);
+  for (auto [p, index] : llvm::zip(acc, outIndex))
+    storePartial(rewriter, loc, base, slots, slot(warpAlongAxis, index), p);
+  NVVM::Barrier0Op::create(rewriter, loc);
+  for (auto [p, index] : llvm::zip(acc, outIndex)) {
+    Partial total;
+    for (int64_t w = 0; w < distinctWarps; ++w) {
+      Partial x = loadPartial(rewriter, loc, base, slots,
+                              slot(i32Constant(rewriter, loc, w), index), p);
+      total = w == 0 ? x : combineTwo(total, x);
+    }
+    p = total;
+  }
+  return acc;
 }
 
 struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
@@ -134,105 +192,52 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
     Location loc = op.getLoc();
     tile::ReduceKind kind = op.getKind();
     ThreadLayout src = getThreadLayout(op.getSrc().getType());
-    auto resultType = dyn_cast<RankedTensorType>(op.getType());
     std::optional<ThreadLayout> result;
-    if (resultType)
+    if (auto resultType = dyn_cast<RankedTensorType>(op.getType()))
       result = getThreadLayout(resultType);
-
-    // The root dimension being reduced.
-    unsigned axis = 0;
-    for (unsigned d = 0; d < src.getRootRank(); ++d)
-      if (src.getTensorDim(d) == int(op.getAxis()))
-        axis = d;
-
-    // 1. Within each thread: elements that differ only along the axis.
+    // Padding enters as the identity: no flags needed.
     ValueRange srcValues = adaptor.getSrc();
-    SmallVector<Value> values = replacePadding(
-        rewriter, loc, src, srcValues,
-        identity(rewriter, loc, kind, srcValues.front().getType()));
-    unsigned numOut = result ? result->getNumElems() : 1;
-    SmallVector<SmallVector<Value>> perOutput(numOut);
-    for (unsigned e = 0; e < src.getNumElems(); ++e) {
-      SmallVector<int64_t> local = src.getLocalIndex(e);
-      local[axis] = 0;
-      perOutput[result ? result->linearize(local) : 0].push_back(values[e]);
-    }
-    SmallVector<Value> acc;
-    for (ArrayRef<Value> group : perOutput)
-      acc.push_back(combineTree(rewriter, loc, kind, group));
+    SmallVector<Partial> partials;
+    for (Value v : replacePadding(
+             rewriter, loc, src, srcValues,
+             identity(rewriter, loc, kind, srcValues.front().getType())))
+      partials.push_back({{v}, Value()});
+    CombineFn combineFn = [&](ValueRange x, ValueRange y) {
+      return SmallVector<Value>{combine(rewriter, loc, kind, x[0], y[0])};
+    };
+    SmallVector<Value> values;
+    for (const Partial &p :
+         reduceAlongAxis(rewriter, loc, op, src, result,
+                         getRootDim(src, op.getAxis()), partials, combineFn))
+      values.push_back(p.values.front());
+    rewriter.replaceOpWithMultiple(op, {values});
+    return success();
+  }
+};
 
-    // 2. Across the lanes whose bits move along the axis.
-    for (Value &v : acc)
-      for (auto [i, basis] : llvm::enumerate(src.getLaneBases()))
-        if (basis.dim == int(axis))
-          v = combine(rewriter, loc, kind, v,
-                      shuffleXor(rewriter, loc, v, 1u << i));
+struct ReduceWithToLLVM : OpConversionPattern<tile::ReduceWithOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-    // 3. Across the warps whose bits move along the axis, in shared memory:
-    // slot [those bits of the warp id][output element, row-major].
-    SmallVector<unsigned> axisWarpBits;
-    for (auto [i, basis] : llvm::enumerate(src.getWarpBases()))
-      if (basis.dim == int(axis))
-        axisWarpBits.push_back(i);
-    int64_t distinctWarps = int64_t(1) << axisWarpBits.size();
-    if (distinctWarps > 1) {
-      Type element = acc.front().getType();
-      Type slotType = getMemoryType(element);
-      SmallVector<int64_t> outShape;
-      if (result)
-        outShape = result->getPaddedTensorShape();
-      int64_t outputs = ShapedType::getNumElements(outShape);
-      int64_t bytes =
-          distinctWarps * outputs * (getMemoryBits(slotType) / 8);
-      Value base = getSharedMemoryBase(rewriter, loc, op, bytes);
-      SmallVector<Value> outIndex;
-      if (result) {
-        for (ArrayRef<Value> index : emitElementIndices(rewriter, loc, *result))
-          outIndex.push_back(
-              linearizeRowMajor(rewriter, loc, index, outShape));
-      } else {
-        outIndex.push_back(i32Constant(rewriter, loc, 0));
-      }
-      auto slot = [&](Value warp, Value index) {
-        Value linear = LLVM::AddOp::create(
-            rewriter, loc,
-            LLVM::MulOp::create(rewriter, loc, warp,
-                                i32Constant(rewriter, loc, outputs)),
-            index);
-        return LLVM::GEPOp::create(rewriter, loc, base.getType(), slotType,
-                                   base, ValueRange{linear});
-      };
-      // Replicated warps write the same totals to the same slots.
-      Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-      Value warp = LLVM::UDivOp::create(rewriter, loc, tid,
-                                        i32Constant(rewriter, loc, 32));
-      Value warpAlongAxis = i32Constant(rewriter, loc, 0);
-      for (auto [j, bit] : llvm::enumerate(axisWarpBits)) {
-        Value b = LLVM::AndOp::create(
-            rewriter, loc,
-            LLVM::LShrOp::create(rewriter, loc, warp,
-                                 i32Constant(rewriter, loc, bit)),
-            i32Constant(rewriter, loc, 1));
-        warpAlongAxis = LLVM::OrOp::create(
-            rewriter, loc, warpAlongAxis,
-            LLVM::ShlOp::create(rewriter, loc, b, i32Constant(rewriter, loc, j)));
-      }
-      NVVM::Barrier0Op::create(rewriter, loc);
-      for (auto [v, index] : llvm::zip(acc, outIndex))
-        LLVM::StoreOp::create(rewriter, loc, toMemoryForm(rewriter, loc, v),
-                              slot(warpAlongAxis, index));
-      NVVM::Barrier0Op::create(rewriter, loc);
-      for (auto [v, index] : llvm::zip(acc, outIndex)) {
-        SmallVector<Value> partials;
-        for (int64_t w = 0; w < distinctWarps; ++w) {
-          Value x = LLVM::LoadOp::create(
-              rewriter, loc, slotType, slot(i32Constant(rewriter, loc, w), index));
-          partials.push_back(fromMemoryForm(rewriter, loc, x, element));
-        }
-        v = combineTree(rewriter, loc, kind, partials);
-      }
-    }
-    rewriter.replaceOpWithMultiple(op, {acc});
+  LogicalResult
+  matchAndRewrite(tile::ReduceWithOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ThreadLayout src = getThreadLayout(op.getSrcs().front().getType());
+    std::optional<ThreadLayout> result;
+    if (auto resultType = dyn_cast<RankedTensorType>(op.getType(0)))
+      result = getThreadLayout(resultType);
+    unsigned axis = getRootDim(src, op.getAxis());
+    // Padding along the axis enters as empty groups.
+    SmallVector<Partial> partials =
+        getSourcePartials(rewriter, loc, src, axis, adaptor.getSrcs());
+    CombineFn combineFn = [&](ValueRange x, ValueRange y) {
+      return emitCombineRegion(rewriter, op.getCombine(), x, y);
+    };
+    SmallVector<SmallVector<Value>> values = getResultValues(
+        reduceAlongAxis(rewriter, loc, op, src, result, axis, partials,
+                        combineFn),
+        op.getNumResults());
+    rewriter.replaceOpWithMultiple(op, values);
     return success();
   }
 };
@@ -241,5 +246,6 @@ struct ReduceToLLVM : OpConversionPattern<tile::ReduceOp> {
 
 void mlir::tilegpu::populateReduceToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ReduceToLLVM>(converter, patterns.getContext());
+  patterns.add<ReduceToLLVM, ReduceWithToLLVM>(converter,
+                                              patterns.getContext());
 }

@@ -65,7 +65,8 @@ Operation *getLastUse(LocalAllocOp alloc) {
 
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
 bool usesScratch(Operation *op) {
-  return isa<ConvertLayoutOp, tile::ReduceOp, tile::AtomicRMWOp,
+  return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
+             tile::ScanOp, tile::AtomicRMWOp,
              tile::AtomicCASOp>(op);
 }
 

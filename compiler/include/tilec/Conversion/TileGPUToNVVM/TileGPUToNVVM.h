@@ -49,9 +49,14 @@ void populateHintToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tilegpu.convert_layout through shared memory.
 void populateConvertLayoutToLLVMPatterns(const TileGPUTypeConverter &converter,
                                          RewritePatternSet &patterns);
-/// tile.reduce: in-thread, warp shuffles, then shared memory across warps.
+/// tile.reduce and tile.reduce_with: in-thread, warp shuffles, then shared
+/// memory across warps.
 void populateReduceToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// tile.scan: one bit of the position at a time, in registers, shuffles or
+/// shared memory.
+void populateScanToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                RewritePatternSet &patterns);
 /// tile.dot on mma.sync, its operands and accumulator in the instruction's
 /// registers (mma and dot_op encodings).
 void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,

@@ -212,6 +212,82 @@ LogicalResult AtomicCASOp::verify() {
   return success();
 }
 
+/// The checks `tile.reduce_with` and `tile.scan` share: sources of one
+/// shape, an axis among their dimensions, and a combine region taking two
+/// groups of their element types and yielding one, computing on scalars
+/// without side effects (the GPU runs it any number of times).
+static LogicalResult verifyCombine(Operation *op, ValueRange srcs,
+                                   int64_t axis, Region &combine) {
+  if (srcs.empty())
+    return op->emitOpError("needs at least one source");
+  auto first = cast<RankedTensorType>(srcs.front().getType());
+  if (axis < 0 || axis >= first.getRank())
+    return op->emitOpError("axis ") << axis << " out of range for rank "
+                                    << first.getRank();
+  SmallVector<Type> elements;
+  for (Value src : srcs) {
+    auto type = cast<RankedTensorType>(src.getType());
+    if (type.getShape() != first.getShape())
+      return op->emitOpError("sources must have one shape");
+    if (isa<PointerType>(type.getElementType()))
+      return op->emitOpError("cannot combine pointers");
+    elements.push_back(type.getElementType());
+  }
+  Block &body = combine.front();
+  SmallVector<Type> expected(elements);
+  expected.append(elements);
+  if (TypeRange(body.getArgumentTypes()) != TypeRange(expected))
+    return op->emitOpError("combine region must take two groups of the "
+                           "sources' element types");
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || TypeRange(yield.getValues().getTypes()) != TypeRange(elements))
+    return op->emitOpError("combine region must yield one group of the "
+                           "sources' element types");
+  WalkResult walk = body.walk([&](Operation *inner) {
+    bool tensors = llvm::any_of(inner->getResultTypes(), [](Type t) {
+      return isa<ShapedType>(t);
+    });
+    if (tensors || !isMemoryEffectFree(inner))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return op->emitOpError("combine region may only compute on scalars, "
+                           "without side effects");
+  return success();
+}
+
+LogicalResult ReduceWithOp::verify() {
+  if (failed(verifyCombine(*this, getSrcs(), getAxis(), getCombine())))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError("needs one result per source");
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
+    auto type = cast<RankedTensorType>(src.getType());
+    bool ok = result.getType() == type.getElementType();
+    if (type.getRank() > 1) {
+      // Any encoding: the layout passes give it one.
+      SmallVector<int64_t> shape(type.getShape());
+      shape.erase(shape.begin() + getAxis());
+      auto tensor = dyn_cast<RankedTensorType>(result.getType());
+      ok = tensor && tensor.getShape() == ArrayRef<int64_t>(shape) &&
+           tensor.getElementType() == type.getElementType();
+    }
+    if (!ok)
+      return emitOpError("result must be the source without axis ")
+             << getAxis();
+  }
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyCombine(*this, getSrcs(), getAxis(), getCombine())))
+    return failure();
+  if (TypeRange(getResults().getTypes()) != TypeRange(getSrcs().getTypes()))
+    return emitOpError("results must have the sources' types");
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   RankedTensorType src = getSrc().getType();
   int64_t axis = getAxis();

@@ -238,8 +238,8 @@ std::optional<SmallVector<unsigned>> matchMoves(ArrayRef<LayoutBasis> from,
 } // namespace
 
 bool mlir::tilegpu::isShapeOp(Operation *op) {
-  if (auto reduce = dyn_cast<tile::ReduceOp>(op))
-    return isa<RankedTensorType>(reduce.getType());
+  if (isa<tile::ReduceOp, tile::ReduceWithOp>(op))
+    return isa<RankedTensorType>(op->getResult(0).getType());
   return isa<tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
              tile::ExpandDimsOp>(op);
 }
@@ -250,6 +250,10 @@ Attribute mlir::tilegpu::inferResultEncoding(Operation *op, Attribute source) {
   RankedTensorType type = tensorOperandType(op);
   return TypeSwitch<Operation *, Attribute>(op)
       .Case([&](tile::ReduceOp reduce) -> Attribute {
+        return SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
+                                      source);
+      })
+      .Case([&](tile::ReduceWithOp reduce) -> Attribute {
         return SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
                                       source);
       })

@@ -96,6 +96,13 @@ public:
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
+      } else if (isa<tile::ScanOp>(op)) {
+        // A scan works in any layout, its results in its sources'.
+        SmallVector<Value> values(op->getOperands());
+        llvm::append_range(values, op->getResults());
+        unionTensors(values);
+      } else if (auto reduce = dyn_cast<tile::ReduceWithOp>(op)) {
+        unionTensors(SmallVector<Value>(reduce.getSrcs()));
       } else if (auto dot = dyn_cast<tile::DotOp>(op)) {
         // The accumulator becomes the result in place.
         unionTensors({dot.getAcc(), dot.getResult()});
@@ -507,7 +514,8 @@ struct TileGPUAssignLayouts
         bool isResult = llvm::any_of(op->getResults(), [&](Value v) {
           return isTensor(v) && classes.leader(v) == leader;
         });
-        bool anyAccess = !isa<tile::ReduceOp, tile::ExpandDimsOp>(op);
+        bool anyAccess =
+            !isa<tile::ReduceOp, tile::ReduceWithOp, tile::ExpandDimsOp>(op);
         auto offer = [&](ValueRange values, Attribute want) {
           for (Value v : values) {
             if (!want || !isTensor(v))
@@ -523,7 +531,7 @@ struct TileGPUAssignLayouts
         };
         if (isSource)
           offer(op->getResults(), inferResultEncoding(op, encoding));
-        if (isResult && !isa<tile::ReduceOp>(op))
+        if (isResult && !isa<tile::ReduceOp, tile::ReduceWithOp>(op))
           offer(op->getOperands(), inferSourceEncoding(op, encoding));
       }
     };

@@ -191,6 +191,67 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ReduceWithOp : Tile_Op<"reduce_with", [Pure]> {
+  let summary = "Tiles reduced along one axis by a combine region (`tl.reduce`)";
+  let description = [{
+    Reduces N tiles of one shape together along `axis`: the region takes
+    two groups of N scalars (the left's, then the right's) and yields the
+    combined group. The combination must be associative and commutative,
+    as Triton's `tl.reduce` assumes: the GPU combines in a tree. Results
+    are the sources' shapes without `axis` (scalars for 1-D sources).
+    ```mlir
+    %v, %i = tile.reduce_with %x, %idx {axis = 0 : i32}
+        : tensor<128xf32>, tensor<128xi32> -> f32, i32 {
+    ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+      %gt = arith.cmpf ogt, %a, %b : f32
+      %m = arith.select %gt, %a, %b : f32
+      %j = arith.select %gt, %ai, %bi : i32
+      tile.yield %m, %j : f32, i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_AnyTensor>:$srcs, Tile_SI32Attr:$axis);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat =
+      "$srcs attr-dict `:` type($srcs) `->` type($results) $combine";
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [Pure]> {
+  let summary = "Inclusive prefix combination along one axis (`tl.associative_scan`)";
+  let description = [{
+    Element i along `axis` of each result is the combination, by the
+    region, of elements 0..i of the sources in order (with `reverse`,
+    elements n-1 down to i: the scan of the reversed sequence, as in
+    Triton). The region is as `tile.reduce_with`'s and must be
+    associative. `tl.cumsum` and `tl.cumprod` are scans with one `arith`
+    op in the region.
+    ```mlir
+    %c = tile.scan %x {axis = 1 : i32, reverse = false}
+        : tensor<4x64xi32> -> tensor<4x64xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      tile.yield %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_AnyTensor>:$srcs, Tile_SI32Attr:$axis,
+                       BoolAttr:$reverse);
+  let results = (outs Variadic<Tile_AnyTensor>:$results);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat =
+      "$srcs attr-dict `:` type($srcs) `->` type($results) $combine";
+  let hasVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
+    ParentOneOf<["ReduceWithOp", "ScanOp"]>]> {
+  let summary = "The combined scalars of a combine region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
 //===----------------------------------------------------------------------===//
 // Matrix multiplication
 //===----------------------------------------------------------------------===//

@@ -3,7 +3,7 @@
 // tile.trans, tile.reshape, tile.join and tile.split only rename where
 // elements are: given a source layout, some result layout holds each
 // element in the same thread (often in the same register), so the op moves
-// nothing. tile.reduce and tile.expand_dims are the same idea with a
+// nothing. tile.reduce (and reduce_with) and tile.expand_dims are the same idea with a
 // dimension removed or added (slice layouts). The layout pass asks here
 // which layouts those are; the lowering asks which register goes where.
 //
@@ -18,7 +18,8 @@
 
 namespace mlir::tilegpu {
 
-/// tile.trans, reshape, join, split, reduce (to a tile) or expand_dims.
+/// tile.trans, reshape, join, split, reduce or reduce_with (to tiles) or
+/// expand_dims.
 bool isShapeOp(Operation *op);
 
 /// The encoding of the results of shape op `op` when its tile operands have
