@@ -65,6 +65,16 @@ language() {
         > "$OUT/sanitize_${tool}_shapes$w.log" 2>&1
       note "compute-sanitizer $tool shapes ($w warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_shapes$w.log" | tail -n 1)"
     done
+    # Scans and combine-function reductions exchange through shared memory.
+    python3 -c "import numpy as np; np.save('$work/y.npy', np.arange(1000, dtype=np.int32) % 19 - 9); np.save('$work/p.npy', np.zeros(4002, np.int32)); np.save('$work/c.npy', np.zeros(10000, np.int32)); np.save('$work/x2.npy', np.arange(16 * 64, dtype=np.int32).reshape(16, 64) % 19 - 9)"
+    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/combine.tl \
+      --kernel long_scans -D N=1000 --num-warps 8 --grid 1 --backend cuda -o "$work/out" "$work/y.npy" "$work/p.npy" \
+      > "$OUT/sanitize_${tool}_scans.log" 2>&1
+    note "compute-sanitizer $tool long scans (8 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_scans.log" | tail -n 1)"
+    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/combine.tl \
+      --kernel combine -D R=16 -D C=64 --num-warps 4 --grid 1 --backend cuda -o "$work/out" "$work/x2.npy" "$work/c.npy" \
+      > "$OUT/sanitize_${tool}_combine.log" 2>&1
+    note "compute-sanitizer $tool combine 16x64 (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_combine.log" | tail -n 1)"
   done
 }
 

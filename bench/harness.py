@@ -5,6 +5,7 @@ arguments written as tilec's --signature (so that both compile the same
 kernel)."""
 import ast
 import json
+import os
 import subprocess
 import time
 
@@ -16,6 +17,7 @@ class CompileError(RuntimeError):
 def compile_tl(tilec, path, ptx, signature, num_warps=4, options=()):
     """Compiles `path` to `ptx` (and the .json beside it); returns the
     metadata and the wall time of the whole tilec process in ms."""
+    os.makedirs(os.path.dirname(os.path.abspath(ptx)), exist_ok=True)
     start = time.perf_counter()
     result = subprocess.run([tilec, path, "-o", ptx, "--signature", signature,
                              "--num-warps", str(num_warps)] + list(options),

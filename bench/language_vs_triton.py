@@ -221,6 +221,37 @@ def case_arg_reductions(args, workdir):
     return ok
 
 
+def case_combine(args, workdir):
+    """tl.reduce and tl.associative_scan with combine functions, cumsum,
+    cumprod, on integers (exact whatever the combination order)."""
+    file = os.path.join(TESTS, "combine.tl")
+    rng = np.random.default_rng(13)
+    ok = True
+    for name, constexprs, buffers in (
+            ("combine", {"R": 8, "C": 16},
+             {"x": rng.integers(-9, 10, (8, 16)).astype(np.int32),
+              "o": np.full(2048, -99, np.int32)}),
+            ("long_scans", {"N": 1024},
+             {"y": rng.integers(-9, 10, 1024).astype(np.int32),
+              "p": np.full(4 * 1024 + 2, -99, np.int32)})):
+        kernel = load_kernel(file, name)
+        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
+        kernel[(1,)](*tensors, **constexprs)
+        triton = tensors[-1].cpu().numpy()
+        options = [a for k, v in constexprs.items() for a in ("-D", f"{k}={v}")]
+        for backend in ("cuda", "interp"):
+            got = tile_run(args.tile_run, file, backend, 1, buffers, [], None,
+                           workdir, ["--kernel", name] + options)
+            got = got[list(buffers)[-1]]
+            same = np.array_equal(got, triton)
+            ok &= same
+            print(f"combine {name} tilec {backend:6s} "
+                  f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+            if not same:
+                print_difference(got, triton)
+    return ok
+
+
 def run_printing(command, env=None):
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     return result.returncode, result.stdout, result.stderr
@@ -293,8 +324,9 @@ def main():
         ok &= case_print(args, workdir)
         ok &= case_blocks(args, workdir)
         ok &= case_arg_reductions(args, workdir)
-    print("random numbers, libdevice, shapes, prints, block pointers and "
-          "arg-reductions agree "
+        ok &= case_combine(args, workdir)
+    print("random numbers, libdevice, shapes, prints, block pointers, "
+          "arg-reductions and combine functions agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1

@@ -11,9 +11,14 @@
 // (i + 1's) is in flight, reads its buffers, and sends the copies of
 // iteration i + 2 into the buffers iteration i - 1 read, predicated on
 // i + 2 being an iteration. All copies land before the buffers are left.
+// A barrier comes before the first copies: the rings' bytes may still be
+// read as another op's scratch, or as this ring in the previous iteration
+// of an enclosing loop (a persistent kernel's next tile).
 // CHECK-LABEL: func.func @k_loop
 // CHECK-DAG: %[[RA:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #shared>
 // CHECK-DAG: %[[RB:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf16, #shared1>
+// CHECK: tile.debug_barrier
+// CHECK-NOT: tilegpu.local_alloc
 // CHECK-COUNT-2: tilegpu.async_copy
 // CHECK: tilegpu.async_commit_group
 // CHECK-COUNT-2: tilegpu.async_copy

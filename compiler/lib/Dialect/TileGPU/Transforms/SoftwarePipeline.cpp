@@ -237,6 +237,13 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     if (early.contains(&op))
       schedule.push_back({&op, 0u});
 
+  // The prologue's copies write the rings before the loop, and the rings'
+  // bytes may have served another op's scratch space, or this ring in the
+  // previous iteration of an enclosing loop: every thread must be done
+  // reading them first.
+  builder.setInsertionPoint(loop);
+  auto barrier = tile::DebugBarrierOp::create(builder, loc);
+
   scf::PipeliningOption options;
   options.getScheduleFn = [schedule](scf::ForOp,
                                      std::vector<std::pair<Operation *, unsigned>> &s) {
@@ -255,6 +262,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     loop.walk([](AsyncWaitOp wait) {
       wait.setPending(0);
     });
+    barrier.erase();
     return failure();
   }
   // Copies predicated off still write zeros: let them land before the
