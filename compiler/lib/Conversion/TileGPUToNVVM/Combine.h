@@ -1,4 +1,4 @@
-//===- Combine.h - Combining groups of values, for reductions and scans -*- C++ -*-===//
+//===- Combine.h - Groups combined by reductions and scans ---*- C++ -*-===//
 //
 // tile.reduce, tile.reduce_with and tile.scan combine groups of values (one
 // per source) across registers, lanes and warps. A group may carry a flag

@@ -37,6 +37,11 @@ struct AxisBit {
   int64_t move;
 };
 
+/// Whether two groups are the same values (one group, computed once).
+bool isSameGroup(const Partial &a, const Partial &b) {
+  return a.values == b.values && a.valid == b.valid;
+}
+
 struct ScanToLLVM : OpConversionPattern<tile::ScanOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -79,9 +84,6 @@ struct ScanToLLVM : OpConversionPattern<tile::ScanOp> {
         // Pairs of totals already combined at this bit: once a lower bit
         // made two registers' totals one group, their next pairs repeat.
         SmallVector<std::tuple<Partial, Partial, Partial>> done;
-        auto same = [](const Partial &a, const Partial &b) {
-          return a.values == b.values && a.valid == b.valid;
-        };
         for (unsigned e = 0; e < numElems; ++e) {
           if (e & (1u << bit.bit))
             continue;
@@ -89,8 +91,8 @@ struct ScanToLLVM : OpConversionPattern<tile::ScanOp> {
           unsigned first = reverse ? high : low, second = reverse ? low : high;
           prefix[second] = combine(total[first], prefix[second]);
           auto it = llvm::find_if(done, [&](const auto &entry) {
-            return same(std::get<0>(entry), total[first]) &&
-                   same(std::get<1>(entry), total[second]);
+            return isSameGroup(std::get<0>(entry), total[first]) &&
+                   isSameGroup(std::get<1>(entry), total[second]);
           });
           Partial both = it != done.end()
                              ? std::get<2>(*it)
@@ -105,10 +107,7 @@ struct ScanToLLVM : OpConversionPattern<tile::ScanOp> {
       // register bits are done) share one exchange.
       SmallVector<unsigned> groupOf(numElems), groups;
       for (unsigned e = 0; e < numElems; ++e) {
-        auto same = [&](unsigned g) {
-          return total[g].values == total[e].values &&
-                 total[g].valid == total[e].valid;
-        };
+        auto same = [&](unsigned g) { return isSameGroup(total[g], total[e]); };
         auto it = llvm::find_if(groups, same);
         groupOf[e] = it != groups.end() ? *it : e;
         if (it == groups.end())
