@@ -195,15 +195,9 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
     moreAxes.insert(moreAxes.begin(), axis);
     for (int64_t along : moreAxes) {
       SmallVector<Type> resultTypes;
-      for (Value x : reduced) {
-        auto srcType = llvm::cast<RankedTensorType>(x.getType());
-        SmallVector<int64_t> shape(srcType.getShape());
-        shape.erase(shape.begin() + along);
-        resultTypes.push_back(
-            shape.empty()
-                ? srcType.getElementType()
-                : (Type)RankedTensorType::get(shape, srcType.getElementType()));
-      }
+      for (Value x : reduced)
+        resultTypes.push_back(tile::getReducedType(
+            llvm::cast<RankedTensorType>(x.getType()), along));
       auto op = tile::ReduceWithOp::create(builder, location, resultTypes,
                                            reduced, int32_t(along));
       buildCombineRegion(*this, op.getCombine(), elements, combiner, name,

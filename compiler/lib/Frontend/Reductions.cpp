@@ -27,17 +27,11 @@ using llvm::Twine;
 /// keep their numbers); the result loses those dimensions.
 static Value reduceAlong(OpBuilder &builder, Location location, Value x,
                          tile::ReduceKind kind, ArrayRef<int64_t> axes) {
-  for (int64_t axis : axes) {
-    auto srcType = llvm::cast<RankedTensorType>(x.getType());
-    Type resultType = srcType.getElementType();
-    if (srcType.getRank() > 1) {
-      SmallVector<int64_t> shape(srcType.getShape());
-      shape.erase(shape.begin() + axis);
-      resultType = RankedTensorType::get(shape, srcType.getElementType());
-    }
-    x = tile::ReduceOp::create(builder, location, resultType, x, kind,
-                               int32_t(axis));
-  }
+  for (int64_t axis : axes)
+    x = tile::ReduceOp::create(
+        builder, location,
+        tile::getReducedType(llvm::cast<RankedTensorType>(x.getType()), axis),
+        x, kind, int32_t(axis));
   return x;
 }
 

@@ -32,6 +32,14 @@ Type mlir::tile::withElementType(Type type, Type elementType) {
   return elementType;
 }
 
+Type mlir::tile::getReducedType(RankedTensorType src, int64_t axis) {
+  if (src.getRank() == 1)
+    return src.getElementType();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.erase(shape.begin() + axis);
+  return RankedTensorType::get(shape, src.getElementType());
+}
+
 Type mlir::tile::getPointeeType(Type ptrLike) {
   auto ptr = dyn_cast<PointerType>(getElementTypeOrSelf(ptrLike));
   if (!ptr)

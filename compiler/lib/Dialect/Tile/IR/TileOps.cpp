@@ -257,26 +257,28 @@ static LogicalResult verifyCombine(Operation *op, ValueRange srcs,
   return success();
 }
 
+/// Whether `result` is `src` reduced along `axis`, in any encoding (the
+/// layout passes give it one).
+static bool isReducedType(Type result, RankedTensorType src, int64_t axis) {
+  Type expected = getReducedType(src, axis);
+  auto want = dyn_cast<RankedTensorType>(expected);
+  auto got = dyn_cast<RankedTensorType>(result);
+  if (!want || !got)
+    return result == expected;
+  return got.getShape() == want.getShape() &&
+         got.getElementType() == want.getElementType();
+}
+
 LogicalResult ReduceWithOp::verify() {
   if (failed(verifyCombine(*this, getSrcs(), getAxis(), getCombine())))
     return failure();
   if (getResults().size() != getSrcs().size())
     return emitOpError("needs one result per source");
-  for (auto [src, result] : llvm::zip(getSrcs(), getResults())) {
-    auto type = cast<RankedTensorType>(src.getType());
-    bool ok = result.getType() == type.getElementType();
-    if (type.getRank() > 1) {
-      // Any encoding: the layout passes give it one.
-      SmallVector<int64_t> shape(type.getShape());
-      shape.erase(shape.begin() + getAxis());
-      auto tensor = dyn_cast<RankedTensorType>(result.getType());
-      ok = tensor && tensor.getShape() == ArrayRef<int64_t>(shape) &&
-           tensor.getElementType() == type.getElementType();
-    }
-    if (!ok)
+  for (auto [src, result] : llvm::zip(getSrcs(), getResults()))
+    if (!isReducedType(result.getType(),
+                       cast<RankedTensorType>(src.getType()), getAxis()))
       return emitOpError("result must be the source without axis ")
              << getAxis();
-  }
   return success();
 }
 
@@ -296,20 +298,12 @@ LogicalResult ReduceOp::verify() {
                                 << src.getRank();
   if (getKind() == ReduceKind::Xor && !src.getElementType().isInteger())
     return emitOpError("xor reduces integers");
-  Type result = getResult().getType();
-  if (src.getRank() == 1) {
-    if (result != src.getElementType())
-      return emitOpError("reducing a 1-D tile gives a scalar ")
-             << src.getElementType();
+  if (isReducedType(getResult().getType(), src, axis))
     return success();
-  }
-  SmallVector<int64_t> shape(src.getShape());
-  shape.erase(shape.begin() + axis);
-  auto tensor = dyn_cast<RankedTensorType>(result);
-  if (!tensor || tensor.getShape() != ArrayRef<int64_t>(shape) ||
-      tensor.getElementType() != src.getElementType())
-    return emitOpError("result must be the source without axis ") << axis;
-  return success();
+  if (src.getRank() == 1)
+    return emitOpError("reducing a 1-D tile gives a scalar ")
+           << src.getElementType();
+  return emitOpError("result must be the source without axis ") << axis;
 }
 
 /// True when a dot of `input` elements may accumulate into `acc` elements.

@@ -249,11 +249,7 @@ Attribute mlir::tilegpu::inferResultEncoding(Operation *op, Attribute source) {
     return {};
   RankedTensorType type = tensorOperandType(op);
   return TypeSwitch<Operation *, Attribute>(op)
-      .Case([&](tile::ReduceOp reduce) -> Attribute {
-        return SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
-                                      source);
-      })
-      .Case([&](tile::ReduceWithOp reduce) -> Attribute {
+      .Case<tile::ReduceOp, tile::ReduceWithOp>([&](auto reduce) -> Attribute {
         return SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
                                       source);
       })

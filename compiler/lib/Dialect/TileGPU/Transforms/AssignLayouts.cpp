@@ -92,12 +92,8 @@ public:
         unionTensors({cas.getPtr(), cas.getResult()});
       } else if (!isa<tile::StoreOp>(op) &&
                  (op->hasTrait<OpTrait::Elementwise>() ||
-                  isa<tile::LoadOp, tile::BroadcastOp>(op))) {
-        SmallVector<Value> values(op->getOperands());
-        llvm::append_range(values, op->getResults());
-        unionTensors(values);
-      } else if (isa<tile::ScanOp>(op)) {
-        // A scan works in any layout, its results in its sources'.
+                  isa<tile::LoadOp, tile::BroadcastOp, tile::ScanOp>(op))) {
+        // (A scan works in any layout, its results in its sources'.)
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);

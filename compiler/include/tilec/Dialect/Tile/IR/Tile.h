@@ -34,6 +34,9 @@ Type getI1SameShape(Type type);
 /// The tensor type `type` with another element type, or `elementType` for a
 /// scalar.
 Type withElementType(Type type, Type elementType);
+/// The type of `src` reduced along `axis`: its shape without that dimension
+/// (the element type for a 1-D source), with no encoding.
+Type getReducedType(RankedTensorType src, int64_t axis);
 /// Whether an atomic of `kind` (none: compare-and-swap) takes `element`: add
 /// f16, bf16, f32, f64, i32, i64; max, min, xchg f32, f64, i32, i64; and,
 /// or, xor i32, i64; cas any 16-, 32- or 64-bit integer or float.
