@@ -127,8 +127,39 @@ def case_libdevice(args, workdir):
 
 
 def print_difference(got, triton):
+    got, triton = got.ravel(), triton.ravel()
     where = np.nonzero(got != triton)[0]
     print(f"  at {where[:16]}: tilec {got[where[:16]]}, Triton {triton[where[:16]]}")
+
+
+def report_exact(label, backend, got, triton):
+    """Prints whether tilec's `got` is Triton's output exactly; returns it."""
+    same = np.array_equal(got, triton)
+    print(f"{label} tilec {backend:6s} "
+          f"{'identical to Triton' if same else 'DIFFER from Triton'}")
+    if not same:
+        print_difference(got, triton)
+    return same
+
+
+def exact_runs(args, workdir, file, runs, label=""):
+    """Each (kernel, buffers, scalars, grid, constexprs) of `file` run by
+    Triton, then by tilec on the GPU and on the interpreter; the last
+    buffer compared exactly."""
+    ok = True
+    for name, buffers, scalars, grid, constexprs in runs:
+        kernel = load_kernel(file, name)
+        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
+        kernel[grid](*tensors, *scalars, **constexprs)
+        triton = tensors[-1].cpu().numpy()
+        options = ["--kernel", name] + [a for k, v in constexprs.items()
+                                        for a in ("-D", f"{k}={v}")]
+        for backend in ("cuda", "interp"):
+            got = tile_run(args.tile_run, file, backend, ",".join(map(str, grid)),
+                           buffers, scalars, None, workdir, options)
+            got = got[list(buffers)[-1]].reshape(triton.shape)
+            ok &= report_exact(label + name, backend, got, triton)
+    return ok
 
 
 def case_shapes(args, workdir):
@@ -144,12 +175,7 @@ def case_shapes(args, workdir):
     for backend in ("cuda", "interp"):
         got = tile_run(args.tile_run, file, backend, 1, buffers, [],
                        None, workdir, ["--kernel", "shapes"])["out"]
-        same = np.array_equal(got, triton)
-        ok &= same
-        print(f"shapes tilec {backend:6s} "
-              f"{'identical to Triton' if same else 'DIFFER from Triton'}")
-        if not same:
-            print_difference(got, triton)
+        ok &= report_exact("shapes", backend, got, triton)
     return ok
 
 
@@ -164,26 +190,11 @@ def case_blocks(args, workdir):
     M, N, K = 40, 52, 36
     a = rng.integers(-4, 5, (M, K)).astype(np.float16)
     b = rng.integers(-4, 5, (K, N)).astype(np.float16)
-    ok = True
     runs = [("block_matmul", {"a": a, "b": b, "c": np.full((M, N), -1, np.float32)},
              [M, N, K, K, 1, N, 1, N, 1], (2, 2), {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}),
             ("descriptor_scale", {"x": b.astype(np.float32), "y": np.zeros((K, N), np.float32)},
              [K, N], (3, 2), {"BLOCK_M": 16, "BLOCK_N": 32})]
-    for name, buffers, scalars, grid, constexprs in runs:
-        kernel = load_kernel(file, name)
-        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
-        kernel[grid](*tensors, *scalars, **constexprs)
-        expected = tensors[-1].cpu().numpy()
-        options = ["--kernel", name] + sum([["-D", f"{k}={v}"] for k, v in constexprs.items()], [])
-        for backend in ("cuda", "interp"):
-            got = tile_run(args.tile_run, file, backend, ",".join(map(str, grid)),
-                           buffers, scalars, None, workdir, options)
-            last = list(buffers)[-1]
-            same = np.array_equal(got[last].reshape(expected.shape), expected)
-            ok &= same
-            print(f"{name} tilec {backend:6s} "
-                  f"{'identical to Triton' if same else 'DIFFER from Triton'}")
-    return ok
+    return exact_runs(args, workdir, file, runs)
 
 
 def case_arg_reductions(args, workdir):
@@ -211,13 +222,8 @@ def case_arg_reductions(args, workdir):
     for backend in ("cuda", "interp"):
         got = tile_run(args.tile_run, file, backend, 1, buffers, [], None,
                        workdir)["out"]
-        got, triton_part = got[compared], triton[compared]
-        same = np.array_equal(got, triton_part)
-        ok &= same
-        print(f"arg reductions tilec {backend:6s} "
-              f"{'identical to Triton' if same else 'DIFFER from Triton'}")
-        if not same:
-            print_difference(got, triton_part)
+        ok &= report_exact("arg reductions", backend, got[compared],
+                           triton[compared])
     return ok
 
 
@@ -226,30 +232,13 @@ def case_combine(args, workdir):
     cumprod, on integers (exact whatever the combination order)."""
     file = os.path.join(TESTS, "combine.tl")
     rng = np.random.default_rng(13)
-    ok = True
-    for name, constexprs, buffers in (
-            ("combine", {"R": 8, "C": 16},
+    runs = [("combine",
              {"x": rng.integers(-9, 10, (8, 16)).astype(np.int32),
-              "o": np.full(2048, -99, np.int32)}),
-            ("long_scans", {"N": 1024},
+              "o": np.full(2048, -99, np.int32)}, [], (1,), {"R": 8, "C": 16}),
+            ("long_scans",
              {"y": rng.integers(-9, 10, 1024).astype(np.int32),
-              "p": np.full(4 * 1024 + 2, -99, np.int32)})):
-        kernel = load_kernel(file, name)
-        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
-        kernel[(1,)](*tensors, **constexprs)
-        triton = tensors[-1].cpu().numpy()
-        options = [a for k, v in constexprs.items() for a in ("-D", f"{k}={v}")]
-        for backend in ("cuda", "interp"):
-            got = tile_run(args.tile_run, file, backend, 1, buffers, [], None,
-                           workdir, ["--kernel", name] + options)
-            got = got[list(buffers)[-1]]
-            same = np.array_equal(got, triton)
-            ok &= same
-            print(f"combine {name} tilec {backend:6s} "
-                  f"{'identical to Triton' if same else 'DIFFER from Triton'}")
-            if not same:
-                print_difference(got, triton)
-    return ok
+              "p": np.full(4 * 1024 + 2, -99, np.int32)}, [], (1,), {"N": 1024})]
+    return exact_runs(args, workdir, file, runs, label="combine ")
 
 
 def run_printing(command, env=None):
