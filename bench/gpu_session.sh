@@ -75,6 +75,17 @@ language() {
       --kernel combine -D R=16 -D C=64 --num-warps 4 --grid 1 --backend cuda -o "$work/out" "$work/x2.npy" "$work/c.npy" \
       > "$OUT/sanitize_${tool}_combine.log" 2>&1
     note "compute-sanitizer $tool combine 16x64 (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_combine.log" | tail -n 1)"
+    # Sorts exchange across warps through shared memory; histograms count
+    # with shared-memory atomics.
+    python3 -c "import numpy as np; np.save('$work/s.npy', (np.arange(1024) * 7919 % 1000 - 500).astype(np.int16)); np.save('$work/so.npy', np.zeros(3 * 1024 + 16, np.int32)); np.save('$work/v.npy', np.arange(1300, dtype=np.int32) % 67 - 5); np.save('$work/h.npy', np.zeros(48, np.int32))"
+    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/sort.tl \
+      --kernel int_sorts -D N=1024 -D K=16 --num-warps 8 --grid 1 --backend cuda -o "$work/out" "$work/s.npy" "$work/so.npy" \
+      > "$OUT/sanitize_${tool}_sort.log" 2>&1
+    note "compute-sanitizer $tool int sort 1024 (8 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_sort.log" | tail -n 1)"
+    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/sort.tl \
+      --kernel counts -D BLOCK=512 -D BINS=48 --num-warps 4 --grid 3 --backend cuda -o "$work/out" "$work/v.npy" "$work/h.npy" 1300 \
+      > "$OUT/sanitize_${tool}_histogram.log" 2>&1
+    note "compute-sanitizer $tool histogram (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_histogram.log" | tail -n 1)"
   done
 }
 

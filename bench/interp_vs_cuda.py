@@ -185,6 +185,31 @@ CASES += [
     for n, w in ((1000, 1), (1000, 4), (1000, 8), (4096, 4), (4096, 16))]
 
 
+
+# tl.sort, topk, flip and histogram (test/Interpreter/sort.tl): butterflies
+# across registers, lanes and warps, NaNs and signed zeros included.
+_x = (rng.integers(-40, 40, (4, 32)) / 4).astype(np.float32)
+_x[1, 3] = _x[1, 17] = np.nan
+_x[2, 5], _x[2, 6] = -0.0, 0.0
+CASES += [
+    (f"float sorts ({w} warps)", "test/Interpreter/sort.tl", "1",
+     ["--kernel", "float_sorts", "-D", "R=4", "-D", "N=32", "-D", "K=8",
+      "--num-warps", str(w)],
+     [("x", _x), ("out", np.zeros(3 * 4 * 32 + 4 * 8, np.float32))], 0)
+    for w in (1, 4, 8)]
+CASES += [
+    (f"int sorts {n} ({w} warps)", "test/Interpreter/sort.tl", "1",
+     ["--kernel", "int_sorts", "-D", f"N={n}", "-D", "K=16", "--num-warps", str(w)],
+     [("y", rng.integers(-30000, 30000, n).astype(np.int16)),
+      ("iout", np.zeros(3 * n + 16, np.int32))], 0)
+    for n, w in ((1024, 1), (1024, 4), (1024, 8), (4096, 16))]
+CASES += [
+    (f"histogram ({w} warps)", "test/Interpreter/sort.tl", "3",
+     ["--kernel", "counts", "-D", "BLOCK=512", "-D", f"BINS={b}", "--num-warps", str(w)],
+     [("v", rng.integers(-5, 60, 1300).astype(np.int32)),
+      ("h", np.zeros(b, np.int32)), 1300], 0)
+    for b, w in ((48, 1), (48, 4), (300, 8))]
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

@@ -133,8 +133,12 @@ def print_difference(got, triton):
 
 
 def report_exact(label, backend, got, triton):
-    """Prints whether tilec's `got` is Triton's output exactly; returns it."""
+    """Prints whether tilec's `got` is Triton's output exactly (NaNs where
+    Triton has NaNs, -0.0 where it has -0.0); returns it."""
     same = np.array_equal(got, triton)
+    if got.dtype.kind == "f" and got.shape == triton.shape:
+        same = (np.array_equal(got, triton, equal_nan=True)
+                and np.array_equal(np.signbit(got), np.signbit(triton)))
     print(f"{label} tilec {backend:6s} "
           f"{'identical to Triton' if same else 'DIFFER from Triton'}")
     if not same:
@@ -241,6 +245,28 @@ def case_combine(args, workdir):
     return exact_runs(args, workdir, file, runs, label="combine ")
 
 
+def case_sort(args, workdir):
+    """tl.sort, topk, flip (NaNs, -0.0 and 0.0 placed by the network as
+    Triton's places them) and tl.histogram."""
+    sys.path.insert(0, os.path.join(TESTS, "Inputs"))
+    import sort as inputs
+    cwd = os.getcwd()
+    os.chdir(workdir)
+    try:
+        inputs.make()
+        load = lambda name: np.load(os.path.join(workdir, name + ".npy"))
+        runs = [("float_sorts", {"x": load("x"), "out": load("out")}, [], (1,),
+                 {"R": 4, "N": 32, "K": 8}),
+                ("int_sorts", {"y": load("y"), "iout": load("iout")}, [], (1,),
+                 {"N": 1024, "K": 16}),
+                ("counts", {"v": load("v"), "h": load("h")}, [1300], (3,),
+                 {"BLOCK": 512, "BINS": 48})]
+    finally:
+        os.chdir(cwd)
+    return exact_runs(args, workdir, os.path.join(TESTS, "sort.tl"), runs,
+                      label="sort ")
+
+
 def run_printing(command, env=None):
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     return result.returncode, result.stdout, result.stderr
@@ -314,8 +340,9 @@ def main():
         ok &= case_blocks(args, workdir)
         ok &= case_arg_reductions(args, workdir)
         ok &= case_combine(args, workdir)
+        ok &= case_sort(args, workdir)
     print("random numbers, libdevice, shapes, prints, block pointers, "
-          "arg-reductions and combine functions agree "
+          "arg-reductions, combine functions, sorts and histograms agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1

@@ -42,7 +42,8 @@ static const llvm::StringSet<> kLanguage = {
     "expand_dims", "broadcast",   "join",     "split",       "interleave",
     "device_print", "device_assert", "make_block_ptr", "advance",
     "make_tensor_descriptor", "xor_sum", "argmax", "argmin", "reduce",
-    "associative_scan", "cumsum", "cumprod",
+    "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip",
+    "histogram",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -805,6 +806,10 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
   if (name == "tl.reduce" || name == "tl.associative_scan" ||
       name == "tl.cumsum" || name == "tl.cumprod")
     return genCombine(c, name);
+  if (name == "tl.sort" || name == "tl.topk" || name == "tl.flip")
+    return genSort(c, name);
+  if (name == "tl.histogram")
+    return genHistogram(c);
   if (name == "tl.multiple_of" || name == "tl.max_contiguous" ||
       name == "tl.max_constancy") {
     // Facts for the axis analysis, per dimension (an int for a 1-D tile or

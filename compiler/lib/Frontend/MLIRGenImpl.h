@@ -243,6 +243,11 @@ public:
   /// tl.reduce, tl.associative_scan, tl.cumsum, tl.cumprod: combine
   /// regions (Combine.cpp).
   TValue genCombine(const ast::CallExpr &call, const std::string &name);
+  /// tl.sort, tl.topk, tl.flip: bitonic networks of tile.butterfly
+  /// (Sort.cpp).
+  TValue genSort(const ast::CallExpr &call, const std::string &name);
+  /// tl.histogram (Reductions.cpp).
+  TValue genHistogram(const ast::CallExpr &call);
   /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
   /// (BlockPointers.cpp).
   TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);

@@ -7,6 +7,7 @@
 //           return_indices_tie_break_left=True, keep_dims=False)
 //   xor_sum(input, axis=None, keep_dims=False)
 //   argmax/argmin(input, axis, tie_break_left=True, keep_dims=False)
+//   histogram(input, num_bins, mask=None)   counts of 0..num_bins-1, int32
 //
 // Small integers are summed in int32 and max/min of narrow types work in 32
 // bits, as in Triton. An arg-reduction is the reduction, then the first
@@ -163,4 +164,29 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   if (isArg)
     return TValue::ofValue(indices);
   return TValue::ofTuple({TValue::ofValue(reduced), TValue::ofValue(indices)});
+}
+
+TValue MLIRGenImpl::genHistogram(const ast::CallExpr &c) {
+  Args args = bindArgs(c, "tl.histogram", {"input", "num_bins", "mask"}, 2);
+  Value x = toValue(*args.get(0), args.locs[0], "the input");
+  auto type = dyn_cast<RankedTensorType>(x.getType());
+  if (!type || type.getRank() != 1 || !type.getElementType().isInteger() ||
+      type.getElementType().isInteger(1))
+    fail(args.locs[0], "tl.histogram counts a 1-D tile of integers, got " +
+                           describe(x.getType()));
+  int64_t bins = constInt(*args.get(1), args.locs[1], "num_bins");
+  if (bins < 1 || bins > (int64_t(1) << 20))
+    fail(args.locs[1], "num_bins must be from 1 to 2^20, got " + Twine(bins));
+  Value mask;
+  if (const TValue *given = args.get(2);
+      given && given->kind != TValue::Kind::None) {
+    mask = broadcastTo(toValue(*given, args.locs[2], "the mask"),
+                       type.getShape(), args.locs[2], "the mask");
+    if (!getElementTypeOrSelf(mask.getType()).isInteger(1))
+      fail(args.locs[2], "the mask of tl.histogram must be boolean, got " +
+                             describe(mask.getType()));
+  }
+  auto result = RankedTensorType::get({bins}, builder.getI32Type());
+  return TValue::ofValue(
+      tile::HistogramOp::create(builder, loc(c.loc), result, x, mask));
 }

@@ -239,6 +239,7 @@ LogicalResult Executor::prepare() {
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
             tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
+            tile::ButterflyOp, tile::HistogramOp,
             tile::ReduceOp, tile::ReduceWithOp, tile::ScanOp, tile::YieldOp,
             tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
@@ -627,6 +628,42 @@ LogicalResult Executor::executeTileOp(Operation *op) {
         for (size_t i = 0; i < n; ++i) {
           lhs.copyElement(i, source, 2 * i);
           rhs.copyElement(i, source, 2 * i + 1);
+        }
+        return success();
+      })
+      .Case([&](tile::ButterflyOp butterfly) {
+        const TValue &source = get(butterfly.getSrc());
+        TValue &result = define(butterfly.getResult());
+        ArrayRef<int64_t> shape = source.shape;
+        size_t axis = butterfly.getAxis();
+        if (source.size() != result.size() || axis >= shape.size())
+          return fail(op, "butterfly of a tile of " +
+                              llvm::Twine(source.size()) + " elements at " +
+                              program());
+        int64_t inner = 1;
+        for (size_t d = axis + 1; d < shape.size(); ++d)
+          inner *= shape[d];
+        // Flipping bit `bit` of the index along the axis moves the row-major
+        // position by `inner << bit` one way or the other.
+        int64_t move = inner << butterfly.getBit();
+        for (size_t i = 0, n = source.size(); i < n; ++i) {
+          int64_t along = int64_t(i) / inner % shape[axis];
+          bool high = (along >> butterfly.getBit()) & 1;
+          result.copyElement(i, source, size_t(high ? i - move : i + move));
+        }
+        return success();
+      })
+      .Case([&](tile::HistogramOp histogram) {
+        const TValue &source = get(histogram.getSrc());
+        TValue &result = define(histogram.getResult());
+        const TValue *mask =
+            histogram.getMask() ? &get(histogram.getMask()) : nullptr;
+        int64_t bins = int64_t(result.size());
+        std::fill(result.ints.begin(), result.ints.end(), 0);
+        for (size_t i = 0, n = source.size(); i < n; ++i) {
+          int64_t v = source.ints[i];
+          if ((!mask || mask->ints[i]) && v >= 0 && v < bins)
+            ++result.ints[size_t(v)];
         }
         return success();
       })

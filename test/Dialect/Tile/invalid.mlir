@@ -554,3 +554,27 @@ func.func @combine_shapes(%x: tensor<8xf32>, %y: tensor<4xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @butterfly_partner(%x: tensor<4x12xf32>) {
+  // expected-error @+1 {{'tile.butterfly' op 2^(bit + 1) must divide the axis's extent 12, got bit 2}}
+  %y = tile.butterfly %x {axis = 1 : i32, bit = 2 : i32} : tensor<4x12xf32>
+  return
+}
+
+// -----
+
+func.func @histogram_floats(%x: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.histogram' op counts a 1-D tile of integers, got 'tensor<64xf32>'}}
+  %h = tile.histogram %x : tensor<64xf32> -> tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_mask(%x: tensor<64xi32>, %m: tensor<32xi1>) {
+  // expected-error @+1 {{'tile.histogram' op mask must be i1 of the source's shape, got 'tensor<32xi1>'}}
+  %h = tile.histogram %x, %m : tensor<64xi32>, tensor<32xi1> -> tensor<16xi32>
+  return
+}

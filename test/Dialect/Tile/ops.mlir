@@ -160,3 +160,14 @@ func.func @combine_regions(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
   }
   return
 }
+
+// CHECK-LABEL: func.func @butterfly_and_histogram
+// CHECK: tile.butterfly %{{.*}} {axis = 1 : i32, bit = 2 : i32} : tensor<4x8xf32>
+// CHECK: tile.histogram %{{.*}} : tensor<64xi32> -> tensor<16xi32>
+// CHECK: tile.histogram %{{.*}}, %{{.*}} : tensor<64xi8>, tensor<64xi1> -> tensor<10xi32>
+func.func @butterfly_and_histogram(%x: tensor<4x8xf32>, %v: tensor<64xi32>, %w: tensor<64xi8>, %m: tensor<64xi1>) {
+  %y = tile.butterfly %x {axis = 1 : i32, bit = 2 : i32} : tensor<4x8xf32>
+  %h = tile.histogram %v : tensor<64xi32> -> tensor<16xi32>
+  %g = tile.histogram %w, %m : tensor<64xi8>, tensor<64xi1> -> tensor<10xi32>
+  return
+}

@@ -112,6 +112,8 @@ struct ConvertTileGPUToNVVM
     populateConvertLayoutToLLVMPatterns(converter, patterns);
     populateReduceToLLVMPatterns(converter, patterns);
     populateScanToLLVMPatterns(converter, patterns);
+    populateButterflyToLLVMPatterns(converter, patterns);
+    populateHistogramToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);
     populateFMADotToLLVMPatterns(converter, patterns);

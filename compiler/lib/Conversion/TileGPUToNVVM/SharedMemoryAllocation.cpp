@@ -66,7 +66,8 @@ Operation *getLastUse(LocalAllocOp alloc) {
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
 bool usesScratch(Operation *op) {
   return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
-             tile::ScanOp, tile::AtomicRMWOp,
+             tile::ScanOp, tile::ButterflyOp, tile::HistogramOp,
+             tile::AtomicRMWOp,
              tile::AtomicCASOp>(op);
 }
 

@@ -57,6 +57,12 @@ void populateReduceToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// shared memory.
 void populateScanToLLVMPatterns(const TileGPUTypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// tile.butterfly: registers swapped, a shuffle, or shared memory.
+void populateButterflyToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                     RewritePatternSet &patterns);
+/// tile.histogram: shared-memory atomics on the bins.
+void populateHistogramToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                     RewritePatternSet &patterns);
 /// tile.dot on mma.sync, its operands and accumulator in the instruction's
 /// registers (mma and dot_op encodings).
 void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,

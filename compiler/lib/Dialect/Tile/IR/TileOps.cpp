@@ -86,6 +86,34 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult ButterflyOp::verify() {
+  RankedTensorType src = getSrc().getType();
+  int64_t axis = getAxis(), bit = getBit();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for rank "
+                                << src.getRank();
+  if (bit < 0 || bit > 30 || src.getDimSize(axis) % (int64_t(2) << bit) != 0)
+    return emitOpError("2^(bit + 1) must divide the axis's extent ")
+           << src.getDimSize(axis) << ", got bit " << bit;
+  return success();
+}
+
+LogicalResult HistogramOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (src.getRank() != 1 || !src.getElementType().isInteger() ||
+      src.getElementType().isInteger(1))
+    return emitOpError("counts a 1-D tile of integers, got ") << src;
+  if (result.getRank() != 1 || !result.getElementType().isInteger(32))
+    return emitOpError("result must be a 1-D tile of i32, got ") << result;
+  if (Value mask = getMask()) {
+    auto type = cast<RankedTensorType>(mask.getType());
+    if (type.getShape() != src.getShape() || !type.getElementType().isInteger(1))
+      return emitOpError("mask must be i1 of the source's shape, got ") << type;
+  }
+  return success();
+}
+
 LogicalResult JoinOp::verify() {
   SmallVector<int64_t> expected(getLhs().getType().getShape());
   expected.push_back(2);

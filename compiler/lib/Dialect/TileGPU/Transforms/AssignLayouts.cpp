@@ -92,11 +92,15 @@ public:
         unionTensors({cas.getPtr(), cas.getResult()});
       } else if (!isa<tile::StoreOp>(op) &&
                  (op->hasTrait<OpTrait::Elementwise>() ||
-                  isa<tile::LoadOp, tile::BroadcastOp, tile::ScanOp>(op))) {
-        // (A scan works in any layout, its results in its sources'.)
+                  isa<tile::LoadOp, tile::BroadcastOp, tile::ScanOp,
+                      tile::ButterflyOp>(op))) {
+        // (A scan and a butterfly work in any layout, their results in
+        // their sources'.)
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
+      } else if (auto histogram = dyn_cast<tile::HistogramOp>(op)) {
+        unionTensors({histogram.getSrc(), histogram.getMask()});
       } else if (auto reduce = dyn_cast<tile::ReduceWithOp>(op)) {
         unionTensors(SmallVector<Value>(reduce.getSrcs()));
       } else if (auto dot = dyn_cast<tile::DotOp>(op)) {

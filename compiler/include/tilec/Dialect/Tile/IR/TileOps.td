@@ -161,6 +161,24 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_ButterflyOp : Tile_Op<"butterfly", [Pure, SameOperandsAndResultType]> {
+  let summary = "Elements exchanged with their partners across one bit of an axis";
+  let description = [{
+    Element i along `axis` of the result is element i xor 2^`bit` of the
+    source: a butterfly exchange, as PTX's `shfl.bfly` is across lanes.
+    tl.sort's bitonic network and tl.flip are made of it. 2^(`bit` + 1)
+    must divide the axis's extent, so that every element has a partner.
+    ```mlir
+    %y = tile.butterfly %x {axis = 1 : i32, bit = 3 : i32} : tensor<4x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src, Tile_SI32Attr:$axis,
+                       Tile_SI32Attr:$bit);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -250,6 +268,25 @@ def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator,
   let summary = "The combined scalars of a combine region";
   let arguments = (ins Variadic<AnyType>:$values);
   let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+}
+
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
+  let summary = "Counts of the values 0..n-1 in an integer tile (`tl.histogram`)";
+  let description = [{
+    Element b of the result counts the elements of `src` equal to b (and,
+    with a `mask`, where the mask holds). Values outside [0, n) are not
+    counted: Triton leaves them undefined (its GPU lowering wraps them into
+    the low bits, its interpreter drops them).
+    ```mlir
+    %h = tile.histogram %x, %m : tensor<1024xi32>, tensor<1024xi1> -> tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src, Optional<Tile_AnyTensor>:$mask);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = [{
+    $src (`,` $mask^)? attr-dict `:` type($src) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
