@@ -210,6 +210,21 @@ CASES += [
       ("h", np.zeros(b, np.int32)), 1300], 0)
     for b, w in ((48, 1), (48, 4), (300, 8))]
 
+
+# Unsigned dtypes (test/Interpreter/unsigned.tl): uint8 and uint32 buffers,
+# a uint32 scalar, unsigned atomics.
+_b = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32)
+CASES += [
+    ("unsigned ops", "test/Interpreter/unsigned.tl", "1",
+     ["--kernel", "unsigned_ops", "-D", "N=64"],
+     [("a", rng.integers(0, 256, 64).astype(np.uint8)), ("b", _b),
+      ("w", rng.integers(-2**31, 2**31, 64).astype(np.int32)),
+      ("out", np.zeros(16 * 64 + 7, np.uint32)), 3000000000], 0),
+    ("unsigned atomics", "test/Interpreter/unsigned.tl", "2",
+     ["--kernel", "unsigned_atomics", "-D", "N=64"],
+     [("b", _b), ("m", np.array([0, 2**32 - 1], np.uint32))], 0),
+]
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

@@ -13,6 +13,7 @@ computes those in double, is reported in float32 ulps. The shape functions
     python3 bench/language_vs_triton.py --tile-run build/bin/tile-run
 """
 import argparse
+import importlib
 import importlib.machinery
 import importlib.util
 import os
@@ -245,26 +246,45 @@ def case_combine(args, workdir):
     return exact_runs(args, workdir, file, runs, label="combine ")
 
 
-def case_sort(args, workdir):
-    """tl.sort, topk, flip (NaNs, -0.0 and 0.0 placed by the network as
-    Triton's places them) and tl.histogram."""
+def test_inputs(name, workdir):
+    """test/Interpreter/Inputs/<name>.py imported, its make() run in
+    `workdir`; returns the module and a loader of the arrays it wrote."""
     sys.path.insert(0, os.path.join(TESTS, "Inputs"))
-    import sort as inputs
+    module = importlib.import_module(name)
     cwd = os.getcwd()
     os.chdir(workdir)
     try:
-        inputs.make()
-        load = lambda name: np.load(os.path.join(workdir, name + ".npy"))
-        runs = [("float_sorts", {"x": load("x"), "out": load("out")}, [], (1,),
-                 {"R": 4, "N": 32, "K": 8}),
-                ("int_sorts", {"y": load("y"), "iout": load("iout")}, [], (1,),
-                 {"N": 1024, "K": 16}),
-                ("counts", {"v": load("v"), "h": load("h")}, [1300], (3,),
-                 {"BLOCK": 512, "BINS": 48})]
+        module.make()
     finally:
         os.chdir(cwd)
+    return module, lambda array: np.load(os.path.join(workdir, array + ".npy"))
+
+
+def case_sort(args, workdir):
+    """tl.sort, topk, flip (NaNs, -0.0 and 0.0 placed by the network as
+    Triton's places them) and tl.histogram."""
+    _, load = test_inputs("sort", workdir)
+    runs = [("float_sorts", {"x": load("x"), "out": load("out")}, [], (1,),
+             {"R": 4, "N": 32, "K": 8}),
+            ("int_sorts", {"y": load("y"), "iout": load("iout")}, [], (1,),
+             {"N": 1024, "K": 16}),
+            # Values inside the bins: Triton leaves others undefined.
+            ("counts", {"v": np.abs(load("v")) % 64, "h": load("h")}, [1300],
+             (3,), {"BLOCK": 512, "BINS": 64})]
     return exact_runs(args, workdir, os.path.join(TESTS, "sort.tl"), runs,
                       label="sort ")
+
+
+def case_unsigned(args, workdir):
+    """uint8 and uint32 arithmetic, compares, conversions, promotion,
+    reductions, cumsum, sort and unsigned atomics."""
+    inputs, load = test_inputs("unsigned", workdir)
+    runs = [("unsigned_ops", {k: load(k) for k in ("a", "b", "w", "out")},
+             [inputs.S], (1,), {"N": inputs.N}),
+            ("unsigned_atomics", {"b": load("b"), "m": load("m")}, [], (2,),
+             {"N": inputs.N})]
+    return exact_runs(args, workdir, os.path.join(TESTS, "unsigned.tl"), runs,
+                      label="unsigned ")
 
 
 def run_printing(command, env=None):
@@ -341,8 +361,10 @@ def main():
         ok &= case_arg_reductions(args, workdir)
         ok &= case_combine(args, workdir)
         ok &= case_sort(args, workdir)
+        ok &= case_unsigned(args, workdir)
     print("random numbers, libdevice, shapes, prints, block pointers, "
-          "arg-reductions, combine functions, sorts and histograms agree "
+          "arg-reductions, combine functions, sorts, histograms and unsigned "
+          "dtypes agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1

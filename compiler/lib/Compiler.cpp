@@ -404,6 +404,13 @@ bool Compilation::recordSignature(func::FuncOp kernel) {
                               << arg.getType();
       return false;
     }
+    // `u8` for the `i8` of an unsigned parameter: the name, not the IR,
+    // says how the kernel reads it.
+    if (kernel.getArgAttr(i, tilec::kUnsignedAttrName)) {
+      size_t at = param.type.find('i');
+      if (at != std::string::npos)
+        param.type[at] = 'u';
+    }
     if (auto name = kernel.getArgAttrOfType<StringAttr>(i, tilec::kParamNameAttr))
       param.name = name.getValue().str();
     else

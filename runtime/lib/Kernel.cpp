@@ -78,9 +78,11 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
       continue;
     }
 
-    if (param.type == "i32" || param.type == "i64") {
+    // An unsigned parameter takes the bits of a signed argument.
+    bool is64 = param.type == "i64" || param.type == "u64";
+    if (is64 || param.type == "i32" || param.type == "u32") {
       bool ok = arg.kind() == KernelArg::Kind::I32 ||
-                (param.type == "i64" && arg.kind() == KernelArg::Kind::I64);
+                (is64 && arg.kind() == KernelArg::Kind::I64);
       if (!ok)
         return mismatch;
       int64_t value = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
@@ -168,7 +170,7 @@ void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
     const std::string &type = metadata_.params[i].type;
     if (arg.kind() == KernelArg::Kind::Pointer) {
       slots[i] = arg.pointerValue();
-    } else if (type == "i64") {
+    } else if (type == "i64" || type == "u64") {
       int64_t v = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
                                                      : arg.i64Value();
       std::memcpy(&slots[i], &v, sizeof(v));

@@ -52,9 +52,10 @@ const char *kDescription =
 
 const char *kFooter = R"(Buffers:
   dtype float32 -> *fp32, float16 -> *fp16, float64 -> *fp64, int32 -> *i32,
-  int64 -> *i64, int16 -> *i16, int8/uint8 -> *i8, bool -> *i1; a 2-byte
-  integer array (uint16) may also hold fp16 or bf16 bits: say so with an
-  annotation or --signature ("*bf16"). Input files are read into memory and
+  int64 -> *i64, int16 -> *i16, int8 -> *i8, uint8/16/32/64 -> *u8/16/32/64,
+  bool -> *i1; an integer array also holds the other signedness of its
+  width, and a 2-byte one fp16 or bf16 bits: say so with an annotation or
+  --signature ("*bf16"). Input files are read into memory and
   never modified; after the run each buffer is written to DIR/<name>.npy,
   named after its parameter.
 
@@ -121,6 +122,8 @@ std::string defaultType(const tilec::npy::Array &a) {
     return a.itemSize == 2 ? "fp16" : a.itemSize == 4 ? "fp32" : "fp64";
   case 'b':
     return "i1";
+  case 'u':
+    return "u" + std::to_string(8 * a.itemSize);
   default:
     return "i" + std::to_string(8 * a.itemSize);
   }
@@ -130,12 +133,18 @@ std::string defaultType(const tilec::npy::Array &a) {
 bool fits(const tilec::npy::Array &a, const std::string &type) {
   if (type == defaultType(a))
     return true;
+  // Integers of one width hold each other's bits, signed or not.
+  if ((a.kind == 'i' || a.kind == 'u') && (type[0] == 'i' || type[0] == 'u') &&
+      type != "i1" && std::atoi(&type[1]) == int(8 * a.itemSize))
+    return true;
   // Two-byte integers carry fp16 or bf16 bits (numpy has no bfloat16).
   return a.kind != 'f' && a.kind != 'b' && a.itemSize == 2 &&
          (type == "bf16" || type == "fp16");
 }
 
-bool isIntType(const std::string &t) { return !t.empty() && t[0] == 'i'; }
+bool isIntType(const std::string &t) {
+  return !t.empty() && (t[0] == 'i' || t[0] == 'u');
+}
 
 unsigned intWidth(const std::string &t) { return unsigned(std::atoi(&t[1])); }
 
@@ -261,8 +270,10 @@ bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
     }
     unsigned width = intWidth(param.type);
     int64_t v = arg.intValue;
+    bool isUnsigned = param.type[0] == 'u';
     bool ok = width == 1    ? (v == 0 || v == 1)
-              : width >= 64 ? true
+              : width >= 64 ? !isUnsigned || v >= 0
+              : isUnsigned  ? (v >= 0 && v < (int64_t(1) << width))
                             : (v >= -(int64_t(1) << (width - 1)) &&
                                v < (int64_t(1) << (width - 1)));
     if (!ok) {
@@ -305,9 +316,9 @@ int runOnGPU(const std::string &source, const std::string &filename,
                                     arg.array.data.size());
         buffers.back().setDType(type.substr(1));
         kernelArgs.emplace_back(buffers.back());
-      } else if (type == "i32") {
-        kernelArgs.emplace_back(int32_t(arg.intValue));
-      } else if (type == "i64") {
+      } else if (type == "i32" || type == "u32") {
+        kernelArgs.emplace_back(int32_t(uint32_t(arg.intValue)));
+      } else if (type == "i64" || type == "u64") {
         kernelArgs.emplace_back(int64_t(arg.intValue));
       } else if (type == "fp32") {
         kernelArgs.emplace_back(float(arg.kind == Arg::Kind::Real

@@ -101,7 +101,7 @@ TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
                                          : TValue::Kind::BlockPtr,
                                   name);
     record.elements = {
-        TValue::ofValue(base),
+        TValue::ofValue(base, args.get(0)->isUnsigned),
         TValue::ofTuple(tupleArg(*this, *args.get(1), args.locs[1], "shape", rank)),
         TValue::ofTuple(tupleArg(*this, *args.get(2), args.locs[2], "strides", rank)),
         isDesc ? TValue::ofTuple(std::vector<TValue>(rank, TValue::ofInt(0)))

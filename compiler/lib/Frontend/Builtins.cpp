@@ -75,6 +75,10 @@ static Type dtypeNamed(Builder &b, StringRef name) {
       .Case("int16", b.getI16Type())
       .Case("int32", b.getI32Type())
       .Case("int64", b.getI64Type())
+      .Case("uint8", b.getIntegerType(8, /*isSigned=*/false))
+      .Case("uint16", b.getIntegerType(16, /*isSigned=*/false))
+      .Case("uint32", b.getIntegerType(32, /*isSigned=*/false))
+      .Case("uint64", b.getIntegerType(64, /*isSigned=*/false))
       // Known so that kernels can test for them (`x.dtype == tl.float8e5`);
       // tiles of them are not supported yet (dtypeArg says so).
       .Case("float8e5", b.getType<Float8E5M2Type>())
@@ -130,9 +134,9 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
       return method;
     }
     if (attr == "dtype")
-      return TValue::ofDType(getElementTypeOrSelf(base.value.getType()));
+      return TValue::ofDType(dtypeOf(base));
     if (attr == "type") // a tile's block type, a scalar's dtype
-      return TValue::ofDType(base.value.getType());
+      return TValue::ofDType(typeOf(base));
     if (attr == "T") {
       // Triton's `x.T`: the transpose of a 2-D tile.
       auto type = dyn_cast<RankedTensorType>(base.value.getType());
@@ -142,7 +146,7 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
                                           type.getElementType());
       return TValue::ofValue(tile::TransOp::create(
           builder, loc(l), result, base.value,
-          builder.getDenseI32ArrayAttr({1, 0})));
+          builder.getDenseI32ArrayAttr({1, 0})), base.isUnsigned);
     }
     if (kLanguage.contains(attr) && !kNotMethods.contains(attr)) {
       // A method of the tile: the tl function with the tile first.
@@ -454,12 +458,14 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
           from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
         fail(c.loc, "cannot bitcast " + describe(from) + " to " + describe(to) +
                         ": a bitcast keeps the width (and takes no pointers)");
-      Type result = to;
-      if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
-        result = RankedTensorType::get(tensor.getShape(), to);
-      return TValue::ofValue(arith::BitcastOp::create(builder, location, result, v));
+      Type result = tile::withElementType(v.getType(), signless(to));
+      Value bits = result == v.getType()
+                       ? v
+                       : (Value)arith::BitcastOp::create(builder, location,
+                                                         result, v);
+      return TValue::ofValue(bits, isUnsignedInt(to));
     }
-    return TValue::ofValue(cast(self->value, to, c.loc));
+    return castTo(*self, to, c.loc);
   }
   if (StringRef(name).starts_with("libdevice."))
     return genLibdevice(c, name);
@@ -495,12 +501,15 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                      : bindArgs(c, name, {"shape", "dtype"}, 2);
     SmallVector<int64_t> shape = shapeArg(*this, *args.get(0), args.locs[0]);
     unsigned dtypeIndex = full ? 2 : 1;
-    Type element = dtypeArg(*args.get(dtypeIndex), args.locs[dtypeIndex], "dtype");
+    Type dtype = dtypeArg(*args.get(dtypeIndex), args.locs[dtypeIndex], "dtype");
+    bool isUnsigned = hasUnsignedElements(dtype);
+    Type element = signless(dtype);
     auto type = RankedTensorType::get(shape, element);
     TValue value = full ? *args.get(1) : TValue::ofInt(0);
     if (value.isRuntime()) {
-      Value scalar = cast(value.value, element, args.locs[1]);
-      return TValue::ofValue(broadcastTo(scalar, shape, c.loc, "value"));
+      Value scalar = castTo(value, dtype, args.locs[1]).value;
+      return TValue::ofValue(broadcastTo(scalar, shape, c.loc, "value"),
+                             isUnsigned);
     }
     if (!value.isNumber())
       fail(args.locs[1], "the fill value must be a number");
@@ -510,9 +519,10 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     if (isa<FloatType>(element))
       scalar = builder.getFloatAttr(element, d);
     else
-      scalar = builder.getIntegerAttr(element, int64_t(d));
+      scalar = builder.getIntegerAttr(
+          element, value.kind == TValue::Kind::Float ? int64_t(d) : value.intValue);
     return TValue::ofValue(arith::ConstantOp::create(
-        builder, location, DenseElementsAttr::get(type, scalar)));
+        builder, location, DenseElementsAttr::get(type, scalar)), isUnsigned);
   }
   if (name == "tl.load") {
     Args args = bindArgs(c, name,
@@ -535,7 +545,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                                        args.get(4), c.loc);
       return TValue::ofValue(tile::LoadOp::create(
           builder, location, access.ptr, access.mask, access.other, cache,
-          evict, isVolatile));
+          evict, isVolatile), args.get(0)->elements[0].isUnsigned);
     }
     if (givesBoundaryCheck(args.get(3)))
       fail(args.locs[3], "boundary_check needs a block pointer: a tile of "
@@ -559,7 +569,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
       other = broadcastTo(o, shapeOf(ptr), args.locs[2], "'other'");
     }
     return TValue::ofValue(tile::LoadOp::create(builder, location, ptr, mask,
-                                                other, cache, evict, isVolatile));
+                                                other, cache, evict, isVolatile),
+                           args.get(0)->isUnsigned);
   }
   if (name == "tl.store") {
     Args args = bindArgs(c, name,
@@ -574,11 +585,11 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
       BlockAccess access =
           blockAccess(*args.get(0), nullptr, args.get(3), nullptr, c.loc);
       Type element =
-          llvm::cast<tile::PointerType>(getElementTypeOrSelf(access.ptr.getType()))
+          llvm::cast<tile::PointerType>(dtypeOf(args.get(0)->elements[0]))
               .getPointeeType();
       Value value = broadcastTo(
           cast(toValue(*args.get(1), args.locs[1], "the stored value"), element,
-               args.locs[1]),
+               args.locs[1], args.get(1)->isUnsigned),
           shapeOf(access.ptr), args.locs[1], "the stored value");
       tile::StoreOp::create(builder, location, access.ptr, value, access.mask,
                             cache, evict);
@@ -589,15 +600,17 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
                          "pointers takes a mask");
     auto [ptr, ptrType] =
         pointerArg(*this, args, "tl.store needs a pointer to store to");
-    Value value = toValue(*args.get(1), args.locs[1], "the stored value");
+    Type pointee =
+        llvm::cast<tile::PointerType>(dtypeOf(*args.get(0))).getPointeeType();
+    Value value = cast(toValue(*args.get(1), args.locs[1], "the stored value"),
+                       pointee, args.locs[1], args.get(1)->isUnsigned);
     Value mask = optionalMask(*this, args, 2);
     // The pointer takes the shape of the value or mask it is stored with.
     SmallVector<int64_t> shape(shapeOf(ptr));
     if (shapeOf(value).size() > shape.size())
       shape.assign(shapeOf(value).begin(), shapeOf(value).end());
     ptr = broadcastTo(ptr, shape, args.locs[0], "the pointer");
-    value = broadcastTo(cast(value, ptrType.getPointeeType(), args.locs[1]),
-                        shape, args.locs[1], "the stored value");
+    value = broadcastTo(value, shape, args.locs[1], "the stored value");
     if (mask)
       mask = broadcastTo(mask, shape, args.locs[2], "the mask");
     tile::StoreOp::create(builder, location, ptr, value, mask, cache, evict);
@@ -671,13 +684,13 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     if (isLoad)
       return TValue::ofValue(tile::LoadOp::create(
           builder, location, access.ptr, access.mask, access.other,
-          tile::CacheModifier::None, tile::EvictionPolicy::Normal, false));
+          tile::CacheModifier::None, tile::EvictionPolicy::Normal, false),
+          self->elements[0].isUnsigned);
     Type element =
-        llvm::cast<tile::PointerType>(getElementTypeOrSelf(access.ptr.getType()))
-            .getPointeeType();
+        llvm::cast<tile::PointerType>(dtypeOf(self->elements[0])).getPointeeType();
     Value value = broadcastTo(cast(toValue(*args.get(1), args.locs[1],
                                            "the stored value"),
-                                   element, args.locs[1]),
+                                   element, args.locs[1], args.get(1)->isUnsigned),
                               shapeOf(access.ptr), args.locs[1],
                               "the stored value");
     tile::StoreOp::create(builder, location, access.ptr, value, access.mask,
@@ -704,7 +717,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     cond = broadcastTo(cond, shape, args.locs[0], "the condition");
     a = broadcastTo(a, shape, args.locs[1], "x");
     b = broadcastTo(b, shape, args.locs[2], "y");
-    return TValue::ofValue(arith::SelectOp::create(builder, location, cond, a, b));
+    return TValue::ofValue(arith::SelectOp::create(builder, location, cond, a, b),
+                           hasUnsignedElements(element));
   }
   if (name == "tl.maximum" || name == "tl.minimum") {
     Args args = bindArgs(c, name, {"x", "y", "propagate_nan"}, 2);
@@ -758,7 +772,9 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     Value high = arith::ShRUIOp::create(
         builder, location, product,
         broadcastTo(cast(shift, i64, c.loc), shapeOf(product), c.loc, "the shift"));
-    return TValue::ofValue(cast(high, i32, c.loc));
+    // Of the operands' type, as Triton's: int32, or uint32 from one.
+    bool isUnsigned = args.get(0)->isUnsigned || args.get(1)->isUnsigned;
+    return TValue::ofValue(cast(high, i32, c.loc), isUnsigned);
   }
   if (name == "tl.exp" || name == "tl.exp2" || name == "tl.log" ||
       name == "tl.log2" || name == "tl.sqrt" || name == "tl.sqrt_rn" ||
@@ -798,7 +814,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     Args args = bindArgs(c, name, {"input", "shape"}, 2);
     Value x = toValue(*args.get(0), args.locs[0], "the input");
     SmallVector<int64_t> shape = shapeArg(*this, *args.get(1), args.locs[1]);
-    return TValue::ofValue(broadcastTo(x, shape, c.loc, "the input"));
+    return TValue::ofValue(broadcastTo(x, shape, c.loc, "the input"),
+                           args.get(0)->isUnsigned);
   }
   if (name == "tl.sum" || name == "tl.max" || name == "tl.min" ||
       name == "tl.xor_sum" || name == "tl.argmax" || name == "tl.argmin")
@@ -953,6 +970,11 @@ TValue MLIRGenImpl::minMax(bool max, const TValue &x, const TValue &y,
   if (!element.isInteger())
     fail(l, Twine(max ? "max" : "min") + " needs numbers, got " +
                 describe(element));
+  if (isUnsignedInt(element))
+    return TValue::ofValue(
+        max ? (Value)arith::MaxUIOp::create(builder, location, a, b)
+            : (Value)arith::MinUIOp::create(builder, location, a, b),
+        true);
   return TValue::ofValue(
       max ? (Value)arith::MaxSIOp::create(builder, location, a, b)
           : (Value)arith::MinSIOp::create(builder, location, a, b));
@@ -964,6 +986,8 @@ TValue MLIRGenImpl::absolute(const TValue &x, const ast::Location &l) {
   if (isa<tile::PointerType>(element))
     fail(l, "abs needs a number, got " + describe(v.getType()));
   Location location = loc(l);
+  if (x.isUnsigned)
+    return x;
   return TValue::ofValue(isa<FloatType>(element)
                              ? (Value)math::AbsFOp::create(builder, location, v)
                              : (Value)math::AbsIOp::create(builder, location, v));
@@ -992,6 +1016,12 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
                   : bindArgs(c, name, {"pointer", "val", "mask", "sem", "scope"}, 2);
   auto [ptr, ptrType] = pointerArg(*this, args, name + " needs a pointer");
   Type pointee = ptrType.getPointeeType();
+  // Through a pointer to unsigned integers, max and min compare unsigned.
+  bool isUnsigned = args.get(0)->isUnsigned;
+  if (isUnsigned && kind == tile::AtomicRMWKind::Max)
+    kind = tile::AtomicRMWKind::UMax;
+  if (isUnsigned && kind == tile::AtomicRMWKind::Min)
+    kind = tile::AtomicRMWKind::UMin;
   if (!tile::isAtomicElementType(kind, pointee))
     fail(args.locs[0],
          name + " supports " +
@@ -1002,12 +1032,18 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
                       *kind == tile::AtomicRMWKind::Or ||
                       *kind == tile::AtomicRMWKind::Xor
                   ? "int32 and int64"
+              : *kind == tile::AtomicRMWKind::UMax ||
+                      *kind == tile::AtomicRMWKind::UMin
+                  ? "uint32 and uint64"
                   : "float32, float64, int32 and int64") +
              ", got a pointer to " + describe(pointee));
   unsigned valIndex = cas ? 2 : 1, semIndex = 3, scopeIndex = 4;
-  Value value = convertTo(*args.get(valIndex), pointee, args.locs[valIndex],
+  Type dtype = isUnsigned ? llvm::cast<tile::PointerType>(dtypeOf(*args.get(0)))
+                                .getPointeeType()
+                          : pointee;
+  Value value = convertTo(*args.get(valIndex), dtype, args.locs[valIndex],
                           "the value");
-  Value cmp = cas ? convertTo(*args.get(1), pointee, args.locs[1],
+  Value cmp = cas ? convertTo(*args.get(1), dtype, args.locs[1],
                               "the compared value")
                   : Value();
   Value mask = cas ? Value() : optionalMask(*this, args, 2);
@@ -1046,13 +1082,17 @@ TValue MLIRGenImpl::genAtomic(const ast::CallExpr &c, const std::string &name,
   value = broadcastTo(value, shape, args.locs[valIndex], "the value");
   if (cas) {
     cmp = broadcastTo(cmp, shape, args.locs[1], "the compared value");
-    return TValue::ofValue(tile::AtomicCASOp::create(
-        builder, location, value.getType(), sem, scope, ptr, cmp, value));
+    return TValue::ofValue(tile::AtomicCASOp::create(builder, location,
+                                                     value.getType(), sem,
+                                                     scope, ptr, cmp, value),
+                           isUnsigned);
   }
   if (mask)
     mask = broadcastTo(mask, shape, args.locs[2], "the mask");
-  return TValue::ofValue(tile::AtomicRMWOp::create(
-      builder, location, value.getType(), *kind, sem, scope, ptr, value, mask));
+  return TValue::ofValue(tile::AtomicRMWOp::create(builder, location,
+                                                   value.getType(), *kind, sem,
+                                                   scope, ptr, value, mask),
+                         isUnsigned);
 }
 
 /// tl.exp, tl.exp2, tl.log, tl.log2, tl.sqrt (and sqrt_rn), tl.rsqrt,
@@ -1064,11 +1104,11 @@ TValue MLIRGenImpl::callMath(const std::string &name, const TValue &arg,
   Value x = toValue(arg, l, "the argument");
   Type element = getElementTypeOrSelf(x.getType());
   if (name == "tl.abs")
-    return absolute(TValue::ofValue(x), l);
+    return absolute(TValue::ofValue(x, arg.isUnsigned), l);
   if (!isa<FloatType>(element)) {
     if (!element.isInteger())
       fail(l, name + " needs a number, got " + describe(x.getType()));
-    x = cast(x, builder.getF32Type(), l);
+    x = cast(x, builder.getF32Type(), l, arg.isUnsigned);
     element = builder.getF32Type();
   }
   // 16-bit floats compute in fp32, as Triton's libdevice calls do.

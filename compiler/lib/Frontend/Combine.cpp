@@ -34,8 +34,9 @@ struct Combiner {
 
 } // namespace
 
-/// Fills `region` with one block taking two groups of `elements` and
-/// yielding what `combiner` makes of them.
+/// Fills `region` with one block taking two groups of `elements` (dtypes:
+/// an unsigned one is a signless argument the function sees as unsigned)
+/// and yielding what `combiner` makes of them.
 static void buildCombineRegion(MLIRGenImpl &g, Region &region,
                                ArrayRef<Type> elements,
                                const Combiner &combiner, StringRef name,
@@ -46,7 +47,8 @@ static void buildCombineRegion(MLIRGenImpl &g, Region &region,
   std::vector<TValue> args;
   for (int group = 0; group < 2; ++group)
     for (Type element : elements)
-      args.push_back(TValue::ofValue(block->addArgument(element, location)));
+      args.push_back(TValue::ofValue(
+          block->addArgument(signless(element), location), isUnsignedInt(element)));
   OpBuilder::InsertionGuard guard(g.builder);
   g.builder.setInsertionPointToStart(block);
 
@@ -65,7 +67,7 @@ static void buildCombineRegion(MLIRGenImpl &g, Region &region,
                   "returned " + Twine(items.size()));
   SmallVector<Value> yielded;
   for (auto [item, element] : llvm::zip(items, elements)) {
-    if (item.isRuntime() && item.value.getType() != element)
+    if (item.isRuntime() && item.value.getType() != signless(element))
       g.fail(l, "the combine function of " + name + " returned " +
                     g.describe(item.value.getType()) + " for an input of " +
                     g.describe(element));
@@ -110,6 +112,7 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
   if (items.empty())
     fail(args.locs[Input], name + " needs at least one tile");
   SmallVector<Value> srcs;
+  SmallVector<Type> elements; // the sources' dtypes
   for (const TValue &item : items) {
     Value x = item.isRuntime() ? item.value : Value();
     if (!x || !isa<RankedTensorType>(x.getType()))
@@ -121,6 +124,7 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
                                  describe(srcs.front().getType()) + " and " +
                                  describe(x.getType()));
     srcs.push_back(x);
+    elements.push_back(dtypeOf(item));
   }
 
   // The combination.
@@ -134,18 +138,20 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
     combiner.function = f.function;
   } else {
     combiner.op = fn == "cumsum" ? ast::BinaryOp::Add : ast::BinaryOp::Mul;
-    // bf16 scans in fp32; cumsum also sums small integers in int32.
-    Type element = getElementTypeOrSelf(srcs.front().getType());
+    // bf16 scans in fp32; cumsum also sums small integers in (u)int32.
+    Type element = elements.front();
     Type work = element;
     if (element.isBF16())
       work = builder.getF32Type();
     if (fn == "cumsum" && element.isInteger() &&
         element.getIntOrFloatBitWidth() < 32)
-      work = builder.getI32Type();
+      work = isUnsignedInt(element) ? builder.getIntegerType(32, false)
+                                    : builder.getI32Type();
     if (fn == "cumsum" && args.get(Fourth) &&
         args.get(Fourth)->kind != TValue::Kind::None)
       work = dtypeArg(*args.get(Fourth), args.locs[Fourth], "dtype");
-    srcs.front() = cast(srcs.front(), work, c.loc);
+    srcs.front() = cast(srcs.front(), work, c.loc, items.front().isUnsigned);
+    elements.front() = work;
   }
 
   // The axis: tl.reduce with axis=None reduces the tiles flattened (and
@@ -186,9 +192,6 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
       axis += rank;
   }
 
-  SmallVector<Type> elements;
-  for (Value x : srcs)
-    elements.push_back(getElementTypeOrSelf(x.getType()));
   std::vector<TValue> results;
   if (isReduce) {
     SmallVector<Value> reduced(srcs);
@@ -205,7 +208,7 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
       reduced.assign(op.getResults().begin(), op.getResults().end());
     }
     bool keep = args.get(Fourth) && isTrue(*args.get(Fourth), args.locs[Fourth]);
-    for (Value r : reduced) {
+    for (auto [r, element] : llvm::zip(reduced, elements)) {
       if (keep && allAxes) {
         // Every dimension back, of extent 1.
         SmallVector<int64_t> ones(type.getRank(), 1);
@@ -215,7 +218,7 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
       } else if (keep) {
         r = expandDims(r, axis, c.loc);
       }
-      results.push_back(TValue::ofValue(r));
+      results.push_back(TValue::ofValue(r, isUnsignedInt(element)));
     }
   } else {
     const TValue *reverseArg = args.get(isCumulative ? Third : Fourth);
@@ -227,8 +230,8 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
     auto op = tile::ScanOp::create(builder, location, resultTypes, srcs,
                                    int32_t(axis), reverse);
     buildCombineRegion(*this, op.getCombine(), elements, combiner, name, c.loc);
-    for (Value r : op.getResults())
-      results.push_back(TValue::ofValue(r));
+    for (auto [r, element] : llvm::zip(op.getResults(), elements))
+      results.push_back(TValue::ofValue(r, isUnsignedInt(element)));
   }
   return tuple ? TValue::ofTuple(results) : results.front();
 }

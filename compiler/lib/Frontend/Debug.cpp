@@ -52,12 +52,13 @@ TValue MLIRGenImpl::genDevicePrint(const ast::CallExpr &c) {
   SmallVector<Value> values;
   SmallVector<bool> isSigned;
   for (const ast::ExprPtr &arg : llvm::drop_begin(c.args)) {
-    Value v = toValue(gen(*arg), arg->loc, "a printed value");
+    TValue printed = gen(*arg);
+    Value v = toValue(printed, arg->loc, "a printed value");
     Type element = getElementTypeOrSelf(v.getType());
     if (isa<tile::PointerType>(element))
       fail(arg->loc, "tl.device_print cannot print pointers yet");
     values.push_back(v);
-    isSigned.push_back(element.isInteger());
+    isSigned.push_back(element.isInteger() && !printed.isUnsigned);
   }
   tile::PrintOp::create(builder, loc(c.loc),
                         normalizePrefix(prefix.name, !values.empty()), hex,

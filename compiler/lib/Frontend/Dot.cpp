@@ -107,10 +107,10 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
     if (!type)
       fail(args.locs[i], "tl.dot: " + what +
                              " must be a 2-D or 3-D tile, got " + describe(v));
-    if (!isDotOperandType(type.getElementType()))
+    if (!isDotOperandType(type.getElementType()) || v.isUnsigned)
       fail(args.locs[i], "tl.dot does not multiply " +
-                             describe(type.getElementType()) + " tiles (" +
-                             what + " is " + describe(type) +
+                             describe(dtypeOf(v)) + " tiles (" +
+                             what + " is " + describe(typeOf(v)) +
                              "): use int8, float16, bfloat16, float32 or "
                              "float64");
     if (type.getRank() != 2 && type.getRank() != 3)

@@ -58,10 +58,11 @@ TValue TValue::named(Kind kind, std::string name) {
   t.name = std::move(name);
   return t;
 }
-TValue TValue::ofValue(Value v) {
+TValue TValue::ofValue(Value v, bool isUnsigned) {
   TValue t;
   t.kind = Kind::Runtime;
   t.value = v;
+  t.isUnsigned = isUnsigned;
   return t;
 }
 TValue TValue::ofTuple(std::vector<TValue> elements) {
@@ -72,7 +73,8 @@ TValue TValue::ofTuple(std::vector<TValue> elements) {
 }
 
 bool TValue::operator==(const TValue &o) const {
-  return kind == o.kind && intValue == o.intValue &&
+  return kind == o.kind && isUnsigned == o.isUnsigned &&
+         intValue == o.intValue &&
          floatValue == o.floatValue && name == o.name && type == o.type &&
          value == o.value && elements == o.elements && function == o.function;
 }
@@ -80,6 +82,56 @@ bool TValue::operator==(const TValue &o) const {
 //===----------------------------------------------------------------------===//
 // Errors, types and values
 //===----------------------------------------------------------------------===//
+
+bool tilec::isUnsignedInt(Type t) {
+  auto integer = dyn_cast<IntegerType>(t);
+  return integer && integer.isUnsigned();
+}
+
+bool tilec::hasUnsignedElements(Type t) {
+  t = getElementTypeOrSelf(t);
+  if (auto ptr = dyn_cast<tile::PointerType>(t))
+    return isUnsignedInt(ptr.getPointeeType());
+  return isUnsignedInt(t);
+}
+
+Type tilec::signless(Type t) {
+  if (auto tensor = dyn_cast<RankedTensorType>(t))
+    return RankedTensorType::get(tensor.getShape(),
+                                 signless(tensor.getElementType()),
+                                 tensor.getEncoding());
+  if (auto ptr = dyn_cast<tile::PointerType>(t))
+    return tile::PointerType::get(t.getContext(), signless(ptr.getPointeeType()));
+  if (auto integer = dyn_cast<IntegerType>(t); integer && !integer.isSignless())
+    return IntegerType::get(t.getContext(), integer.getWidth());
+  return t;
+}
+
+/// `t` (signless) as the unsigned dtype of its width, or a pointer to one.
+static Type unsignedForm(Type t) {
+  if (auto ptr = dyn_cast<tile::PointerType>(t))
+    return tile::PointerType::get(t.getContext(),
+                                  unsignedForm(ptr.getPointeeType()));
+  if (auto integer = dyn_cast<IntegerType>(t); integer && integer.getWidth() > 1)
+    return IntegerType::get(t.getContext(), integer.getWidth(),
+                            IntegerType::Unsigned);
+  return t;
+}
+
+Type MLIRGenImpl::dtypeOf(const TValue &v) {
+  Type element = getElementTypeOrSelf(v.value.getType());
+  return v.isUnsigned ? unsignedForm(element) : element;
+}
+
+Type MLIRGenImpl::typeOf(const TValue &v) {
+  return tile::withElementType(v.value.getType(), dtypeOf(v));
+}
+
+TValue MLIRGenImpl::castTo(const TValue &v, Type dtype, const ast::Location &l) {
+  Value x = toValue(v, l, "the value");
+  return TValue::ofValue(cast(x, dtype, l, v.isUnsigned),
+                         hasUnsignedElements(dtype));
+}
 
 MLIRGenImpl::MLIRGenImpl(MLIRContext &context, const ast::Module &module)
     : context(context), module(module), builder(&context) {}
@@ -111,6 +163,8 @@ std::string MLIRGenImpl::describe(Type type) {
     return "bf16";
   if (type.isF64())
     return "fp64";
+  if (isUnsignedInt(type))
+    return "u" + std::to_string(type.getIntOrFloatBitWidth());
   if (type.isInteger())
     return "i" + std::to_string(type.getIntOrFloatBitWidth());
   std::string s;
@@ -145,7 +199,7 @@ std::string MLIRGenImpl::describe(const TValue &v) {
   case TValue::Kind::Slice:
     return "slice";
   case TValue::Kind::Runtime:
-    return describe(v.value.getType());
+    return describe(typeOf(v));
   case TValue::Kind::BlockPtr:
     return "a block pointer";
   case TValue::Kind::TensorDesc:
@@ -174,6 +228,10 @@ Type MLIRGenImpl::parseTypeString(StringRef text) {
       .Cases({"i16", "int16"}, b.getI16Type())
       .Cases({"i32", "int32"}, b.getI32Type())
       .Cases({"i64", "int64"}, b.getI64Type())
+      .Cases({"u8", "uint8"}, b.getIntegerType(8, /*isSigned=*/false))
+      .Cases({"u16", "uint16"}, b.getIntegerType(16, /*isSigned=*/false))
+      .Cases({"u32", "uint32"}, b.getIntegerType(32, /*isSigned=*/false))
+      .Cases({"u64", "uint64"}, b.getIntegerType(64, /*isSigned=*/false))
       .Default(Type());
 }
 
@@ -216,7 +274,10 @@ static Value constantOf(OpBuilder &b, Location loc, const TValue &v, Type type) 
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, i));
 }
 
-Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
+Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l,
+                         bool fromUnsigned) {
+  bool toUnsigned = isUnsignedInt(to);
+  to = signless(to);
   Type from = getElementTypeOrSelf(v.getType());
   if (from == to)
     return v;
@@ -232,7 +293,7 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
       address = tile::PtrToIntOp::create(
           builder, location, tile::withElementType(v.getType(), i64), v);
     else
-      address = cast(v, i64, l);
+      address = cast(v, i64, l, fromUnsigned);
     if (!isa<tile::PointerType>(to))
       return cast(address, to, l);
     return tile::IntToPtrOp::create(builder, location, resultType, address);
@@ -256,14 +317,14 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
     }
     if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth()) {
       // True is 1, not -1.
-      if (from.isInteger(1))
+      if (from.isInteger(1) || fromUnsigned)
         return arith::ExtUIOp::create(builder, location, resultType, v);
       return arith::ExtSIOp::create(builder, location, resultType, v);
     }
     return arith::TruncIOp::create(builder, location, resultType, v);
   }
   if (!fromFloat) {
-    if (from.isInteger(1))
+    if (from.isInteger(1) || fromUnsigned)
       return arith::UIToFPOp::create(builder, location, resultType, v);
     return arith::SIToFPOp::create(builder, location, resultType, v);
   }
@@ -275,6 +336,8 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l) {
     return arith::CmpFOp::create(builder, location, arith::CmpFPredicate::UNE,
                                  v, zero);
   }
+  if (toUnsigned)
+    return arith::FPToUIOp::create(builder, location, resultType, v);
   return arith::FPToSIOp::create(builder, location, resultType, v);
 }
 
@@ -357,7 +420,7 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
   if (!a.isRuntime() || !b.isRuntime()) {
     const TValue &runtime = a.isRuntime() ? a : b;
     const TValue &number = a.isRuntime() ? b : a;
-    Type t = getElementTypeOrSelf(runtime.value.getType());
+    Type t = dtypeOf(runtime);
     if (isa<tile::PointerType>(t))
       return t;
     if (number.kind == TValue::Kind::Float && !isFloat(t))
@@ -366,15 +429,21 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
       return numberType(number);
     // As in Triton, an int takes an integer tile's type and must fit in it.
     unsigned bits = t.isInteger() ? t.getIntOrFloatBitWidth() : 64;
+    bool isUnsigned = isUnsignedInt(t);
+    if (number.kind == TValue::Kind::Int && isUnsigned && number.intValue < 0)
+      fail(l, "the number " + Twine(number.intValue) + " is negative and the "
+              "other operand is unsigned (" + describe(t) +
+              "): cast one of them first, as Triton asks");
+    int64_t low = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
+    int64_t high = int64_t(1) << (isUnsigned ? bits : bits - 1);
     if (number.kind == TValue::Kind::Int && bits < 64 &&
-        (number.intValue < -(int64_t(1) << (bits - 1)) ||
-         number.intValue >= (int64_t(1) << (bits - 1))))
+        (number.intValue < low || number.intValue >= high))
       fail(l, "the number " + Twine(number.intValue) + " is out of range for " +
                   describe(t) + ", the type of the other operand");
     return t;
   }
-  Type x = getElementTypeOrSelf(a.value.getType());
-  Type y = getElementTypeOrSelf(b.value.getType());
+  Type x = dtypeOf(a);
+  Type y = dtypeOf(b);
   if (x == y)
     return x;
   if (isa<tile::PointerType>(x) || isa<tile::PointerType>(y))
@@ -383,16 +452,21 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     return isFloat(x) ? x : y;
   if (isFloat(x) && x.getIntOrFloatBitWidth() == y.getIntOrFloatBitWidth())
     return builder.getF32Type(); // fp16 with bf16
-  return x.getIntOrFloatBitWidth() >= y.getIntOrFloatBitWidth() ? x : y;
+  unsigned wx = x.getIntOrFloatBitWidth(), wy = y.getIntOrFloatBitWidth();
+  // Integers as C's usual arithmetic conversions (Triton's
+  // integer_promote_impl): the wider wins, and of one width the unsigned.
+  if (isUnsignedInt(x) != isUnsignedInt(y))
+    return isUnsignedInt(x) ? (wx >= wy ? x : y) : (wy >= wx ? y : x);
+  return wx >= wy ? x : y;
 }
 
 Value MLIRGenImpl::convertTo(const TValue &v, Type element,
                              const ast::Location &l, StringRef what) {
   if (v.isRuntime())
-    return cast(v.value, element, l);
+    return cast(v.value, element, l, v.isUnsigned);
   if (!v.isNumber())
     fail(l, what + " must be a number or a tile, got " + describe(v));
-  return constantOf(builder, loc(l), v, element);
+  return constantOf(builder, loc(l), v, signless(element));
 }
 
 std::pair<Value, Value> MLIRGenImpl::unify(const TValue &a, const TValue &b,
@@ -531,6 +605,11 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
     Type offType = getElementTypeOrSelf(off.getType());
     if (!offType.isInteger() || offType.isInteger(1))
       fail(l, "pointer offsets must be integers, got " + describe(off.getType()));
+    // The offset counts as signed: an unsigned one is widened first.
+    if (offset.isUnsigned && offType.getIntOrFloatBitWidth() < 64) {
+      offType = builder.getI64Type();
+      off = cast(off, offType, l, /*fromUnsigned=*/true);
+    }
     if (op == BinaryOp::Sub) {
       Value zero = arith::ConstantOp::create(builder, location,
                                              builder.getIntegerAttr(offType, 0));
@@ -542,11 +621,19 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
     Value p = broadcastTo(ptr.value, shape, l, "pointer");
     off = broadcastTo(off, shape, l, "offset");
     return TValue::ofValue(
-        tile::AddPtrOp::create(builder, location, p.getType(), p, off));
+        tile::AddPtrOp::create(builder, location, p.getType(), p, off),
+        ptr.isUnsigned);
   }
 
   Type element = promote(a, b, l);
   bool fp = isFloat(element);
+  bool isUnsigned = isUnsignedInt(element);
+  if ((op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && !fp &&
+      a.isRuntime() && b.isRuntime() && a.isUnsigned != b.isUnsigned &&
+      !dtypeOf(a).isInteger(1) && !dtypeOf(b).isInteger(1))
+    fail(l, Twine("'") + spelling(op) + "' of " + describe(dtypeOf(a)) +
+                " and " + describe(dtypeOf(b)) +
+                ": their signedness differs; cast them to one, as Triton asks");
   switch (op) {
   case BinaryOp::Div:
     // True division: integers divide as fp32, as in Triton; so do fp16 and
@@ -603,11 +690,13 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
     break;
   case BinaryOp::FloorDiv:
     // Triton (like C) truncates toward zero.
-    r = arith::DivSIOp::create(builder, location, x, y);
+    r = isUnsigned ? (Value)arith::DivUIOp::create(builder, location, x, y)
+                   : (Value)arith::DivSIOp::create(builder, location, x, y);
     break;
   case BinaryOp::Mod:
-    r = fp ? (Value)arith::RemFOp::create(builder, location, x, y)
-           : (Value)arith::RemSIOp::create(builder, location, x, y);
+    r = fp           ? (Value)arith::RemFOp::create(builder, location, x, y)
+        : isUnsigned ? (Value)arith::RemUIOp::create(builder, location, x, y)
+                     : (Value)arith::RemSIOp::create(builder, location, x, y);
     break;
   case BinaryOp::BitAnd:
     r = arith::AndIOp::create(builder, location, x, y);
@@ -622,12 +711,13 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
     r = arith::ShLIOp::create(builder, location, x, y);
     break;
   case BinaryOp::RShift:
-    r = arith::ShRSIOp::create(builder, location, x, y);
+    r = isUnsigned ? (Value)arith::ShRUIOp::create(builder, location, x, y)
+                   : (Value)arith::ShRSIOp::create(builder, location, x, y);
     break;
   default:
     fail(l, "unsupported operator");
   }
-  return TValue::ofValue(r);
+  return TValue::ofValue(r, isUnsigned && !isFloat(getElementTypeOrSelf(r.getType())));
 }
 
 TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
@@ -679,10 +769,11 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
     return TValue::ofValue(arith::CmpFOp::create(builder, location, pred, x, y));
   }
   using P = arith::CmpIPredicate;
-  P pred = op == CompareOp::Lt   ? P::slt
-           : op == CompareOp::Le ? P::sle
-           : op == CompareOp::Gt ? P::sgt
-           : op == CompareOp::Ge ? P::sge
+  bool u = isUnsignedInt(element);
+  P pred = op == CompareOp::Lt   ? (u ? P::ult : P::slt)
+           : op == CompareOp::Le ? (u ? P::ule : P::sle)
+           : op == CompareOp::Gt ? (u ? P::ugt : P::sgt)
+           : op == CompareOp::Ge ? (u ? P::uge : P::sge)
            : (op == CompareOp::Eq || op == CompareOp::Is) ? P::eq
                                                            : P::ne;
   return TValue::ofValue(arith::CmpIOp::create(builder, location, pred, x, y));
@@ -828,7 +919,7 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     if (slices != tensor.getRank())
       fail(e.loc, "subscript has " + Twine(slices) + " ':' but the tile has " +
                       Twine(tensor.getRank()) + " dimensions");
-    return TValue::ofValue(v);
+    return TValue::ofValue(v, base.isUnsigned);
   }
   case ExprKind::Unary: {
     const auto &u = llvm::cast<UnaryExpr>(e);
@@ -859,6 +950,16 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     case UnaryOp::Invert:
       if (x.isNumber() && x.kind != TValue::Kind::Float)
         return TValue::ofInt(~x.intValue);
+      if (x.isUnsigned) {
+        // All ones, which no Python number of an unsigned type spells.
+        Type element = getElementTypeOrSelf(x.value.getType());
+        Value ones = broadcastTo(
+            arith::ConstantOp::create(builder, loc(e.loc),
+                                      builder.getIntegerAttr(element, -1)),
+            shapeOf(x.value), e.loc, "the mask");
+        return TValue::ofValue(
+            arith::XOrIOp::create(builder, loc(e.loc), x.value, ones), true);
+      }
       return binary(BinaryOp::BitXor, x, TValue::ofInt(-1), e.loc);
     }
     fail(e.loc, "unsupported unary operator");
@@ -1158,7 +1259,8 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     builder.setInsertionPointAfter(result);
     scope = before;
     for (auto [i, name] : llvm::enumerate(merged))
-      scope[name] = TValue::ofValue(result.getResult(i));
+      scope[name] = TValue::ofValue(result.getResult(i),
+                                    thenScope[name].isUnsigned);
     return;
   }
 
@@ -1331,17 +1433,17 @@ void MLIRGenImpl::carriedValues(const TValue &v, SmallVector<Value> &out,
 }
 
 TValue MLIRGenImpl::fromCarried(const TValue &like, ValueRange &values) {
-  auto next = [&] {
-    TValue v = TValue::ofValue(values.front());
+  auto next = [&](const TValue &as) {
+    TValue v = TValue::ofValue(values.front(), as.isUnsigned);
     values = values.drop_front();
     return v;
   };
   if (like.kind != TValue::Kind::BlockPtr)
-    return next();
+    return next(like);
   TValue result = like;
-  result.elements[0] = next();
+  result.elements[0] = next(like.elements[0]);
   for (TValue &x : result.elements[3].elements)
-    x = next();
+    x = next(x);
   return result;
 }
 
@@ -1541,6 +1643,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     std::string name;
     Type type;
     int64_t divisibility = 0;
+    bool isUnsigned = false;
   };
   std::vector<Param> runtimeParams;
   NamedAttrList constexprAttrs;
@@ -1639,7 +1742,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     // allocation of the runtime; the metadata records it and launches check.
     if (!divisibility && signature.empty() && isa<tile::PointerType>(type))
       divisibility = 16;
-    runtimeParams.push_back({p.name, type, divisibility});
+    runtimeParams.push_back({p.name, signless(type), divisibility,
+                             hasUnsignedElements(type)});
   }
 
   Location location = loc(kernel->loc);
@@ -1660,7 +1764,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (p.divisibility > 1)
       func.setArgAttr(i, tile::kDivisibilityAttrName,
                       builder.getI32IntegerAttr(p.divisibility));
-    scope[p.name] = TValue::ofValue(entry->getArgument(i));
+    if (p.isUnsigned)
+      func.setArgAttr(i, kUnsignedAttrName, builder.getUnitAttr());
+    scope[p.name] = TValue::ofValue(entry->getArgument(i), p.isUnsigned);
   }
   builder.setInsertionPointToEnd(entry);
   kernelBody = &kernel->body;

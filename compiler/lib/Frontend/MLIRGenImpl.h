@@ -45,6 +45,11 @@ struct TValue {
     TensorDesc, // tl.make_tensor_descriptor's record
   };
   Kind kind = Kind::None;
+  /// Runtime: the integer elements (or the pointees of pointers) are
+  /// unsigned. Triton's uint dtypes live only here: the tile IR is
+  /// signless, as arith wants, and the ops chosen for a value (divui,
+  /// cmpi ult, extui, uitofp...) say how its bits are read.
+  bool isUnsigned = false;
   int64_t intValue = 0;
   double floatValue = 0;
   std::string name; // String, Module, Builtin, Method, Function
@@ -60,7 +65,7 @@ struct TValue {
   static TValue ofString(std::string s);
   static TValue ofDType(mlir::Type t);
   static TValue named(Kind kind, std::string name);
-  static TValue ofValue(mlir::Value v);
+  static TValue ofValue(mlir::Value v, bool isUnsigned = false);
   static TValue ofTuple(std::vector<TValue> elements);
 
   bool isRuntime() const { return kind == Kind::Runtime; }
@@ -70,6 +75,15 @@ struct TValue {
   }
   bool operator==(const TValue &other) const;
 };
+
+/// Whether `t` is an unsigned integer type (tl.uint8 ... tl.uint64).
+bool isUnsignedInt(mlir::Type t);
+/// Whether the elements of `t` (a scalar, pointer or tile type), or their
+/// pointees, are unsigned integers.
+bool hasUnsignedElements(mlir::Type t);
+/// `t` with every unsigned integer in it made signless: the IR's form of a
+/// dtype.
+mlir::Type signless(mlir::Type t);
 
 /// The shape of a tile; empty for a scalar.
 inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
@@ -108,9 +122,17 @@ public:
   /// A runtime value or number converted to `elementType`.
   mlir::Value convertTo(const TValue &v, mlir::Type elementType,
                         const ast::Location &l, llvm::StringRef what);
-  /// Casts a scalar or tensor to another element type.
+  /// Casts a scalar or tensor to another element type (a dtype: unsigned
+  /// ones give signless IR, converted as unsigned); `fromUnsigned` says how
+  /// to read `v`'s integers.
   mlir::Value cast(mlir::Value v, mlir::Type elementType,
-                   const ast::Location &l);
+                   const ast::Location &l, bool fromUnsigned = false);
+  /// `v` converted to the dtype `dtype`, keeping track of its signedness.
+  TValue castTo(const TValue &v, mlir::Type dtype, const ast::Location &l);
+  /// The dtype of a runtime value's elements as Triton sees them (tl.uint32
+  /// where it is unsigned); `typeOf` the whole type (`x.type`).
+  mlir::Type dtypeOf(const TValue &v);
+  mlir::Type typeOf(const TValue &v);
   /// `v` with a dimension of extent 1 inserted at `axis` (a scalar becomes
   /// a tile of one element).
   mlir::Value expandDims(mlir::Value v, int64_t axis, const ast::Location &l);

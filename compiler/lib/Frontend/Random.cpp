@@ -78,15 +78,15 @@ TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
   if (rounds < 0)
     fail(args.locs[2], "n_rounds must not be negative");
 
-  // The key: the seed as 64 bits (sign-extended, as Triton's cast of an
-  // int to uint64), low and high words.
+  // The key: the seed as 64 bits (sign-extended from an int, zero-extended
+  // from a uint, as Triton's cast to uint64), low and high words.
   Value seed = toValue(*args.get(0), args.locs[0], "the seed");
   if (isa<RankedTensorType>(seed.getType()) ||
       !getElementTypeOrSelf(seed.getType()).isInteger() ||
       seed.getType().isInteger(1))
     fail(args.locs[0], name + " needs an integer scalar seed, got " +
                            describe(seed.getType()));
-  seed = cast(seed, builder.getI64Type(), args.locs[0]);
+  seed = cast(seed, builder.getI64Type(), args.locs[0], args.get(0)->isUnsigned);
   Value seedHigh = arith::ShRUIOp::create(
       builder, location, seed,
       arith::ConstantOp::create(builder, location, builder.getI64IntegerAttr(32)));
@@ -108,11 +108,12 @@ TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
     key0 = w.add(key0, w.constant(kKeyA));
     key1 = w.add(key1, w.constant(kKeyB));
   }
+  // Philox's words are tl.uint32, as Triton's.
   if (name == "tl.randint4x")
-    return TValue::ofTuple({TValue::ofValue(c0), TValue::ofValue(c1),
-                            TValue::ofValue(c2), TValue::ofValue(c3)});
+    return TValue::ofTuple({TValue::ofValue(c0, true), TValue::ofValue(c1, true),
+                            TValue::ofValue(c2, true), TValue::ofValue(c3, true)});
   if (name == "tl.randint")
-    return TValue::ofValue(c0);
+    return TValue::ofValue(c0, true);
   // tl.rand: [0, 1) from a word taken as an int32 x, as Triton does.
   auto uniform = [&](Value word) {
     TValue x = TValue::ofValue(word);

@@ -73,6 +73,7 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   bool tieLeft = isArg ? flag(Third, true) : flag(Fourth, true);
 
   Value x = toValue(*args.get(Input), args.locs[Input], "the input");
+  bool inputUnsigned = args.get(Input)->isUnsigned;
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type)
     fail(args.locs[Input], name + " needs a tile, got " + describe(x.getType()));
@@ -108,28 +109,50 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
     axes.push_back(axis < 0 ? axis + rank : axis);
   }
 
-  // The type the reduction works in.
-  Type work = element;
+  // The type the reduction works in: small integers sum in (u)int32 and
+  // compare in int32, as in Triton.
+  Type dtype = dtypeOf(*args.get(Input));
+  Type work = dtype;
   if (isSum && args.get(Fourth) && args.get(Fourth)->kind != TValue::Kind::None)
     work = dtypeArg(*args.get(Fourth), args.locs[Fourth], "dtype");
   else if ((isSum || isXor) && element.isInteger() &&
            element.getIntOrFloatBitWidth() < 32)
-    work = builder.getI32Type();
+    work = isUnsignedInt(dtype) ? builder.getIntegerType(32, /*isSigned=*/false)
+                                : builder.getI32Type();
   else if (!isSum && !isXor && element.getIntOrFloatBitWidth() < 32)
     work = element.isInteger() ? (Type)builder.getI32Type()
                                : (Type)builder.getF32Type();
-  x = cast(x, work, c.loc);
+  bool workUnsigned = isUnsignedInt(work);
+  x = cast(x, work, c.loc, inputUnsigned);
   tile::ReduceKind kind = isSum   ? tile::ReduceKind::Sum
                           : isXor ? tile::ReduceKind::Xor
                           : isMax ? tile::ReduceKind::Max
                                   : tile::ReduceKind::Min;
-  Value reduced = reduceAlong(builder, location, x, kind, axes);
-  if (isXor)
-    reduced = cast(reduced, element, c.loc);
+  // Unsigned max and min are signed ones with the sign bit flipped going in
+  // and coming out: the flip maps unsigned order onto signed order.
+  bool flipSign = workUnsigned && !isSum && !isXor;
+  auto flip = [&](Value v) {
+    if (!flipSign)
+      return v;
+    Type t = getElementTypeOrSelf(v.getType());
+    Value bit = arith::ConstantOp::create(
+        builder, location,
+        builder.getIntegerAttr(t, llvm::APInt::getSignMask(t.getIntOrFloatBitWidth())));
+    return (Value)arith::XOrIOp::create(
+        builder, location, v, broadcastTo(bit, shapeOf(v), c.loc, "the sign"));
+  };
+  x = flip(x);
+  Value reduced = flip(reduceAlong(builder, location, x, kind, axes));
+  bool resultUnsigned = workUnsigned;
+  if (isXor) {
+    reduced = cast(reduced, dtype, c.loc, workUnsigned);
+    resultUnsigned = inputUnsigned;
+  }
   if (!withIndices)
     return TValue::ofValue(keep ? keepDims(builder, location, reduced,
                                            type.getShape(), axes)
-                                : reduced);
+                                : reduced,
+                           resultUnsigned);
 
   // The index: where x holds the reduced value. max and min pass NaNs over
   // (maxnum), so a NaN is found only where all are NaN, and then the
@@ -137,8 +160,10 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   int64_t axis = axes.front();
   ArrayRef<int64_t> shape = type.getShape();
   const ast::Location &l = c.loc;
+  // (x is flipped for an unsigned max or min: compare it with the flipped
+  // result.)
   TValue xv = TValue::ofValue(x);
-  TValue best = TValue::ofValue(keepDims(builder, location, reduced, shape, axes));
+  TValue best = TValue::ofValue(keepDims(builder, location, flip(reduced), shape, axes));
   TValue hit = compare(ast::CompareOp::Eq, xv, best, l);
   if (isa<FloatType>(work)) {
     TValue allNan = compare(ast::CompareOp::Ne, best, best, l);
@@ -163,7 +188,8 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   }
   if (isArg)
     return TValue::ofValue(indices);
-  return TValue::ofTuple({TValue::ofValue(reduced), TValue::ofValue(indices)});
+  return TValue::ofTuple(
+      {TValue::ofValue(reduced, resultUnsigned), TValue::ofValue(indices)});
 }
 
 TValue MLIRGenImpl::genHistogram(const ast::CallExpr &c) {

@@ -106,6 +106,10 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
   auto tile = [&](unsigned i) {
     return toValue(args.positional[i], args.locs[i], "the input");
   };
+  // Results keep the signedness of the input they come from.
+  auto out = [&](Value v, unsigned i = 0) {
+    return TValue::ofValue(v, args.positional[i].isUnsigned);
+  };
   // The ints of `*dims` / `*shape`: the arguments from `first` on, or the
   // elements of one tuple there.
   auto intList = [&](unsigned first, StringRef what) {
@@ -169,8 +173,8 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
       shape.push_back(type.getDimSize(d));
     }
     if (llvm::equal(order, llvm::seq<int32_t>(0, rank)))
-      return TValue::ofValue(x);
-    return TValue::ofValue(tile::TransOp::create(
+      return out(x);
+    return out(tile::TransOp::create(
         builder, location, RankedTensorType::get(shape, type.getElementType()),
         x, builder.getDenseI32ArrayAttr(order)));
   }
@@ -201,7 +205,7 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
                       " tile of " + Twine(type.getNumElements()) +
                       " elements to " + shapeString(shape));
     if (type.getShape() == ArrayRef<int64_t>(shape))
-      return TValue::ofValue(x); // ravel of a 1-D tile
+      return out(x); // ravel of a 1-D tile
     // Each thread's elements are renamed, not moved, which needs the
     // positions of both shapes to be bit fields (see ThreadLayout).
     for (ArrayRef<int64_t> s : {type.getShape(), ArrayRef<int64_t>(shape)})
@@ -210,7 +214,7 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
           fail(c.loc, name + " needs power-of-two dimensions, as in Triton: " +
                           shapeString(type.getShape()) + " to " +
                           shapeString(shape));
-    return TValue::ofValue(reshape(x, shape));
+    return out(reshape(x, shape));
   }
 
   if (fn == "expand_dims") {
@@ -237,7 +241,7 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
     llvm::sort(normalized);
     for (int64_t axis : normalized)
       x = expandDims(x, axis, c.loc);
-    return TValue::ofValue(x);
+    return out(x);
   }
 
   if (fn == "broadcast") {
@@ -245,8 +249,8 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
     Value x = tile(0), y = tile(1);
     SmallVector<int64_t> shape = broadcastShapes(shapeOf(x), shapeOf(y), c.loc);
     return TValue::ofTuple(
-        {TValue::ofValue(broadcastTo(x, shape, args.locs[0], "the input")),
-         TValue::ofValue(broadcastTo(y, shape, args.locs[1], "other"))});
+        {out(broadcastTo(x, shape, args.locs[0], "the input")),
+         out(broadcastTo(y, shape, args.locs[1], "other"), 1)});
   }
 
   if (fn == "join" || fn == "interleave") {
@@ -269,16 +273,16 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
         builder, location, RankedTensorType::get(shape, type.getElementType()),
         a, b);
     if (scalars)
-      return TValue::ofValue(reshape(joined, {2}));
+      return out(reshape(joined, {2}));
     if (fn == "join")
-      return TValue::ofValue(joined);
+      return out(joined);
     shape.pop_back();
     shape.back() *= 2;
     for (int64_t d : shape)
       if (!llvm::isPowerOf2_64(d))
         fail(c.loc, "tl.interleave needs power-of-two dimensions, as in "
                     "Triton, got " + shapeString(type.getShape()));
-    return TValue::ofValue(reshape(joined, shape));
+    return out(reshape(joined, shape));
   }
 
   if (fn == "split") {
@@ -300,7 +304,7 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
       if (scalars)
         v = tile::ReduceOp::create(builder, location, type.getElementType(), v,
                                    tile::ReduceKind::Sum, 0);
-      halves.push_back(TValue::ofValue(v));
+      halves.push_back(out(v));
     }
     return TValue::ofTuple(std::move(halves));
   }

@@ -16,6 +16,7 @@
 // when descending). topk sorts runs of k the same way, then keeps the
 // larger half of each pair of runs (the max of two elements, in 32 bits for
 // narrower types, as Triton's tl.max) and merges again, until k remain.
+// Unsigned integers compare as unsigned.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,14 +45,16 @@ public:
   }
 
   /// Stage `stage` of the network: compare-and-swap at bits stage-1 .. 0.
-  /// `flip` is an i1 tile, or a bool for every element.
-  Value merge(Value x, int64_t stage, const TValue &flip) {
+  /// `flip` is an i1 tile, or a bool for every element; `isUnsigned` says
+  /// how x's integers compare.
+  Value merge(Value x, int64_t stage, const TValue &flip, bool isUnsigned) {
     int32_t axis = int32_t(cast<RankedTensorType>(x.getType()).getRank() - 1);
     for (int64_t j = stage - 1; j >= 0; --j) {
       Value partner = tile::ButterflyOp::create(g.builder, location, x.getType(),
                                                 x, axis, int32_t(j));
-      TValue outOfOrder = g.compare(ast::CompareOp::Gt, TValue::ofValue(x),
-                                    TValue::ofValue(partner), l);
+      TValue outOfOrder =
+          g.compare(ast::CompareOp::Gt, TValue::ofValue(x, isUnsigned),
+                    TValue::ofValue(partner, isUnsigned), l);
       TValue isRight = positionBit(x, j);
       TValue swap =
           flip.kind == TValue::Kind::Bool
@@ -71,25 +74,44 @@ public:
   }
 
   /// The larger of each element and its partner across bit `bit` of the
-  /// last dimension, kept once: the last dimension halves.
-  Value maxAcross(Value x, int64_t bit) {
+  /// last dimension, kept once: the last dimension halves. As tl.max, in
+  /// 32 bits for narrower types (an unsigned one widened to int32), and
+  /// unsigned where x is at least 32 bits and unsigned.
+  Value maxAcross(Value x, int64_t bit, bool &isUnsigned) {
     auto type = cast<RankedTensorType>(x.getType());
     Type element = type.getElementType();
-    if (element.getIntOrFloatBitWidth() < 32)
+    if (element.getIntOrFloatBitWidth() < 32) {
       element = isa<FloatType>(element) ? (Type)g.builder.getF32Type()
                                         : (Type)g.builder.getI32Type();
-    x = g.cast(x, element, l);
+      x = g.cast(x, element, l, isUnsigned);
+      isUnsigned = false;
+    }
     int64_t run = int64_t(1) << bit;
     int64_t pairs = type.getNumElements() / (2 * run);
     Value cube = tile::ReshapeOp::create(
         g.builder, location, RankedTensorType::get({pairs, 2, run}, element), x);
-    Value larger = tile::ReduceOp::create(
-        g.builder, location, RankedTensorType::get({pairs, run}, element), cube,
-        tile::ReduceKind::Max, int32_t(1));
+    // Of two elements: the larger of them, by a compare and select.
+    auto [low, high] = splitPairs(cube);
+    TValue larger = g.minMax(/*max=*/true, TValue::ofValue(low, isUnsigned),
+                             TValue::ofValue(high, isUnsigned), l);
     SmallVector<int64_t> shape(type.getShape());
     shape.back() /= 2;
     return tile::ReshapeOp::create(g.builder, location,
-                                   RankedTensorType::get(shape, element), larger);
+                                   RankedTensorType::get(shape, element),
+                                   larger.value);
+  }
+
+  /// The two halves of a [pairs, 2, run] tile along its middle dimension.
+  std::pair<Value, Value> splitPairs(Value cube) {
+    auto type = cast<RankedTensorType>(cube.getType());
+    int64_t pairs = type.getDimSize(0), run = type.getDimSize(2);
+    Type element = type.getElementType();
+    Value moved = tile::TransOp::create(
+        g.builder, location, RankedTensorType::get({pairs, run, 2}, element),
+        cube, g.builder.getDenseI32ArrayAttr({0, 2, 1}));
+    auto half = RankedTensorType::get({pairs, run}, element);
+    auto split = tile::SplitOp::create(g.builder, location, half, half, moved);
+    return {split.getLhs(), split.getRhs()};
   }
 
 private:
@@ -107,6 +129,7 @@ TValue MLIRGenImpl::genSort(const ast::CallExpr &c, const std::string &name) {
                        : bindArgs(c, name, {"x", "dim", "descending"}, 1);
   unsigned dimIndex = isTopk ? 2 : 1;
   Value x = toValue(*args.get(0), args.locs[0], "the input");
+  bool isUnsigned = args.get(0)->isUnsigned;
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type)
     fail(args.locs[0], name + " needs a tile, got " + describe(x.getType()));
@@ -138,15 +161,16 @@ TValue MLIRGenImpl::genSort(const ast::CallExpr &c, const std::string &name) {
     for (int64_t j = 0; j < stages; ++j)
       x = tile::ButterflyOp::create(builder, location, x.getType(), x,
                                     int32_t(dim), int32_t(j));
-    return TValue::ofValue(x);
+    return TValue::ofValue(x, isUnsigned);
   }
 
   Bitonic network(*this, c.loc);
   if (!isTopk) {
     bool descending = args.get(2) && isTrue(*args.get(2), args.locs[2]);
     for (int64_t s = 1; s <= stages; ++s)
-      x = network.merge(x, s, network.flipOf(x, s, stages, descending));
-    return TValue::ofValue(x);
+      x = network.merge(x, s, network.flipOf(x, s, stages, descending),
+                        isUnsigned);
+    return TValue::ofValue(x, isUnsigned);
   }
 
   int64_t k = constInt(*args.get(1), args.locs[1], "k");
@@ -155,13 +179,14 @@ TValue MLIRGenImpl::genSort(const ast::CallExpr &c, const std::string &name) {
                            ", got " + Twine(k));
   int64_t logK = llvm::Log2_64(k);
   for (int64_t s = 1; s <= logK; ++s)
-    x = network.merge(x, s, network.flipOf(x, s, stages, true));
+    x = network.merge(x, s, network.flipOf(x, s, stages, true), isUnsigned);
   for (int64_t s = logK + 1; s <= stages; ++s) {
     // Runs of k alternate again, now by bit logK of the halved positions.
-    x = network.maxAcross(x, logK);
+    x = network.maxAcross(x, logK, isUnsigned);
     x = network.merge(x, logK,
                       s < stages ? network.positionBit(x, logK)
-                                 : TValue::ofBool(true));
+                                 : TValue::ofBool(true),
+                      isUnsigned);
   }
-  return TValue::ofValue(x);
+  return TValue::ofValue(x, isUnsigned);
 }

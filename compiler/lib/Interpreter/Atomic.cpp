@@ -127,6 +127,13 @@ LogicalResult Executor::executeAtomic(Operation *op) {
           std::memcpy(address, &bits, elementBytes(kind));
           break;
         }
+        case tile::AtomicRMWKind::UMax:
+        case tile::AtomicRMWKind::UMin: {
+          uint64_t a = zeroExtend(oldInt, width), b = zeroExtend(v, width);
+          bool max = rmw.getKind() == tile::AtomicRMWKind::UMax;
+          v = (max ? a < b : b < a) ? v : oldInt;
+          break;
+        }
         case tile::AtomicRMWKind::And:
           v = oldInt & v;
           break;

@@ -61,8 +61,8 @@ def make():
     np.save("out.npy", np.zeros(3 * 4 * 32 + 4 * 8, np.float32))
     np.save("y.npy", rng.integers(-30000, 30000, 1024).astype(np.int16))
     np.save("iout.npy", np.zeros(3 * 1024 + 16, np.int32))
-    np.save("v.npy", rng.integers(-5, 60, 1300).astype(np.int32))
-    np.save("h.npy", np.zeros(48, np.int32))
+    np.save("v.npy", rng.integers(-5, 70, 1300).astype(np.int32))
+    np.save("h.npy", np.zeros(64, np.int32))
 
 
 def check():
@@ -91,7 +91,8 @@ def check():
     print("int sorts ok" if int_ok else f"int sorts WRONG: {got}")
 
     v, h = np.load("v.npy"), np.load("h_ptr.npy")
-    want = np.bincount(v[(v >= 0) & (v < 48)], minlength=48)
+    bins = h.size
+    want = np.bincount(v[(v >= 0) & (v < bins)], minlength=bins)
     print("histogram ok" if np.array_equal(h, want) else f"histogram WRONG: {h} vs {want}")
 
 

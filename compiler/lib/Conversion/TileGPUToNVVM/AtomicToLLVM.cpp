@@ -142,6 +142,12 @@ std::string atomicPTX(std::optional<tile::AtomicRMWKind> kind, Type element,
                                 atom, op, other, bits)
                       .str();
   }
+  case tile::AtomicRMWKind::UMax:
+  case tile::AtomicRMWKind::UMin:
+    return init + llvm::formatv("@$3 {0}{1}.u{2} $0, [ $1 + 0 ], $2;", atom,
+                                *kind == tile::AtomicRMWKind::UMax ? "max" : "min",
+                                bits)
+                      .str();
   case tile::AtomicRMWKind::And:
   case tile::AtomicRMWKind::Or:
   case tile::AtomicRMWKind::Xor:

@@ -66,6 +66,8 @@ bool mlir::tile::isAtomicElementType(std::optional<AtomicRMWKind> kind,
   case AtomicRMWKind::And:
   case AtomicRMWKind::Or:
   case AtomicRMWKind::Xor:
+  case AtomicRMWKind::UMax:
+  case AtomicRMWKind::UMin:
     return int3264;
   }
   return false;

@@ -192,7 +192,9 @@ LogicalResult AtomicRMWOp::verify() {
     return success();
   StringRef types = getKind() == AtomicRMWKind::Add ? "f16, bf16, f32, f64, i32 and i64"
                     : getKind() == AtomicRMWKind::And || getKind() == AtomicRMWKind::Or ||
-                            getKind() == AtomicRMWKind::Xor
+                            getKind() == AtomicRMWKind::Xor ||
+                            getKind() == AtomicRMWKind::UMax ||
+                            getKind() == AtomicRMWKind::UMin
                         ? "i32 and i64"
                         : "f32, f64, i32 and i64";
   return emitOpError("atomic ") << stringifyAtomicRMWKind(getKind())

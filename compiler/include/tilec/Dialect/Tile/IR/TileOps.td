@@ -476,7 +476,9 @@ def Tile_AtomicRMWKind : I32EnumAttr<"AtomicRMWKind",
     I32EnumAttrCase<"And", 3, "and">,
     I32EnumAttrCase<"Or", 4, "or">,
     I32EnumAttrCase<"Xor", 5, "xor">,
-    I32EnumAttrCase<"Xchg", 6, "xchg">]> {
+    I32EnumAttrCase<"Xchg", 6, "xchg">,
+    I32EnumAttrCase<"UMax", 7, "umax">,
+    I32EnumAttrCase<"UMin", 8, "umin">]> {
   let cppNamespace = "::mlir::tile";
 }
 
@@ -515,7 +517,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     once per program, however many threads of the program hold it; a scalar
     pointer is one atomic per program. `add` on floats is a float add, on
     integers a wrapping integer add; `max` and `min` compare signed integers
-    or floats; `and`, `or` and `xor` are bitwise on integers; `xchg` stores
+    or floats, `umax` and `umin` unsigned integers; `and`, `or` and `xor` are bitwise on integers; `xchg` stores
     `val` (any 32- or 64-bit element). `sem` and `scope` are Triton's: the
     memory ordering of the atomic and the threads it is ordered with.
 
