@@ -1,7 +1,8 @@
 //===- ElementwiseToLLVM.cpp - Elementwise ops, one per element -----------===//
 //
 // A tensor op of `arith` or `math` becomes the same op on each of the
-// thread's scalars; ArithToLLVM and MathToLLVM finish the job. tile.addptr
+// thread's scalars (once per run of registers the axis analysis proves
+// equal); ArithToLLVM and MathToLLVM finish the job. tile.addptr
 // becomes a getelementptr per element, tile.extern_elementwise a libdevice
 // call per element.
 //
@@ -35,9 +36,11 @@ Value elementOf(ValueRange values, unsigned i) {
 }
 
 struct ScalarizeElementwise : ConversionPattern {
-  ScalarizeElementwise(const TypeConverter &converter, MLIRContext *context)
+  ScalarizeElementwise(const TypeConverter &converter, const ConstantRuns &runs,
+                       MLIRContext *context)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
-                          context) {}
+                          context),
+        runs(runs) {}
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
@@ -60,8 +63,14 @@ struct ScalarizeElementwise : ConversionPattern {
     if (!scalarType)
       return failure();
 
+    auto it = runs.find(op);
+    unsigned run = it == runs.end() ? 1 : it->second;
     SmallVector<Value> results;
     for (unsigned i = 0, e = getWidth(operands); i < e; ++i) {
+      if (i % run) {
+        results.push_back(results[i - i % run]);
+        continue;
+      }
       SmallVector<Value> scalars;
       for (ValueRange values : operands)
         scalars.push_back(elementOf(values, i));
@@ -72,6 +81,8 @@ struct ScalarizeElementwise : ConversionPattern {
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
+
+  const ConstantRuns &runs;
 };
 
 struct AddPtrToGEP : OpConversionPattern<tile::AddPtrOp> {
@@ -141,8 +152,10 @@ struct AddressCastToLLVM : OpConversionPattern<OpTy> {
 } // namespace
 
 void mlir::tilegpu::populateElementwiseToLLVMPatterns(
-    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ScalarizeElementwise, AddPtrToGEP, ExternElementwiseToCall,
+    const TileGPUTypeConverter &converter, const ConstantRuns &runs,
+    RewritePatternSet &patterns) {
+  patterns.add<ScalarizeElementwise>(converter, runs, patterns.getContext());
+  patterns.add<AddPtrToGEP, ExternElementwiseToCall,
                AddressCastToLLVM<tile::PtrToIntOp, LLVM::PtrToIntOp>,
                AddressCastToLLVM<tile::IntToPtrOp, LLVM::IntToPtrOp>>(
       converter, patterns.getContext());

@@ -35,8 +35,7 @@ namespace {
 
 /// Vector width of every load, store, atomic and async copy along its layout's fastest
 /// dimension, from the axis analysis of the IR before lowering.
-VectorWidths computeVectorWidths(ModuleOp module) {
-  tile::AxisInfoAnalysis axis(module);
+VectorWidths computeVectorWidths(ModuleOp module, tile::AxisInfoAnalysis &axis) {
   VectorWidths widths;
   module.walk([&](Operation *op) {
     Value ptr, mask;
@@ -62,12 +61,42 @@ VectorWidths computeVectorWidths(ModuleOp module) {
   return widths;
 }
 
+/// Runs of a thread's registers holding one value of an elementwise arith
+/// or math op's result, from the result's constancy along the layout's
+/// fastest dimension and the registers' contiguity there (see ConstantRuns).
+ConstantRuns computeConstantRuns(ModuleOp module, tile::AxisInfoAnalysis &axis) {
+  ConstantRuns runs;
+  module.walk([&](Operation *op) {
+    Dialect *dialect = op->getDialect();
+    if (!op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1 ||
+        !dialect || (dialect->getNamespace() != "arith" &&
+                     dialect->getNamespace() != "math"))
+      return;
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<ThreadLayout> layout =
+        type ? ThreadLayout::get(type) : std::nullopt;
+    if (!layout)
+      return;
+    int dim = layout->getTensorDim(layout->getFastestDim());
+    const tile::AxisInfo &info = axis.get(op->getResult(0));
+    if (dim < 0 || unsigned(dim) >= info.getRank())
+      return;
+    int64_t run = tile::highestPowerOf2Divisor(
+        std::gcd<int64_t>(info.constancy[dim], layout->getContiguity()));
+    if (run > 1)
+      runs[op] = unsigned(run);
+  });
+  return runs;
+}
+
 struct ConvertTileGPUToNVVM
     : tilegpu::impl::ConvertTileGPUToNVVMBase<ConvertTileGPUToNVVM> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
-    VectorWidths widths = computeVectorWidths(module);
+    tile::AxisInfoAnalysis axis(module);
+    VectorWidths widths = computeVectorWidths(module, axis);
+    ConstantRuns runs = computeConstantRuns(module, axis);
     // Specialization facts are used up; LLVM has no use for them.
     // The ABI attributes too (tilec reads them before lowering): the LLVM IR
     // translation warns about attributes of dialects it does not know.
@@ -75,12 +104,13 @@ struct ConvertTileGPUToNVVM
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, tile::kDivisibilityAttrName);
         func.removeArgAttr(i, "tile.name");
+        func.removeArgAttr(i, "tile.unsigned");
       }
       func->removeAttr("tile.constexprs");
     });
 
     assignSharedOffsets(module);
-    if (failed(convertTensors(module, widths)) ||
+    if (failed(convertTensors(module, widths, runs)) ||
         failed(convertSCFToCF(module)) || failed(convertToLLVM(module)))
       return signalPassFailure();
 
@@ -97,12 +127,13 @@ struct ConvertTileGPUToNVVM
     });
   }
 
-  LogicalResult convertTensors(ModuleOp module, const VectorWidths &widths) {
+  LogicalResult convertTensors(ModuleOp module, const VectorWidths &widths,
+                               const ConstantRuns &runs) {
     MLIRContext *context = &getContext();
     TileGPUTypeConverter converter(context);
     RewritePatternSet patterns(context);
     ConversionTarget target(*context);
-    populateElementwiseToLLVMPatterns(converter, patterns);
+    populateElementwiseToLLVMPatterns(converter, runs, patterns);
     populateShapeToLLVMPatterns(converter, patterns);
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
     populateAtomicToLLVMPatterns(converter, widths, patterns);

@@ -21,11 +21,20 @@ public:
 /// tile.store, tile.atomic_rmw and async copy.
 using VectorWidths = llvm::DenseMap<Operation *, unsigned>;
 
+/// For elementwise ops whose result the axis analysis proves constant in
+/// runs along the layout's fastest dimension: how many of a thread's
+/// consecutive registers (a power of two) hold one value, so that each run
+/// is computed once (`x < n` on a contiguous range: one compare per vector,
+/// as Triton's deduplication).
+using ConstantRuns = llvm::DenseMap<Operation *, unsigned>;
+
 /// tile.print and tile.assert: CUDA's vprintf and __assertfail.
 void populateDebugToLLVMPatterns(const TileGPUTypeConverter &converter,
                                  RewritePatternSet &patterns);
-/// Elementwise arith/math ops and tile.addptr on tensors, one op per element.
+/// Elementwise arith/math ops and tile.addptr on tensors, one op per element
+/// (per run of equal elements, where `runs` has the op).
 void populateElementwiseToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                       const ConstantRuns &runs,
                                        RewritePatternSet &patterns);
 /// program_id, num_programs, make_range, splat, broadcast, expand_dims and
 /// tensor constants.
