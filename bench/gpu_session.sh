@@ -86,6 +86,14 @@ language() {
       --kernel counts -D BLOCK=512 -D BINS=48 --num-warps 4 --grid 3 --backend cuda -o "$work/out" "$work/v.npy" "$work/h.npy" 1300 \
       > "$OUT/sanitize_${tool}_histogram.log" 2>&1
     note "compute-sanitizer $tool histogram (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_histogram.log" | tail -n 1)"
+    # fp8 dot operands cross shared memory.
+    (cd "$work" && python3 "$OLDPWD/test/Interpreter/Inputs/fp8.py" make)
+    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/fp8.tl \
+      --kernel fp8_dot --grid 1 --backend cuda -o "$work/out" \
+      --signature "*fp8e4nv, *fp8e4nv, *fp8e5, *fp8e5, *fp32, 32, 32, 64" \
+      "$work/a.npy" "$work/b.npy" "$work/c.npy" "$work/d.npy" "$work/acc.npy" \
+      > "$OUT/sanitize_${tool}_fp8.log" 2>&1
+    note "compute-sanitizer $tool fp8 dot: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_fp8.log" | tail -n 1)"
   done
 }
 

@@ -225,6 +225,28 @@ CASES += [
      [("b", _b), ("m", np.array([0, 2**32 - 1], np.uint32))], 0),
 ]
 
+
+# fp8 conversions and dots (test/Interpreter/fp8.tl; sm_89 and newer).
+sys.path.insert(0, os.path.join(ROOT, "test", "Interpreter", "Inputs"))
+import fp8 as _fp8  # noqa: E402
+
+_x = (rng.standard_normal(256) * 4).astype(np.float32)
+_x[:8] = [0.0, -0.0, 448.0, 464.0, 1e6, 57344.0, 61440.0, 2.0 ** -17]
+_small = lambda shape, fmt: _fp8.encode(rng.integers(-4, 5, shape).astype(np.float64), fmt)
+CASES += [
+    ("fp8 convert", "test/Interpreter/fp8.tl", "1",
+     ["--kernel", "fp8_convert", "--signature",
+      "*fp32, *fp8e5, *fp8e4nv, *fp8e4nv, *fp32, 256"],
+     [("x", _x)] + [(n, np.zeros(256, np.uint8)) for n in ("e5", "e4", "h4")]
+     + [("back", np.zeros(512, np.float32))], 0),
+    ("fp8 dot", "test/Interpreter/fp8.tl", "1",
+     ["--kernel", "fp8_dot", "--signature",
+      "*fp8e4nv, *fp8e4nv, *fp8e5, *fp8e5, *fp32, 32, 32, 64"],
+     [("a", _small((32, 64), "e4m3")), ("b", _small((64, 32), "e4m3")),
+      ("c", _small((32, 64), "e5m2")), ("d", _small((64, 32), "e5m2")),
+      ("acc", np.zeros(2 * 32 * 32, np.float32))], 0),
+]
+
 def run(tile_run, backend, case, workdir):
     name, tl, grid, options, inputs, _ = case
     out = os.path.join(workdir, backend)

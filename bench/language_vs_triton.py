@@ -148,22 +148,32 @@ def report_exact(label, backend, got, triton):
 
 
 def exact_runs(args, workdir, file, runs, label=""):
-    """Each (kernel, buffers, scalars, grid, constexprs) of `file` run by
-    Triton, then by tilec on the GPU and on the interpreter; the last
-    buffer compared exactly."""
+    """Each (kernel, buffers, scalars, grid, constexprs[, extra]) of `file`
+    run by Triton, then by tilec on the GPU and on the interpreter; the last
+    buffer compared exactly, or those `extra["compare"]` names. Triton sees
+    the buffers in `extra["views"]` as another torch dtype of the same
+    width (numpy's uint8 as torch.float8_e5m2), tilec gets the same types
+    from `extra["signature"]`."""
     ok = True
-    for name, buffers, scalars, grid, constexprs in runs:
+    for name, buffers, scalars, grid, constexprs, *rest in runs:
+        extra = rest[0] if rest else {}
+        views = extra.get("views", {})
+        compared = extra.get("compare", [list(buffers)[-1]])
         kernel = load_kernel(file, name)
-        tensors = [torch.from_numpy(v).cuda() for v in buffers.values()]
-        kernel[grid](*tensors, *scalars, **constexprs)
-        triton = tensors[-1].cpu().numpy()
+        tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+        kernel[grid](*[t.view(views[k]) if k in views else t
+                       for k, t in tensors.items()], *scalars, **constexprs)
         options = ["--kernel", name] + [a for k, v in constexprs.items()
                                         for a in ("-D", f"{k}={v}")]
         for backend in ("cuda", "interp"):
             got = tile_run(args.tile_run, file, backend, ",".join(map(str, grid)),
-                           buffers, scalars, None, workdir, options)
-            got = got[list(buffers)[-1]].reshape(triton.shape)
-            ok &= report_exact(label + name, backend, got, triton)
+                           buffers, scalars, extra.get("signature"), workdir,
+                           options)
+            for k in compared:
+                triton = tensors[k].cpu().numpy()
+                shown = name if len(compared) == 1 else f"{name} {k}"
+                ok &= report_exact(label + shown, backend,
+                                   got[k].reshape(triton.shape), triton)
     return ok
 
 
@@ -287,6 +297,24 @@ def case_unsigned(args, workdir):
                       label="unsigned ")
 
 
+def case_fp8(args, workdir):
+    """fp8 conversions from fp32 and fp16 (saturating), back to fp32, and
+    fp8 dots (e4m3 and e5m2) into fp32."""
+    _, load = test_inputs("fp8", workdir)
+    e5, e4 = torch.float8_e5m2, torch.float8_e4m3fn
+    runs = [("fp8_convert", {n: load(n) for n in ("x", "e5", "e4", "h4", "back")},
+             [], (1,), {"N": 256},
+             {"signature": "*fp32, *fp8e5, *fp8e4nv, *fp8e4nv, *fp32,",
+              "views": {"e5": e5, "e4": e4, "h4": e4},
+              "compare": ["e5", "e4", "h4", "back"]}),
+            ("fp8_dot", {n: load(n) for n in ("a", "b", "c", "d", "acc")}, [],
+             (1,), {"M": 32, "N": 32, "K": 64},
+             {"signature": "*fp8e4nv, *fp8e4nv, *fp8e5, *fp8e5, *fp32, , ,",
+              "views": {"a": e4, "b": e4, "c": e5, "d": e5}})]
+    return exact_runs(args, workdir, os.path.join(TESTS, "fp8.tl"), runs,
+                      label="fp8 ")
+
+
 def run_printing(command, env=None):
     result = subprocess.run(command, capture_output=True, text=True, env=env)
     return result.returncode, result.stdout, result.stderr
@@ -362,9 +390,10 @@ def main():
         ok &= case_combine(args, workdir)
         ok &= case_sort(args, workdir)
         ok &= case_unsigned(args, workdir)
+        ok &= case_fp8(args, workdir)
     print("random numbers, libdevice, shapes, prints, block pointers, "
-          "arg-reductions, combine functions, sorts, histograms and unsigned "
-          "dtypes agree "
+          "arg-reductions, combine functions, sorts, histograms, unsigned "
+          "dtypes and fp8 agree "
           "with Triton" if ok
           else "THE LANGUAGE DIFFERS FROM TRITON")
     return 0 if ok else 1

@@ -10,6 +10,7 @@
 #include "tilec/Compiler.h"
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 #include "tilec/Frontend/ASTDump.h"
 #include "tilec/Frontend/MLIRGen.h"
@@ -215,6 +216,7 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.argTypes = options.argTypes;
   spec.numStages = options.numStages;
   spec.debug = options.debug;
+  spec.computeCapability = options.arch == "sm_80" ? 80 : 90;
   size_t diagnosticsBefore = result.diagnostics.size();
   module = timed("mlirgen",
                  [&] { return tilec::mlirGen(*context, *ast, spec); });
@@ -335,6 +337,10 @@ std::string paramTypeName(Type type) {
     return "fp32";
   if (type.isF64())
     return "fp64";
+  if (isa<Float8E5M2Type>(type))
+    return "fp8e5";
+  if (isa<Float8E4M3FNType>(type))
+    return "fp8e4nv";
   return "";
 }
 
@@ -453,7 +459,8 @@ bool Compilation::emitMachineCode(ModuleOp module) {
   }
 
   llvm::Expected<std::string> ptx = timed("LLVM O1 + PTX codegen", [&] {
-    return tilec::emitPTX(*llvmModule, options.arch);
+    return tilec::emitPTX(*llvmModule, options.arch,
+                          mlir::tilegpu::getMinPTXVersion(module));
   });
   if (!ptx) {
     internalError(llvm::toString(ptx.takeError()), result.diagnostics.size());

@@ -54,8 +54,8 @@ const char *kFooter = R"(Buffers:
   dtype float32 -> *fp32, float16 -> *fp16, float64 -> *fp64, int32 -> *i32,
   int64 -> *i64, int16 -> *i16, int8 -> *i8, uint8/16/32/64 -> *u8/16/32/64,
   bool -> *i1; an integer array also holds the other signedness of its
-  width, and a 2-byte one fp16 or bf16 bits: say so with an annotation or
-  --signature ("*bf16"). Input files are read into memory and
+  width, a 2-byte one fp16 or bf16 bits and a 1-byte one fp8 bits: say so
+  with an annotation or --signature ("*bf16", "*fp8e4nv"). Input files are read into memory and
   never modified; after the run each buffer is written to DIR/<name>.npy,
   named after its parameter.
 
@@ -137,9 +137,11 @@ bool fits(const tilec::npy::Array &a, const std::string &type) {
   if ((a.kind == 'i' || a.kind == 'u') && (type[0] == 'i' || type[0] == 'u') &&
       type != "i1" && std::atoi(&type[1]) == int(8 * a.itemSize))
     return true;
-  // Two-byte integers carry fp16 or bf16 bits (numpy has no bfloat16).
-  return a.kind != 'f' && a.kind != 'b' && a.itemSize == 2 &&
-         (type == "bf16" || type == "fp16");
+  // Two-byte integers carry fp16 or bf16 bits (numpy has no bfloat16),
+  // one-byte ones fp8 bits.
+  return a.kind != 'f' && a.kind != 'b' &&
+         ((a.itemSize == 2 && (type == "bf16" || type == "fp16")) ||
+          (a.itemSize == 1 && (type == "fp8e5" || type == "fp8e4nv")));
 }
 
 bool isIntType(const std::string &t) {

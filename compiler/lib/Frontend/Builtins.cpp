@@ -79,8 +79,8 @@ static Type dtypeNamed(Builder &b, StringRef name) {
       .Case("uint16", b.getIntegerType(16, /*isSigned=*/false))
       .Case("uint32", b.getIntegerType(32, /*isSigned=*/false))
       .Case("uint64", b.getIntegerType(64, /*isSigned=*/false))
-      // Known so that kernels can test for them (`x.dtype == tl.float8e5`);
-      // tiles of them are not supported yet (dtypeArg says so).
+      // fp8: e5m2 and e4m3 (NVIDIA's); AMD's are known so that kernels can
+      // test for them (dtypeArg refuses them).
       .Case("float8e5", b.getType<Float8E5M2Type>())
       .Case("float8e4nv", b.getType<Float8E4M3FNType>())
       .Case("float8e4b8", b.getType<Float8E4M3FNUZType>())
@@ -253,10 +253,9 @@ Type MLIRGenImpl::dtypeArg(const TValue &v, const ast::Location &l,
     Type element = v.type;
     if (auto ptr = dyn_cast<tile::PointerType>(element))
       element = ptr.getPointeeType();
-    if (isa<Float8E5M2Type, Float8E4M3FNType, Float8E4M3FNUZType,
-            Float8E5M2FNUZType>(element))
-      fail(l, "fp8 tiles (" + describe(element) +
-                  ") are not supported by tilec yet");
+    if (isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(element))
+      fail(l, describe(element) + " is AMD's fp8; tilec (for NVIDIA GPUs) "
+              "has tl.float8e5 and tl.float8e4nv");
     return v.type;
   }
   if (v.kind == TValue::Kind::String)
@@ -961,6 +960,8 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
 TValue MLIRGenImpl::minMax(bool max, const TValue &x, const TValue &y,
                            const ast::Location &l) {
   Type element = promote(x, y, l);
+  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+    failFP8Arithmetic(max ? "maximum" : "minimum", l);
   auto [a, b] = unify(x, y, element, l);
   Location location = loc(l);
   if (isa<FloatType>(element))

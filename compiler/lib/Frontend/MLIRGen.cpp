@@ -163,6 +163,10 @@ std::string MLIRGenImpl::describe(Type type) {
     return "bf16";
   if (type.isF64())
     return "fp64";
+  if (isa<Float8E5M2Type>(type))
+    return "fp8e5";
+  if (isa<Float8E4M3FNType>(type))
+    return "fp8e4nv";
   if (isUnsignedInt(type))
     return "u" + std::to_string(type.getIntOrFloatBitWidth());
   if (type.isInteger())
@@ -222,6 +226,8 @@ Type MLIRGenImpl::parseTypeString(StringRef text) {
       .Case("f16", b.getF16Type())
       .Case("bf16", b.getBF16Type())
       .Case("fp64", b.getF64Type())
+      .Case("fp8e5", b.getType<Float8E5M2Type>())
+      .Case("fp8e4nv", b.getType<Float8E4M3FNType>())
       .Case("f64", b.getF64Type())
       .Cases({"i1", "int1"}, b.getI1Type())
       .Cases({"i8", "int8"}, b.getI8Type())
@@ -299,6 +305,19 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l,
     return tile::IntToPtrOp::create(builder, location, resultType, address);
   }
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  // fp8 converts to and from fp16 and fp32 only (what PTX's cvt does);
+  // everything else goes through fp32.
+  auto isFP8 = [](Type t) { return t.getIntOrFloatBitWidth() == 8 && isa<FloatType>(t); };
+  Type f32 = builder.getF32Type();
+  if (isFP8(from) || isFP8(to))
+    checkFP8Target(l);
+  if ((isFP8(from) && !to.isF16() && !to.isF32()) ||
+      (isFP8(to) && !from.isF16() && !from.isF32()))
+    return cast(cast(v, f32, l, fromUnsigned),
+                toUnsigned ? builder.getIntegerType(to.getIntOrFloatBitWidth(),
+                                                    /*isSigned=*/false)
+                           : to,
+                l);
   if (fromFloat && toFloat) {
     // fp16 <-> bf16 goes through fp32: neither contains the other.
     if (from.getIntOrFloatBitWidth() == to.getIntOrFloatBitWidth())
@@ -450,8 +469,13 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     fail(l, "incompatible operand types " + describe(x) + " and " + describe(y));
   if (isFloat(x) != isFloat(y))
     return isFloat(x) ? x : y;
-  if (isFloat(x) && x.getIntOrFloatBitWidth() == y.getIntOrFloatBitWidth())
-    return builder.getF32Type(); // fp16 with bf16
+  // Floats as Triton's computation_type_impl: bf16 with another float is
+  // fp32, two fp8 types fp16.
+  if (isFloat(x) && (x.isBF16() || y.isBF16()))
+    return builder.getF32Type();
+  if (isFloat(x) && x.getIntOrFloatBitWidth() == 8 &&
+      y.getIntOrFloatBitWidth() == 8)
+    return builder.getF16Type();
   unsigned wx = x.getIntOrFloatBitWidth(), wy = y.getIntOrFloatBitWidth();
   // Integers as C's usual arithmetic conversions (Triton's
   // integer_promote_impl): the wider wins, and of one width the unsigned.
@@ -570,6 +594,18 @@ static const char *spelling(ast::BinaryOp op) {
   return "?";
 }
 
+void MLIRGenImpl::checkFP8Target(const ast::Location &l) {
+  if (computeCapability < 89)
+    fail(l, "fp8 conversions and tl.dot need sm_89 or newer (Ada, Hopper); "
+            "this kernel is compiled for sm_" + Twine(computeCapability));
+}
+
+void MLIRGenImpl::failFP8Arithmetic(const Twine &what, const ast::Location &l) {
+  fail(l, "'" + what + "' on fp8: tilec loads, stores, converts and "
+          "multiplies fp8 (tl.dot), and computes nothing else in it; convert "
+          "with .to(tl.float16) or .to(tl.float32) first");
+}
+
 TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
                            const ast::Location &l) {
   using ast::BinaryOp;
@@ -628,6 +664,8 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   Type element = promote(a, b, l);
   bool fp = isFloat(element);
   bool isUnsigned = isUnsignedInt(element);
+  if (fp && element.getIntOrFloatBitWidth() == 8)
+    failFP8Arithmetic(spelling(op), l);
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && !fp &&
       a.isRuntime() && b.isRuntime() && a.isUnsigned != b.isUnsigned &&
       !dtypeOf(a).isInteger(1) && !dtypeOf(b).isInteger(1))
@@ -756,6 +794,8 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
   Type element = promote(a, b, l);
   if (isa<tile::PointerType>(element))
     fail(l, "comparing pointers is not supported");
+  if (isFloat(element) && element.getIntOrFloatBitWidth() == 8)
+    failFP8Arithmetic("comparison", l);
   auto [x, y] = unify(a, b, element, l);
   Location location = loc(l);
   if (isFloat(element)) {
@@ -1771,6 +1811,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   builder.setInsertionPointToEnd(entry);
   kernelBody = &kernel->body;
   debug = spec.debug;
+  computeCapability = spec.computeCapability;
   for (const ast::ExprPtr &decorator : kernel->decorators)
     if (auto *call = llvm::dyn_cast<ast::CallExpr>(decorator.get()))
       for (const ast::Keyword &keyword : call->keywords)

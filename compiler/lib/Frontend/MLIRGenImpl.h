@@ -152,6 +152,9 @@ public:
                                             const ast::Location &l);
   TValue binary(ast::BinaryOp op, const TValue &a, const TValue &b,
                 const ast::Location &l);
+  /// The located error for computing `what` in fp8.
+  [[noreturn]] void failFP8Arithmetic(const llvm::Twine &what,
+                                      const ast::Location &l);
   TValue compare(ast::CompareOp op, const TValue &a, const TValue &b,
                  const ast::Location &l);
   /// tl.maximum / tl.minimum of two values, one of them runtime (Python's
@@ -256,6 +259,11 @@ public:
   std::optional<TValue> returned;
   /// Whether device asserts are compiled in (Specialization::debug).
   bool debug = false;
+  /// Specialization::computeCapability.
+  unsigned computeCapability = 90;
+  /// A located error unless the target converts and multiplies fp8
+  /// (sm_89 and newer).
+  void checkFP8Target(const ast::Location &l);
   /// arange(0, n) laid along dimension `dim` of a rank-`rank` tile (1
   /// elsewhere), for index arithmetic.
   mlir::Value rangeAlong(int64_t n, int64_t dim, int64_t rank,

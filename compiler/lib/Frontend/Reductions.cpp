@@ -82,6 +82,11 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
     fail(args.locs[Input], name + " cannot reduce pointers");
   if (isXor && !element.isInteger())
     fail(args.locs[Input], "tl.xor_sum needs integers, got " + describe(element));
+  // fp8 compares in fp32 (as every float narrower than 32 bits); a sum
+  // would compute in fp8.
+  if (isSum && isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8 &&
+      !(args.get(Fourth) && args.get(Fourth)->kind != TValue::Kind::None))
+    failFP8Arithmetic("tl.sum", c.loc);
 
   int64_t rank = type.getRank();
   SmallVector<int64_t> axes;

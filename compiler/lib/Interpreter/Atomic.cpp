@@ -38,6 +38,8 @@ uint64_t bitsOf(const TValue &v, size_t i) {
   if (isInt(kind))
     return zeroExtend(v.ints[i], bitWidth(kind));
   switch (kind) {
+  case ElemKind::F8E5M2:
+  case ElemKind::F8E4M3:
   case ElemKind::F16:
   case ElemKind::BF16:
     return toHalfBits(v.floats[i], kind);

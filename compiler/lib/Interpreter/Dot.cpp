@@ -138,7 +138,8 @@ LogicalResult tilec::interp::executeDot(Executor &ex, Operation *op) {
     });
     return success();
   }
-  if (in != ElemKind::F16 && in != ElemKind::BF16 && in != ElemKind::F32)
+  // fp8 products are exact in fp32, as fp16's are.
+  if (!isSmallFloat(in) && in != ElemKind::F32)
     return ex.fail(op, llvm::Twine("the interpreter has no dot of ") +
                            kindName(in) + " tiles");
 

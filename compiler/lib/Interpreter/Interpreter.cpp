@@ -99,6 +99,10 @@ bool tilec::interp::elemKindOf(Type type, ElemKind &kind) {
   }
   if (isa<tile::PointerType>(type))
     kind = ElemKind::Ptr;
+  else if (isa<Float8E5M2Type>(type))
+    kind = ElemKind::F8E5M2;
+  else if (isa<Float8E4M3FNType>(type))
+    kind = ElemKind::F8E4M3;
   else if (type.isF16())
     kind = ElemKind::F16;
   else if (type.isBF16())

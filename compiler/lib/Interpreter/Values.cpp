@@ -14,6 +14,8 @@ unsigned tilec::interp::bitWidth(ElemKind k) {
   case ElemKind::I1:
     return 1;
   case ElemKind::I8:
+  case ElemKind::F8E5M2:
+  case ElemKind::F8E4M3:
     return 8;
   case ElemKind::I16:
   case ElemKind::F16:
@@ -35,24 +37,45 @@ unsigned tilec::interp::storageBytes(ElemKind k) {
 }
 
 const char *tilec::interp::kindName(ElemKind k) {
-  static const char *const names[] = {"i1",  "i8",   "i16", "i32", "i64",
-                                      "f16", "bf16", "f32", "f64", "ptr"};
+  static const char *const names[] = {"i1",   "i8",    "i16",     "i32",
+                                      "i64",  "f8E5M2", "f8E4M3FN", "f16",
+                                      "bf16", "f32",   "f64",     "ptr"};
   return names[unsigned(k)];
 }
 
 static const llvm::fltSemantics &semanticsOf(ElemKind k) {
-  return k == ElemKind::BF16 ? llvm::APFloat::BFloat()
-                             : llvm::APFloat::IEEEhalf();
+  switch (k) {
+  case ElemKind::BF16:
+    return llvm::APFloat::BFloat();
+  case ElemKind::F8E5M2:
+    return llvm::APFloat::Float8E5M2();
+  case ElemKind::F8E4M3:
+    return llvm::APFloat::Float8E4M3FN();
+  default:
+    return llvm::APFloat::IEEEhalf();
+  }
 }
 
 uint16_t tilec::interp::toHalfBits(double v, ElemKind k) {
+  const llvm::fltSemantics &semantics = semanticsOf(k);
+  bool fp8 = bitWidth(k) == 8;
+  // PTX's canonical NaN for fp8; beyond the largest finite value (infinities
+  // included) saturation to it, as cvt.rn.satfinite does.
+  if (fp8 && std::isnan(v))
+    return 0x7f;
   llvm::APFloat value(v);
   bool losesInfo = false;
-  value.convert(semanticsOf(k), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(semantics, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  if (fp8 && (value.isInfinity() || value.isNaN()))
+    value = llvm::APFloat::getLargest(semantics, /*Negative=*/v < 0);
   return uint16_t(value.bitcastToAPInt().getZExtValue());
 }
 
 double tilec::interp::fromHalfBits(uint16_t bits, ElemKind k) {
+  if (bitWidth(k) == 8) {
+    llvm::APFloat value(semanticsOf(k), llvm::APInt(8, bits & 0xff));
+    return value.convertToDouble();
+  }
   if (k == ElemKind::BF16) {
     uint32_t word = uint32_t(bits) << 16;
     float f;

@@ -29,6 +29,8 @@ enum class ElemKind : uint8_t {
   I16,
   I32,
   I64,
+  F8E5M2, // tl.float8e5
+  F8E4M3, // tl.float8e4nv (no infinities)
   F16,
   BF16,
   F32,
@@ -38,7 +40,11 @@ enum class ElemKind : uint8_t {
 
 inline bool isInt(ElemKind k) { return k <= ElemKind::I64; }
 inline bool isFloat(ElemKind k) {
-  return k >= ElemKind::F16 && k <= ElemKind::F64;
+  return k >= ElemKind::F8E5M2 && k <= ElemKind::F64;
+}
+/// The 8- and 16-bit float kinds, kept as bits in memory.
+inline bool isSmallFloat(ElemKind k) {
+  return k >= ElemKind::F8E5M2 && k <= ElemKind::BF16;
 }
 
 /// Bits of an integer or float kind (64 for pointers).
@@ -102,7 +108,8 @@ inline uint64_t zeroExtend(int64_t v, unsigned width) {
   return width >= 64 ? uint64_t(v) : uint64_t(v) & ((uint64_t(1) << width) - 1);
 }
 
-/// `v` rounded to nearest-even in the format of `k` (F16, BF16, F32, F64).
+/// `v` rounded to nearest-even in the format of `k`; into fp8 with
+/// saturation to the largest finite value, as PTX's cvt.rn.satfinite.
 double roundToFormatSlow(double v, ElemKind k);
 inline double roundFloat(double v, ElemKind k) {
   if (k == ElemKind::F32)
@@ -112,7 +119,8 @@ inline double roundFloat(double v, ElemKind k) {
   return roundToFormatSlow(v, k);
 }
 
-/// Bits of `v` (already representable) in the 16-bit format `k`, and back.
+/// Bits of `v` in the 8- or 16-bit float format `k` (rounded as
+/// roundFloat), and back.
 uint16_t toHalfBits(double v, ElemKind k);
 double fromHalfBits(uint16_t bits, ElemKind k);
 
@@ -124,6 +132,10 @@ inline void readElement(const uint8_t *p, ElemKind k, int64_t &i, double &f) {
     return;
   case ElemKind::I8:
     i = int8_t(*p);
+    return;
+  case ElemKind::F8E5M2:
+  case ElemKind::F8E4M3:
+    f = fromHalfBits(*p, k);
     return;
   case ElemKind::I16: {
     int16_t v;
@@ -168,6 +180,10 @@ inline void writeElement(uint8_t *p, ElemKind k, int64_t i, double f) {
     return;
   case ElemKind::I8:
     *p = uint8_t(i);
+    return;
+  case ElemKind::F8E5M2:
+  case ElemKind::F8E4M3:
+    *p = uint8_t(toHalfBits(f, k));
     return;
   case ElemKind::I16: {
     int16_t v = int16_t(i);

@@ -31,6 +31,9 @@ struct Specialization {
   /// Compiles tl.device_assert and runtime `assert` statements in, as
   /// Triton's debug mode does (`@triton.jit(debug=True)` sets it too).
   bool debug = false;
+  /// The GPU's compute capability (--arch sm_80: 80), for what the
+  /// hardware must offer (fp8 conversions and dots: 89 and newer).
+  unsigned computeCapability = 90;
 };
 
 /// Attributes through which the kernel's func.func reports its ABI.

@@ -53,6 +53,14 @@ struct ScalarizeElementwise : ConversionPattern {
                      dialect->getNamespace() != "math"))
       return failure();
     Type resultType = op->getResult(0).getType();
+    // fp8 values are bits here: only moved (FP8ToLLVM converts them).
+    auto isFP8 = [](Type t) {
+      Type e = getElementTypeOrSelf(t);
+      return isa<FloatType>(e) && e.getIntOrFloatBitWidth() == 8;
+    };
+    if (!isa<arith::SelectOp, arith::BitcastOp>(op) &&
+        (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(resultType)))
+      return failure();
     if (!isa<RankedTensorType>(resultType) &&
         llvm::all_of(op->getOperandTypes(), [&](Type t) {
           return getTypeConverter()->isLegal(t);
@@ -92,9 +100,8 @@ struct AddPtrToGEP : OpConversionPattern<tile::AddPtrOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()))
                        .getPointeeType();
-    // i1 lives in memory as a byte.
-    if (pointee.isInteger(1))
-      pointee = rewriter.getI8Type();
+    // i1 lives in memory as a byte, fp8 as its bits.
+    pointee = getMemoryType(pointee);
     Type ptrType = getTypeConverter()->convertType(
         getElementTypeOrSelf(op.getType()));
     SmallVector<Value> results;

@@ -144,6 +144,7 @@ struct ConvertTileGPUToNVVM
     populateReduceToLLVMPatterns(converter, patterns);
     populateScanToLLVMPatterns(converter, patterns);
     populateButterflyToLLVMPatterns(converter, patterns);
+    populateFP8ToLLVMPatterns(converter, patterns);
     populateHistogramToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);

@@ -16,6 +16,12 @@ static constexpr unsigned kSharedAddressSpace = 3;
 
 TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context) {
   addConversion([](Type type) { return type; });
+  // LLVM has no fp8: its bits travel as i8 (FP8ToLLVM converts them).
+  addConversion([context](FloatType type) -> std::optional<Type> {
+    if (type.getWidth() != 8)
+      return std::nullopt;
+    return IntegerType::get(context, 8);
+  });
   addConversion([context](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
   });

@@ -33,6 +33,8 @@ Type mlir::tilegpu::getMemoryType(Type elementType) {
     return b.getI8Type();
   if (isa<LLVM::LLVMPointerType>(elementType))
     return b.getI64Type();
+  if (isa<FloatType>(elementType) && elementType.getIntOrFloatBitWidth() == 8)
+    return b.getI8Type(); // fp8's bits
   return elementType;
 }
 

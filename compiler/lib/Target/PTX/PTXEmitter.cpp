@@ -48,12 +48,12 @@ void initializeNVPTXTarget() {
   });
 }
 
-/// PTX ISA 8.1 (CUDA 12.1): the oldest with every sm_90 feature tilec
-/// emits (wgmma, TMA, and vector atomics such as `atom.add.v4.f32`, new in
-/// 8.1), accepted by any CUDA 12.1+ or 13 ptxas and driver.
-constexpr const char *kPTXFeatures = "+ptx81";
-
-Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
+/// PTX ISA 8.1 (CUDA 12.1) by default: the oldest with every sm_90 feature
+/// tilec emits (wgmma, TMA, and vector atomics such as `atom.add.v4.f32`,
+/// new in 8.1), accepted by any CUDA 12.1+ or 13 ptxas and driver. A
+/// kernel with fp8 mma.sync needs 8.4 (CUDA 12.4).
+Expected<std::unique_ptr<TargetMachine>>
+createTargetMachine(StringRef arch, unsigned ptxVersion = 81) {
   initializeNVPTXTarget();
   Triple triple(tilec::kNVPTXTriple);
   std::string error;
@@ -69,7 +69,8 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
   TargetOptions options;
   options.AllowFPOpFusion = FPOpFusion::Fast;
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
-      triple, arch, kPTXFeatures, options, Reloc::PIC_, std::nullopt,
+      triple, arch, "+ptx" + std::to_string(std::max(ptxVersion, 81u)), options,
+      Reloc::PIC_, std::nullopt,
       // ptxas optimizes the PTX again; LLVM's O3 and aggressive codegen
       // made the same cubin for the matmul kernels in 10% more time.
       CodeGenOptLevel::Default));
@@ -162,9 +163,10 @@ Error linkLibdevice(Module &module) {
 } // namespace
 
 Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
+                                     unsigned ptxVersion,
                                      std::string *optimizedIR) {
   Expected<std::unique_ptr<TargetMachine>> machineOrErr =
-      createTargetMachine(arch);
+      createTargetMachine(arch, ptxVersion);
   if (!machineOrErr)
     return machineOrErr.takeError();
   TargetMachine &machine = **machineOrErr;

@@ -66,6 +66,10 @@ void populateReduceToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// shared memory.
 void populateScanToLLVMPatterns(const TileGPUTypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// Conversions to and from fp8 (PTX's cvt on sm_89+) and fp8 constants:
+/// fp8 travels as i8 bits.
+void populateFP8ToLLVMPatterns(const TileGPUTypeConverter &converter,
+                               RewritePatternSet &patterns);
 /// tile.butterfly: registers swapped, a shuffle, or shared memory.
 void populateButterflyToLLVMPatterns(const TileGPUTypeConverter &converter,
                                      RewritePatternSet &patterns);

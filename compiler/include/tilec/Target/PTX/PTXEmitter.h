@@ -38,9 +38,11 @@ std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext);
 
 /// Links the libdevice functions `module` calls, optimizes it at O1 for
-/// `arch` ("sm_80", "sm_90") and compiles it to PTX text. The optimized LLVM
-/// IR is printed to `optimizedIR` when given.
+/// `arch` ("sm_80", "sm_90") and compiles it to PTX text of ISA version
+/// `ptxVersion` (times ten: 81 is 8.1) or newer. The optimized LLVM IR is
+/// printed to `optimizedIR` when given.
 llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
+                                    unsigned ptxVersion = 81,
                                     std::string *optimizedIR = nullptr);
 
 /// Assembles `ptx` for `arch` with ptxas; the error carries ptxas's output.

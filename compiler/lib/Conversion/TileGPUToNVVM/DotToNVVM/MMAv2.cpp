@@ -22,6 +22,7 @@
 #include "SharedMemory.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -37,6 +38,10 @@ NVVM::MMATypes getPtxType(Type element) {
     return NVVM::MMATypes::bf16;
   if (element.isInteger(8))
     return NVVM::MMATypes::s8;
+  if (isa<Float8E4M3FNType>(element))
+    return NVVM::MMATypes::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return NVVM::MMATypes::e5m2;
   return NVVM::MMATypes::tf32;
 }
 
@@ -167,8 +172,27 @@ struct MMAv2DotToLLVM : OpConversionPattern<tile::DotOp> {
     if (input.isInteger(8))
       overflow = NVVM::MMAIntOverflow::wrapped;
     std::array<int64_t, 3> shape = {16, 8, 8 * kWidth};
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(input);
+    if (fp8)
+      requirePTXVersion(op, 84);
     auto mmaSync = [&](ArrayRef<Value> x, ArrayRef<Value> y,
                        ArrayRef<Value> c) -> SmallVector<Value> {
+      if (fp8) {
+        // NVVM's mma op has no fp8 shapes (MLIR 22): PTX's instruction
+        // (sm_89+), fp8 in and f32 out.
+        std::string type = ptxType == NVVM::MMATypes::e5m2 ? "e5m2" : "e4m3";
+        std::string asmText =
+            "mma.sync.aligned.m16n8k32.row.col.f32." + type + "." + type +
+            ".f32 " + getPTXOperandList(0, 4) + ", " + getPTXOperandList(4, 4) +
+            ", " + getPTXOperandList(8, 2) + ", " + getPTXOperandList(10, 4) + ";";
+        SmallVector<Value> operands(x);
+        llvm::append_range(operands, y);
+        llvm::append_range(operands, c);
+        return emitPTX(rewriter, loc, asmText,
+                       "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f", operands,
+                       SmallVector<Type>(4, rewriter.getF32Type()),
+                       /*hasSideEffects=*/false);
+      }
       auto mmaOp = NVVM::MmaOp::create(
           rewriter, loc, resultType, x, y, c, shape, /*b1Op=*/std::nullopt,
           overflow, std::array<NVVM::MMATypes, 2>{ptxType, ptxType},

@@ -25,6 +25,20 @@ unsigned mlir::tilegpu::getComputeCapability(Operation *op) {
   return attr ? attr.getInt() : 90;
 }
 
+void mlir::tilegpu::requirePTXVersion(Operation *op, unsigned version) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  if (module && getMinPTXVersion(module) < version)
+    module->setAttr(kMinPTXVersionAttrName,
+                    IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                     version));
+}
+
+unsigned mlir::tilegpu::getMinPTXVersion(Operation *module) {
+  IntegerAttr attr = getModuleAttr(module, kMinPTXVersionAttrName);
+  return attr ? unsigned(attr.getInt()) : 81;
+}
+
 int64_t mlir::tilegpu::getSharedMemoryLimit(Operation *op) {
   if (IntegerAttr attr =
           getModuleAttr(op, TileGPUDialect::getSharedLimitAttrName()))

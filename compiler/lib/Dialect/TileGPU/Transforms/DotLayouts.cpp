@@ -11,6 +11,8 @@
 
 #include "DotLayouts.h"
 
+#include "tilec/Dialect/TileGPU/IR/Target.h"
+
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -27,6 +29,9 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
     return acc.isF32() && dot.getPrecision() != tile::InputPrecision::IEEE;
   if (input.isInteger(8))
     return acc.isInteger(32);
+  // fp8 mma.sync (m16n8k32) exists from sm_89.
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(input))
+    return (acc.isF32() || acc.isF16()) && getComputeCapability(dot) >= 89;
   return false;
 }
 

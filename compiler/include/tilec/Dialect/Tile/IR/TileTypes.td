@@ -18,7 +18,9 @@ def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
   let assemblyFormat = "`<` $pointeeType `>`";
 }
 
-def Tile_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
+// fp8 (tl.float8e5, tl.float8e4nv) is loaded, stored, converted and
+// multiplied by tile.dot; arithmetic on it goes through wider floats.
+def Tile_Float : AnyTypeOf<[F8E5M2, F8E4M3FN, F16, BF16, F32, F64]>;
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int]>;
 def Tile_Ptr : Type<CPred<"::mlir::isa<::mlir::tile::PointerType>($_self)">,

@@ -22,6 +22,15 @@ unsigned getComputeCapability(Operation *op);
 /// set, else the target's (227 KB on sm_90, 163 KB on sm_80).
 int64_t getSharedMemoryLimit(Operation *op);
 
+/// Module attribute: the PTX ISA version (times ten, e.g. 84) the lowering
+/// needs at least; tilec emits 8.1 (CUDA 12.1) unless an instruction needs
+/// more (fp8 mma.sync: 8.4).
+constexpr llvm::StringLiteral kMinPTXVersionAttrName = "tilegpu.min_ptx_version";
+/// Records that `op`'s module needs PTX ISA `version` (times ten).
+void requirePTXVersion(Operation *op, unsigned version);
+/// The PTX ISA version `module` needs (81 unless raised).
+unsigned getMinPTXVersion(Operation *module);
+
 /// The most bytes one atomic add on `element` updates: sm_90 adds vectors
 /// of f32, f16 and bf16 up to 16 bytes in one `atom`; otherwise one element.
 unsigned getMaxAtomicAddBytes(Type element, unsigned computeCapability);
