@@ -48,14 +48,17 @@ def triton_libdevice():
 
 
 def tile_run(tile_run, file, backend, grid, buffers, scalars, signature,
-             workdir, options=()):
+             workdir, options=(), order=None):
     """Runs `file` with tile-run, linking Triton's libdevice; returns the
-    output buffers by name."""
-    paths = []
+    output buffers by name. The arguments are the buffers then `scalars`,
+    or `order`: buffer names and numbers in the kernel's order."""
+    paths = {}
     for name, array in buffers.items():
         path = os.path.join(workdir, name + ".npy")
         np.save(path, array)
-        paths.append(path)
+        paths[name] = path
+    arguments = ([paths.get(a, a) for a in order] if order else
+                 list(paths.values()) + list(scalars))
     out = os.path.join(workdir, backend)
     command = [tile_run, file, "--grid", str(grid), "--backend", backend,
                "-o", out] + list(options)
@@ -64,8 +67,13 @@ def tile_run(tile_run, file, backend, grid, buffers, scalars, signature,
     env = dict(os.environ)
     if triton_libdevice():
         env["TILEC_LIBDEVICE"] = triton_libdevice()
-    subprocess.run(command + paths + [str(s) for s in scalars], check=True, env=env)
-    return {name: np.load(os.path.join(out, name + "_ptr.npy")) for name in buffers}
+    subprocess.run(command + [str(a) for a in arguments], check=True, env=env)
+    # tile-run names outputs after parameters: x_ptr for buffer x, or the
+    # buffer's own name (a descriptor's base).
+    found = lambda name: next(p for p in (os.path.join(out, name + "_ptr.npy"),
+                                          os.path.join(out, name + ".npy"))
+                              if os.path.exists(p))
+    return {name: np.load(found(name)) for name in buffers}
 
 
 def ulps(a, b):
@@ -209,7 +217,26 @@ def case_blocks(args, workdir):
              [M, N, K, K, 1, N, 1, N, 1], (2, 2), {"BLOCK_M": 32, "BLOCK_N": 32, "BLOCK_K": 16}),
             ("descriptor_scale", {"x": b.astype(np.float32), "y": np.zeros((K, N), np.float32)},
              [K, N], (3, 2), {"BLOCK_M": 16, "BLOCK_N": 32})]
-    return exact_runs(args, workdir, file, runs)
+    ok = exact_runs(args, workdir, file, runs)
+    # Descriptors from the host: Triton's TensorDescriptor objects; tilec's
+    # `tensordesc` parameters take each one's base, shape and strides.
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    x = b.astype(np.float32)
+    buffers = {"x_desc": x, "y_desc": np.full((K, N), -1, np.float32)}
+    tensors = {k: torch.from_numpy(v).cuda() for k, v in buffers.items()}
+    load_kernel(file, "host_descriptor_scale")[(3, 2)](
+        *[TensorDescriptor.from_tensor(t, [16, 32]) for t in tensors.values()],
+        BLOCK_M=16, BLOCK_N=32)
+    triton = tensors["y_desc"].cpu().numpy()
+    signature = "tensordesc<fp32[16, 32]>, tensordesc<fp32[16, 32]>, 16, 32"
+    order = ["x_desc", K, N, N, 1, "y_desc", K, N, N, 1]
+    for backend in ("cuda", "interp"):
+        got = tile_run(args.tile_run, file, backend, "3,2", buffers, [],
+                       signature, workdir,
+                       ["--kernel", "host_descriptor_scale"], order)
+        ok &= report_exact("host_descriptor_scale", backend,
+                           got["y_desc"].reshape(triton.shape), triton)
+    return ok
 
 
 def case_arg_reductions(args, workdir):

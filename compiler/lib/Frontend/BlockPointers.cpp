@@ -17,7 +17,9 @@
 // 0 <= index_d < shape_d along the checked dimensions (every dimension of a
 // descriptor), with out-of-bounds elements read as zero (or NaN): the
 // portable lowering; the Hopper bulk-copy one comes with the tensor-core
-// path.
+// path. A descriptor passed from the host (a `tensordesc<fp16[64, 64]>`
+// parameter) is the same record of the kernel's base, shape and stride
+// arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,6 +136,24 @@ TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
   for (auto [o, d] : llvm::zip(offsets, by))
     o = binary(ast::BinaryOp::Add, o, d, args.locs[1]);
   return p;
+}
+
+TValue MLIRGenImpl::descriptorRecord(const TValue &base,
+                                     std::vector<TValue> shape,
+                                     std::vector<TValue> strides,
+                                     ArrayRef<int64_t> blockShape) {
+  TValue record = TValue::named(TValue::Kind::TensorDesc, "tensordesc");
+  std::vector<TValue> block;
+  for (int64_t n : blockShape)
+    block.push_back(TValue::ofInt(n));
+  record.elements = {base,
+                     TValue::ofTuple(std::move(shape)),
+                     TValue::ofTuple(std::move(strides)),
+                     TValue::ofTuple(std::vector<TValue>(blockShape.size(),
+                                                         TValue::ofInt(0))),
+                     TValue::ofTuple(std::move(block)),
+                     TValue::none()};
+  return record;
 }
 
 MLIRGenImpl::BlockAccess

@@ -1599,6 +1599,49 @@ static bool setByDecorator(const ast::FunctionDef &kernel, StringRef name) {
                       [&](const ExprPtr &d) { return mentions(d.get()); });
 }
 
+namespace {
+/// A tensor descriptor passed from the host, in Triton's signature syntax
+/// `tensordesc<fp16[64, 64]>`: its element type and block shape. It takes
+/// the kernel arguments base pointer, then each dimension's shape (i32),
+/// then each one's stride (i64).
+struct DescriptorParam {
+  Type element;
+  SmallVector<int64_t> blockShape;
+};
+} // namespace
+
+/// `text` as a tensordesc type; none when it is not one. Fails on a
+/// malformed one.
+static std::optional<DescriptorParam>
+parseDescriptorParam(MLIRGenImpl &g, StringRef text, const ast::Location &l) {
+  text = text.trim();
+  StringRef whole = text;
+  if (!text.consume_front("tensordesc<"))
+    return std::nullopt;
+  auto bad = [&]() -> std::optional<DescriptorParam> {
+    g.fail(l, "'" + whole + "' is not a descriptor type like "
+              "tensordesc<fp16[64, 64]> (an element type and power-of-two "
+              "block dimensions)");
+  };
+  if (!text.consume_back(">"))
+    return bad();
+  auto [elementText, rest] = text.split('[');
+  DescriptorParam param;
+  param.element = g.parseTypeString(elementText);
+  if (!param.element || isa<tile::PointerType>(param.element) ||
+      !rest.consume_back("]"))
+    return bad();
+  SmallVector<StringRef> dims;
+  rest.split(dims, ',');
+  for (StringRef d : dims) {
+    int64_t n;
+    if (d.trim().getAsInteger(10, n) || n <= 0 || !llvm::isPowerOf2_64(n))
+      return bad();
+    param.blockShape.push_back(n);
+  }
+  return param;
+}
+
 static bool isJitDecorator(const TValue &v) {
   return v.kind == TValue::Kind::Builtin &&
          (v.name == "triton.jit" || v.name == "triton.autotune" ||
@@ -1672,7 +1715,18 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   // Signature entries, one per parameter.
   SmallVector<StringRef> signature;
   if (!spec.signature.empty()) {
-    StringRef(spec.signature).split(signature, ',');
+    // Entries split at commas outside brackets (tensordesc<fp16[64, 64]>).
+    StringRef text = spec.signature;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      char ch = i < text.size() ? text[i] : ',';
+      depth += (ch == '[' || ch == '<') - (ch == ']' || ch == '>');
+      if (ch == ',' && depth == 0) {
+        signature.push_back(text.slice(start, i));
+        start = i + 1;
+      }
+    }
     if (signature.size() != kernel->params.size())
       fail(kernel->loc, "--signature has " + Twine(signature.size()) +
                             " entries but '" + kernel->name + "' has " +
@@ -1686,6 +1740,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     bool isUnsigned = false;
   };
   std::vector<Param> runtimeParams;
+  /// Host descriptors: the name and the index of the first of their
+  /// runtime parameters.
+  std::vector<std::tuple<std::string, size_t, DescriptorParam>> descriptors;
   NamedAttrList constexprAttrs;
   for (auto [index, p] : llvm::enumerate(kernel->params)) {
     TValue annotation;
@@ -1695,6 +1752,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                        annotation.name == "tl.constexpr";
     std::optional<TValue> constant;
     Type type;
+    std::optional<DescriptorParam> descriptor;
     int64_t divisibility = 0;
     // -D NAME=text: a constant, else the text itself as a string (so
     // `-D ACTIVATION=leaky_relu` and `-D NAME=` for "" work unquoted).
@@ -1712,10 +1770,15 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         constant = TValue::ofString(entry.str());
       } else {
         auto [typeText, divText] = entry.split(':');
-        type = parseTypeString(typeText);
-        if (!type)
+        descriptor = parseDescriptorParam(*this, entry, p.loc);
+        if (descriptor)
+          divText = "";
+        else
+          type = parseTypeString(typeText);
+        if (!type && !descriptor)
           fail(p.loc, "--signature entry '" + entry + "' for '" + p.name +
-                          "' is not a type like *fp32, i32 or fp16");
+                          "' is not a type like *fp32, i32, fp16 or "
+                          "tensordesc<fp16[64, 64]>");
         if (!divText.empty() && divText.trim().getAsInteger(10, divisibility))
           fail(p.loc, "--signature entry '" + entry + "': bad divisibility");
         if (isConstexpr)
@@ -1760,7 +1823,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       if (!divText.empty())
         (void)divText.trim().getAsInteger(10, divisibility);
     }
-    if (!type && runtimeParams.size() < spec.argTypes.size()) {
+    if (!type && !descriptor && runtimeParams.size() < spec.argTypes.size()) {
       StringRef text = spec.argTypes[runtimeParams.size()];
       auto [typeText, divText] = text.split(':');
       type = parseTypeString(typeText);
@@ -1769,6 +1832,20 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                         text + "'");
       if (!divText.empty())
         (void)divText.trim().getAsInteger(10, divisibility);
+    }
+    if (descriptor) {
+      // The base (16-byte aligned, as Triton's descriptors must be), then
+      // the shape and the strides.
+      descriptors.emplace_back(p.name, runtimeParams.size(), *descriptor);
+      Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
+      runtimeParams.push_back(
+          {p.name, tile::PointerType::get(&context, signless(descriptor->element)),
+           16, hasUnsignedElements(descriptor->element)});
+      for (size_t d = 0; d < descriptor->blockShape.size(); ++d)
+        runtimeParams.push_back({p.name + ".shape" + std::to_string(d), i32});
+      for (size_t d = 0; d < descriptor->blockShape.size(); ++d)
+        runtimeParams.push_back({p.name + ".stride" + std::to_string(d), i64});
+      continue;
     }
     if (!type && p.annotation)
       fail(p.annotation->loc, "unsupported annotation for '" + p.name +
@@ -1807,6 +1884,16 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (p.isUnsigned)
       func.setArgAttr(i, kUnsignedAttrName, builder.getUnitAttr());
     scope[p.name] = TValue::ofValue(entry->getArgument(i), p.isUnsigned);
+  }
+  for (const auto &[name, first, descriptor] : descriptors) {
+    size_t rank = descriptor.blockShape.size();
+    std::vector<TValue> shape, strides;
+    for (size_t d = 0; d < rank; ++d) {
+      shape.push_back(TValue::ofValue(entry->getArgument(first + 1 + d)));
+      strides.push_back(TValue::ofValue(entry->getArgument(first + 1 + rank + d)));
+    }
+    scope[name] = descriptorRecord(scope[name], std::move(shape),
+                                   std::move(strides), descriptor.blockShape);
   }
   builder.setInsertionPointToEnd(entry);
   kernelBody = &kernel->body;

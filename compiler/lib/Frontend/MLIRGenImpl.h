@@ -281,6 +281,12 @@ public:
   /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
   /// (BlockPointers.cpp).
   TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);
+  /// A tensor descriptor's record (as tl.make_tensor_descriptor's): `base`
+  /// (a pointer), one shape and stride per dimension, the block's shape,
+  /// zero padding.
+  TValue descriptorRecord(const TValue &base, std::vector<TValue> shape,
+                          std::vector<TValue> strides,
+                          llvm::ArrayRef<int64_t> blockShape);
   /// The pointers, mask and padding of a load or store through a block
   /// pointer or descriptor (`offsets` given for a descriptor's).
   struct BlockAccess {

@@ -11,6 +11,7 @@ if sys.argv[1] == "inputs":
     np.save("b.npy", rng.integers(-4, 5, (K, N)).astype(np.float32))
     np.save("c.npy", np.full((M, N), -1, np.float32))
     np.save("d.npy", np.full((M, K), -1, np.float32))
+    np.save("e.npy", np.full((M, K), -1, np.float32))
     np.save("p.npy", np.zeros((64, 64), np.float32))
     sys.exit(0)
 a, b = np.load("a.npy"), np.load("b.npy")
@@ -18,6 +19,8 @@ c = np.load("c_ptr.npy").reshape(M, N)
 assert np.array_equal(c, a @ b), "block_matmul differs"
 d = np.load("y_ptr.npy").reshape(M, K)
 assert np.array_equal(d, a * 2 + 1), "descriptor_scale differs"
+e = np.load("y_desc.npy").reshape(M, K)
+assert np.array_equal(e, a * 2 + 1), "host_descriptor_scale differs"
 p = np.load("out_ptr.npy").reshape(64, 64)
 expected = np.full((64, 64), np.nan, np.float32)
 expected[:M, :K] = a
