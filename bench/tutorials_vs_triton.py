@@ -54,6 +54,29 @@ def jit_module(path, workdir):
     return module
 
 
+class Desc:
+    """A tensor descriptor argument: Triton gets a TensorDescriptor of the
+    array, tilec its base, shape and strides (a `tensordesc` parameter)."""
+
+    def __init__(self, array, block):
+        self.array, self.block = array, list(block)
+
+    def dtype(self):
+        return {np.dtype(np.float16): "fp16", np.dtype(np.float32): "fp32"}[self.array.dtype]
+
+    def triton(self):
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        return TensorDescriptor.from_tensor(torch.from_numpy(self.array).cuda(), self.block)
+
+
+def parameter_names(path, kernel):
+    """The parameters of the function `kernel` of the file, in order."""
+    for node in ast.walk(ast.parse(open(path).read())):
+        if isinstance(node, ast.FunctionDef) and node.name == kernel:
+            return [a.arg for a in node.args.args]
+    raise RuntimeError(f"no function {kernel} in {path}")
+
+
 def tile_run(args, path, kernel, backend, grid, params, constexprs, workdir):
     """Runs `kernel` of the tutorial file with tile-run; returns the
     buffers it leaves, by parameter name."""
@@ -62,13 +85,25 @@ def tile_run(args, path, kernel, backend, grid, params, constexprs, workdir):
                ",".join(map(str, grid)), "--backend", backend, "-o", out]
     for name, value in constexprs.items():
         command += ["-D", f"{name}={value}"]
+    descriptors = {name: f"tensordesc<{value.dtype()}{value.block}>"
+                   for name, value in params if isinstance(value, Desc)}
     for name, value in params:
-        if isinstance(value, np.ndarray):
+        if isinstance(value, Desc):
+            file = os.path.join(workdir, name + ".npy")
+            np.save(file, value.array)
+            strides = [s // value.array.itemsize for s in value.array.strides]
+            command += [file] + [str(d) for d in value.array.shape + tuple(strides)]
+        elif isinstance(value, np.ndarray):
             file = os.path.join(workdir, name + ".npy")
             np.save(file, value)
             command.append(file)
         else:
             command.append(repr(value) if isinstance(value, float) else str(value))
+    if descriptors:
+        # One entry per parameter: the descriptors' types, the rest left to
+        # their arguments and -D.
+        command += ["--signature", ", ".join(descriptors.get(name, "")
+                                             for name in parameter_names(path, kernel))]
     env = dict(os.environ)
     libdevice = triton_libdevice()
     if libdevice:
@@ -222,13 +257,15 @@ def main():
                 if file not in modules:
                     modules[file] = jit_module(path, workdir)
                 fn = getattr(modules[file], kernel)
-                tensors = [torch.from_numpy(v).cuda() if isinstance(v, np.ndarray) else v
+                tensors = [torch.from_numpy(v).cuda() if isinstance(v, np.ndarray)
+                           else v.triton() if isinstance(v, Desc) else v
                            for _, v in params]
                 tconst = {k: (v.strip("'") if isinstance(v, str) else v) for k, v in constexprs.items()}
                 fn[grid](*tensors, **tconst)
                 torch.cuda.synchronize()
-                triton = {name: t.cpu().numpy() for (name, _), t in zip(params, tensors)
-                          if isinstance(t, torch.Tensor)}
+                triton = {name: (t.base if isinstance(v, Desc) else t).cpu().numpy()
+                          for (name, v), t in zip(params, tensors)
+                          if isinstance(t, torch.Tensor) or isinstance(v, Desc)}
             except Exception as e:  # noqa: BLE001 - reported per case
                 print(f"{label:45s} Triton failed: {str(e).splitlines()[0][:120]}")
                 if not reference:

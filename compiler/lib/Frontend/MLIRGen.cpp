@@ -1762,8 +1762,10 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         if (!constant)
           constant = TValue::ofString(StringRef(text).trim().str());
       }
-    if (!signature.empty() && !constant) {
-      StringRef entry = signature[index].trim();
+    // An empty --signature entry leaves a runtime parameter's type to its
+    // annotation or argument (and a constexpr's value to -D).
+    StringRef entry = signature.empty() ? "" : signature[index].trim();
+    if (!entry.empty() && !constant) {
       if (std::optional<TValue> c = parseConstant(entry)) {
         constant = c;
       } else if (isConstexpr && !parseTypeString(entry.split(':').first)) {
