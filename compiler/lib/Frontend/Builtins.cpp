@@ -43,7 +43,7 @@ static const llvm::StringSet<> kLanguage = {
     "device_print", "device_assert", "make_block_ptr", "advance",
     "make_tensor_descriptor", "xor_sum", "argmax", "argmin", "reduce",
     "associative_scan", "cumsum", "cumprod", "sort", "topk", "flip",
-    "histogram",
+    "histogram", "tensor", "tensor_descriptor",
 };
 
 /// The shape functions (Shapes.cpp).
@@ -62,7 +62,8 @@ static const llvm::StringSet<> kNotMethods = {
     "debug_barrier", "assume", "rand", "randint", "randint4x", "randn",
     "randn4x", "rand4x", "cdiv", "where", "dot", "maximum", "minimum",
     "fdiv", "div_rn", "clamp", "fma", "umulhi", "device_print",
-    "device_assert", "make_block_ptr", "make_tensor_descriptor"};
+    "device_assert", "make_block_ptr", "make_tensor_descriptor", "tensor",
+    "tensor_descriptor"};
 
 static Type dtypeNamed(Builder &b, StringRef name) {
   return llvm::StringSwitch<Type>(name)
@@ -917,6 +918,42 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     if (x.kind == TValue::Kind::Bool)
       return TValue::ofInt(x.intValue);
     return absolute(x, args.locs[0]);
+  }
+  if (name == "isinstance") {
+    // At compile time, as Triton's code generator runs it: against the
+    // language's classes (tl.tensor, tl.tensor_descriptor, tl.constexpr)
+    // and Python's (int, float, bool, tuple), or a tuple of them.
+    Args args = bindArgs(c, name, {"obj", "class_or_tuple"}, 2);
+    const TValue &obj = *args.get(0), &cls = *args.get(1);
+    std::vector<TValue> classes =
+        cls.kind == TValue::Kind::Tuple ? cls.elements : std::vector{cls};
+    bool result = false;
+    for (const TValue &k : classes) {
+      if (k.kind != TValue::Kind::Builtin)
+        fail(args.locs[1], "isinstance() needs a class, got " + describe(k));
+      StringRef n = k.name;
+      if (n == "tl.tensor")
+        result |= obj.isRuntime();
+      else if (n == "tl.tensor_descriptor")
+        result |= obj.kind == TValue::Kind::TensorDesc;
+      else if (n == "tl.constexpr")
+        result |= obj.isNumber() || obj.kind == TValue::Kind::String ||
+                   obj.kind == TValue::Kind::None;
+      else if (n == "int")
+        result |= obj.kind == TValue::Kind::Int || obj.kind == TValue::Kind::Bool;
+      else if (n == "float")
+        result |= obj.kind == TValue::Kind::Float;
+      else if (n == "bool")
+        result |= obj.kind == TValue::Kind::Bool;
+      else if (n == "tuple")
+        result |= obj.kind == TValue::Kind::Tuple;
+      else
+        fail(args.locs[1], "isinstance() with " + n.str() +
+                               " is not supported by tilec (tl.tensor, "
+                               "tl.tensor_descriptor, tl.constexpr, int, "
+                               "float, bool and tuple are)");
+    }
+    return TValue::ofBool(result);
   }
   if (name == "len") {
     Args args = bindArgs(c, name, {"obj"}, 1);

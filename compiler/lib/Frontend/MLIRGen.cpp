@@ -887,7 +887,7 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
       return *global;
     if (name == "range" || name == "min" || name == "max" || name == "abs" ||
         name == "len" || name == "int" || name == "float" || name == "bool" ||
-        name == "print")
+        name == "print" || name == "isinstance" || name == "tuple")
       return TValue::named(TValue::Kind::Builtin, name);
     for (const ast::HostDef &def : module.hostDefs)
       if (def.name == name)
