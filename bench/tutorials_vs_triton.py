@@ -154,6 +154,10 @@ def cases(rng):
                 ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
                {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8,
                 "ACTIVATION": f"'{activation}'"}, ["c_ptr"], 2e-3)
+    keep = (rng.random(8000) > 0.5).astype(np.int32)
+    yield ("04-low-memory-dropout.py", "_dropout", (8,),
+           [("x_ptr", f32(8000)), ("x_keep_ptr", keep), ("output_ptr", np.zeros(8000, np.float32)),
+            ("n_elements", 8000), ("p", 0.5)], {"BLOCK_SIZE": 1024}, ["output_ptr"], 0)
     yield ("04-low-memory-dropout.py", "_seeded_dropout", (8,),
            [("x_ptr", f32(8000)), ("output_ptr", np.zeros(8000, np.float32)), ("n_elements", 8000),
             ("p", 0.5), ("seed", 123)], {"BLOCK_SIZE": 1024}, ["output_ptr"], 0)
@@ -195,36 +199,70 @@ def cases(rng):
                 ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
                dict({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
                      "GROUP_SIZE_M": 8}, **extra), ["c_ptr"], 2e-3)
+    # Triton 3.6's tutorial 09 with descriptors: from the host (TMA in
+    # Triton, b given transposed as the tutorial does) and made in the kernel.
+    a, bt = f16(M, K), f16(N, K)
+    for kernel, grid, extra in (
+            ("matmul_kernel_tma", (4 * 2,), {}),
+            ("matmul_kernel_tma_persistent", (6,),
+             {"NUM_SMS": 6, "EPILOGUE_SUBTILE": True}),
+            ("matmul_kernel_tma_persistent", (6,),
+             {"NUM_SMS": 6, "EPILOGUE_SUBTILE": False})):
+        yield ("09-persistent-matmul.py", kernel, grid,
+               [("a_desc", Desc(a, [128, 64])), ("b_desc", Desc(bt, [128, 64])),
+                ("c_desc", Desc(np.zeros((M, N), np.float16),
+                                [128, 64 if extra.get("EPILOGUE_SUBTILE") else 128])),
+                ("M", M), ("N", N), ("K", K)],
+               dict({"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                     "GROUP_SIZE_M": 8, "FP8_OUTPUT": False, "WARP_SPECIALIZE": False},
+                    **extra), ["c_desc"], 2e-3)
+    for flatten in (True, False):
+        yield ("09-persistent-matmul.py", "matmul_kernel_descriptor_persistent", (6,),
+               [("a_ptr", a), ("b_ptr", bt), ("c_ptr", np.zeros((M, N), np.float16)),
+                ("M", M), ("N", N), ("K", K)],
+               {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                "GROUP_SIZE_M": 8, "EPILOGUE_SUBTILE": flatten, "NUM_SMS": 6,
+                "WARP_SPECIALIZE": False, "FLATTEN": flatten}, ["c_ptr"], 2e-3)
     Z, H, NCTX, D = 1, 2, 256, 64
     q, k, v = f16(Z, H, NCTX, D), f16(Z, H, NCTX, D), f16(Z, H, NCTX, D)
-    strides = [H * NCTX * D, NCTX * D, D, 1]
+    rows = lambda x: x.reshape(Z * H * NCTX, D)
     for causal in (True, False):
-        params = [("Q", q), ("K", k), ("V", v), ("sm_scale", 0.5),
-                  ("M", np.zeros((Z, H, NCTX), np.float32)), ("Out", np.zeros((Z, H, NCTX, D), np.float16))]
-        for t in "qkvo":
-            params += [(f"stride_{t}{s}", x) for s, x in zip(
-                ("z", "h", "m" if t in "qo" else "n" if t == "k" else "k", "k" if t in "qk" else "n"), strides)]
-        params += [("Z", Z), ("H", H), ("N_CTX", NCTX)]
-        yield ("06-fused-attention.py", "_attn_fwd", (NCTX // 64, Z * H),
-               params, {"HEAD_DIM": D, "BLOCK_M": 64, "BLOCK_N": 64, "CAUSAL": causal},
-               ["Out"], 2e-2, attention_reference(q, k, v, 0.5, causal))
+        for descriptors in (True, False):
+            # The tutorial passes TensorDescriptors where the host can make
+            # them, else the tensors (the kernel makes the descriptors).
+            wrap = (lambda x, block: Desc(rows(x), block)) if descriptors else \
+                (lambda x, block: rows(x))
+            params = [("sm_scale", 0.5), ("M", np.zeros((Z, H, NCTX), np.float32)),
+                      ("Z", Z), ("H", H),
+                      ("desc_q", wrap(q, [64, D])), ("desc_k", wrap(k, [64, D])),
+                      ("desc_v", wrap(v, [64, D])),
+                      ("desc_o", wrap(np.zeros((Z, H, NCTX, D), np.float16), [64, D])),
+                      ("N_CTX", NCTX)]
+            yield ("06-fused-attention.py", "_attn_fwd", (NCTX // 64, Z * H),
+                   params, {"HEAD_DIM": D, "BLOCK_M": 64, "BLOCK_N": 64,
+                            "FP8_OUTPUT": False, "STAGE": 3 if causal else 1,
+                            "warp_specialize": False, "IS_HOPPER": True},
+                   ["desc_o"], 2e-2,
+                   {"desc_o": rows(attention_reference(q, k, v, 0.5, causal)["Out"])})
     o, do = f16(Z, H, NCTX, D), f16(Z, H, NCTX, D)
     yield ("06-fused-attention.py", "_attn_bwd_preprocess", (NCTX // 128, Z * H),
            [("O", o), ("DO", do), ("Delta", np.zeros((Z, H, NCTX), np.float32)),
             ("Z", Z), ("H", H), ("N_CTX", NCTX)], {"BLOCK_M": 128, "HEAD_DIM": D},
            ["Delta"], 1e-5)
     scale = lambda a: (a * np.float16(0.3)).astype(np.float16)
-    yield ("06-fused-attention.py", "_attn_bwd", (NCTX // 128, 1, Z * H),
-           [("Q", scale(q)), ("K", scale(k)), ("V", v), ("sm_scale", 0.5), ("DO", do),
-            ("DQ", np.zeros((Z, H, NCTX, D), np.float32)),
-            ("DK", np.zeros((Z, H, NCTX, D), np.float32)),
-            ("DV", np.zeros((Z, H, NCTX, D), np.float32)),
-            ("M", (4 + f32(Z, H, NCTX)).astype(np.float32)),
-            ("D", (0.1 * f32(Z, H, NCTX)).astype(np.float32)),
-            ("stride_z", H * NCTX * D), ("stride_h", NCTX * D), ("stride_tok", D),
-            ("stride_d", 1), ("H", H), ("N_CTX", NCTX)],
-           {"BLOCK_M1": 32, "BLOCK_N1": 128, "BLOCK_M2": 128, "BLOCK_N2": 32,
-            "BLK_SLICE_FACTOR": 2, "HEAD_DIM": D}, ["DQ", "DK", "DV"], 2e-2)
+    for causal in (False, True):
+        yield ("06-fused-attention.py", "_attn_bwd", (NCTX // 128, 1, Z * H),
+               [("Q", scale(q)), ("K", scale(k)), ("V", v), ("sm_scale", 0.5), ("DO", do),
+                ("DQ", np.zeros((Z, H, NCTX, D), np.float32)),
+                ("DK", np.zeros((Z, H, NCTX, D), np.float32)),
+                ("DV", np.zeros((Z, H, NCTX, D), np.float32)),
+                ("M", (4 + f32(Z, H, NCTX)).astype(np.float32)),
+                ("D", (0.1 * f32(Z, H, NCTX)).astype(np.float32)),
+                ("stride_z", H * NCTX * D), ("stride_h", NCTX * D), ("stride_tok", D),
+                ("stride_d", 1), ("H", H), ("N_CTX", NCTX)],
+               {"BLOCK_M1": 32, "BLOCK_N1": 128, "BLOCK_M2": 128, "BLOCK_N2": 32,
+                "BLK_SLICE_FACTOR": 2, "HEAD_DIM": D, "CAUSAL": causal},
+               ["DQ", "DK", "DV"], 2e-2)
 
 
 def attention_reference(q, k, v, sm_scale, causal):
@@ -245,6 +283,10 @@ def main():
     parser.add_argument("--tutorials", required=True)
     args = parser.parse_args()
     rng = np.random.default_rng(0)
+    import triton
+    # Descriptors made in a kernel need Triton's global scratch.
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, dtype=torch.int8, device="cuda"))
     ok = True
     with tempfile.TemporaryDirectory() as workdir:
         modules = {}
@@ -252,7 +294,10 @@ def main():
             path = os.path.join(args.tutorials, file)
             label = f"{file[:2]} {kernel}" + (f" {constexprs.get('ACTIVATION', '')}"
                                               if "ACTIVATION" in constexprs else "") + \
-                (f" CAUSAL={constexprs['CAUSAL']}" if "CAUSAL" in constexprs else "")
+                (f" CAUSAL={constexprs['CAUSAL']}" if "CAUSAL" in constexprs else "") + \
+                (f" STAGE={constexprs['STAGE']}" if "STAGE" in constexprs else "") + \
+                (" desc" if any(isinstance(v, Desc) for _, v in params) else "") + \
+                (f" SUBTILE={constexprs['EPILOGUE_SUBTILE']}" if "EPILOGUE_SUBTILE" in constexprs else "")
             try:
                 if file not in modules:
                     modules[file] = jit_module(path, workdir)
