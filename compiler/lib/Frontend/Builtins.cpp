@@ -997,7 +997,7 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
 TValue MLIRGenImpl::minMax(bool max, const TValue &x, const TValue &y,
                            const ast::Location &l) {
   Type element = promote(x, y, l);
-  if (isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8)
+  if (tile::isFP8(element))
     failFP8Arithmetic(max ? "maximum" : "minimum", l);
   auto [a, b] = unify(x, y, element, l);
   Location location = loc(l);

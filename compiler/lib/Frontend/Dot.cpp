@@ -44,7 +44,7 @@ enum DotParam {
 
 static bool isDotOperandType(Type t) {
   return t.isInteger(8) || t.isF16() || t.isBF16() || t.isF32() ||
-         t.isF64() || isa<Float8E5M2Type, Float8E4M3FNType>(t);
+         t.isF64() || tile::isFP8(t);
 }
 
 static std::string shapeString(ArrayRef<int64_t> shape) {
@@ -128,7 +128,7 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
   if (bType.getElementType() != element)
     fail(c.loc, "tl.dot operands must have the same dtype, got " +
                     describe(aType) + " and " + describe(bType));
-  if (isa<Float8E5M2Type, Float8E4M3FNType>(element))
+  if (tile::isFP8(element))
     checkFP8Target(c.loc);
   int64_t rank = aType.getRank();
   if (bType.getRank() != rank)

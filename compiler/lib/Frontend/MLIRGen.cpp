@@ -307,8 +307,8 @@ Value MLIRGenImpl::cast(Value v, Type to, const ast::Location &l,
   bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
   // fp8 converts to and from fp16 and fp32 only (what PTX's cvt does);
   // everything else goes through fp32.
-  auto isFP8 = [](Type t) { return t.getIntOrFloatBitWidth() == 8 && isa<FloatType>(t); };
   Type f32 = builder.getF32Type();
+  using tile::isFP8;
   if (isFP8(from) || isFP8(to))
     checkFP8Target(l);
   if ((isFP8(from) && !to.isF16() && !to.isF32()) ||
@@ -473,8 +473,7 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
   // fp32, two fp8 types fp16.
   if (isFloat(x) && (x.isBF16() || y.isBF16()))
     return builder.getF32Type();
-  if (isFloat(x) && x.getIntOrFloatBitWidth() == 8 &&
-      y.getIntOrFloatBitWidth() == 8)
+  if (tile::isFP8(x) && tile::isFP8(y))
     return builder.getF16Type();
   unsigned wx = x.getIntOrFloatBitWidth(), wy = y.getIntOrFloatBitWidth();
   // Integers as C's usual arithmetic conversions (Triton's
@@ -664,7 +663,7 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   Type element = promote(a, b, l);
   bool fp = isFloat(element);
   bool isUnsigned = isUnsignedInt(element);
-  if (fp && element.getIntOrFloatBitWidth() == 8)
+  if (tile::isFP8(element))
     failFP8Arithmetic(spelling(op), l);
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && !fp &&
       a.isRuntime() && b.isRuntime() && a.isUnsigned != b.isUnsigned &&
@@ -794,7 +793,7 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
   Type element = promote(a, b, l);
   if (isa<tile::PointerType>(element))
     fail(l, "comparing pointers is not supported");
-  if (isFloat(element) && element.getIntOrFloatBitWidth() == 8)
+  if (tile::isFP8(element))
     failFP8Arithmetic("comparison", l);
   auto [x, y] = unify(a, b, element, l);
   Location location = loc(l);

@@ -84,7 +84,7 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
     fail(args.locs[Input], "tl.xor_sum needs integers, got " + describe(element));
   // fp8 compares in fp32 (as every float narrower than 32 bits); a sum
   // would compute in fp8.
-  if (isSum && isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8 &&
+  if (isSum && tile::isFP8(element) &&
       !(args.get(Fourth) && args.get(Fourth)->kind != TValue::Kind::None))
     failFP8Arithmetic("tl.sum", c.loc);
 

@@ -54,12 +54,9 @@ struct ScalarizeElementwise : ConversionPattern {
       return failure();
     Type resultType = op->getResult(0).getType();
     // fp8 values are bits here: only moved (FP8ToLLVM converts them).
-    auto isFP8 = [](Type t) {
-      Type e = getElementTypeOrSelf(t);
-      return isa<FloatType>(e) && e.getIntOrFloatBitWidth() == 8;
-    };
     if (!isa<arith::SelectOp, arith::BitcastOp>(op) &&
-        (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(resultType)))
+        (llvm::any_of(op->getOperandTypes(), tile::isFP8) ||
+         tile::isFP8(resultType)))
       return failure();
     if (!isa<RankedTensorType>(resultType) &&
         llvm::all_of(op->getOperandTypes(), [&](Type t) {

@@ -25,13 +25,9 @@
 
 using namespace mlir;
 using namespace mlir::tilegpu;
+using mlir::tile::isFP8;
 
 namespace {
-
-bool isFP8(Type type) {
-  Type element = getElementTypeOrSelf(type);
-  return isa<FloatType>(element) && element.getIntOrFloatBitWidth() == 8;
-}
 
 /// "e4m3" or "e5m2": PTX's name of an fp8 type.
 StringRef getPTXName(Type type) {

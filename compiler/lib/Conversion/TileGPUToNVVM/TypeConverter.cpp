@@ -18,7 +18,7 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context) {
   addConversion([](Type type) { return type; });
   // LLVM has no fp8: its bits travel as i8 (FP8ToLLVM converts them).
   addConversion([context](FloatType type) -> std::optional<Type> {
-    if (type.getWidth() != 8)
+    if (!tile::isFP8(type))
       return std::nullopt;
     return IntegerType::get(context, 8);
   });

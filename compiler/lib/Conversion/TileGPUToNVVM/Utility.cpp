@@ -33,7 +33,7 @@ Type mlir::tilegpu::getMemoryType(Type elementType) {
     return b.getI8Type();
   if (isa<LLVM::LLVMPointerType>(elementType))
     return b.getI64Type();
-  if (isa<FloatType>(elementType) && elementType.getIntOrFloatBitWidth() == 8)
+  if (tile::isFP8(elementType))
     return b.getI8Type(); // fp8's bits
   return elementType;
 }

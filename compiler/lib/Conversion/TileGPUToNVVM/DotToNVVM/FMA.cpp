@@ -173,7 +173,7 @@ struct FMADotToLLVM : OpConversionPattern<tile::DotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     if (!isa<BlockedEncodingAttr>(op.getType().getEncoding()))
       return rewriter.notifyMatchFailure(op, "not an FMA dot");
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(op.getA().getType().getElementType()))
+    if (tile::isFP8(op.getA().getType()))
       return op.emitError("tl.dot of fp8 tiles needs fp8 tensor cores: sm_89 "
                           "or newer (compile for --arch sm_89 or sm_90)");
     Location loc = op.getLoc();

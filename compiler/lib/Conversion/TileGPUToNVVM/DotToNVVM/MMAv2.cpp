@@ -172,7 +172,7 @@ struct MMAv2DotToLLVM : OpConversionPattern<tile::DotOp> {
     if (input.isInteger(8))
       overflow = NVVM::MMAIntOverflow::wrapped;
     std::array<int64_t, 3> shape = {16, 8, 8 * kWidth};
-    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(input);
+    bool fp8 = tile::isFP8(input);
     if (fp8)
       requirePTXVersion(op, 84);
     auto mmaSync = [&](ArrayRef<Value> x, ArrayRef<Value> y,

@@ -32,6 +32,10 @@ Type mlir::tile::withElementType(Type type, Type elementType) {
   return elementType;
 }
 
+bool mlir::tile::isFP8(Type type) {
+  return isa<Float8E5M2Type, Float8E4M3FNType>(getElementTypeOrSelf(type));
+}
+
 Type mlir::tile::getReducedType(RankedTensorType src, int64_t axis) {
   if (src.getRank() == 1)
     return src.getElementType();

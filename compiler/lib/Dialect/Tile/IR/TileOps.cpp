@@ -338,7 +338,7 @@ LogicalResult ReduceOp::verify() {
 
 /// True when a dot of `input` elements may accumulate into `acc` elements.
 static bool isDotTypePair(Type input, Type acc) {
-  if (input.isF16() || isa<Float8E5M2Type, Float8E4M3FNType>(input))
+  if (input.isF16() || isFP8(input))
     return acc.isF32() || acc.isF16();
   if (input.isBF16() || input.isF32())
     return acc.isF32();

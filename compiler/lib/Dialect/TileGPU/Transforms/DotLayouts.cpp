@@ -30,7 +30,7 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
   if (input.isInteger(8))
     return acc.isInteger(32);
   // fp8 mma.sync (m16n8k32) exists from sm_89.
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(input))
+  if (tile::isFP8(input))
     return (acc.isF32() || acc.isF16()) && getComputeCapability(dot) >= 89;
   return false;
 }

@@ -34,6 +34,9 @@ Type getI1SameShape(Type type);
 /// The tensor type `type` with another element type, or `elementType` for a
 /// scalar.
 Type withElementType(Type type, Type elementType);
+/// Whether `type` (a scalar, or a tensor's elements) is an fp8 the tile
+/// dialect takes: e5m2 (tl.float8e5) or e4m3fn (tl.float8e4nv).
+bool isFP8(Type type);
 /// The type of `src` reduced along `axis`: its shape without that dimension
 /// (the element type for a 1-D source), with no encoding.
 Type getReducedType(RankedTensorType src, int64_t axis);
