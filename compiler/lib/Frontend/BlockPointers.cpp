@@ -91,26 +91,23 @@ TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
         blockArg.kind == TValue::Kind::Tuple ? blockArg.elements
                                              : std::vector<TValue>{blockArg};
     size_t rank = block.size();
-    std::vector<TValue> blockShape;
+    SmallVector<int64_t> blockShape;
     for (const TValue &b : block) {
       int64_t n = constInt(b, args.locs[blockIndex], "a block dimension");
       if (n <= 0 || !llvm::isPowerOf2_64(n))
         fail(args.locs[blockIndex], name + ": block dimensions must be "
                                            "powers of two, got " + Twine(n));
-      blockShape.push_back(TValue::ofInt(n));
+      blockShape.push_back(n);
     }
-    TValue record = TValue::named(isDesc ? TValue::Kind::TensorDesc
-                                         : TValue::Kind::BlockPtr,
-                                  name);
-    record.elements = {
+    TValue record = descriptorRecord(
         TValue::ofValue(base, args.get(0)->isUnsigned),
-        TValue::ofTuple(tupleArg(*this, *args.get(1), args.locs[1], "shape", rank)),
-        TValue::ofTuple(tupleArg(*this, *args.get(2), args.locs[2], "strides", rank)),
-        isDesc ? TValue::ofTuple(std::vector<TValue>(rank, TValue::ofInt(0)))
-               : TValue::ofTuple(tupleArg(*this, *args.get(3), args.locs[3],
-                                          "offsets", rank)),
-        TValue::ofTuple(blockShape), TValue::none()};
+        tupleArg(*this, *args.get(1), args.locs[1], "shape", rank),
+        tupleArg(*this, *args.get(2), args.locs[2], "strides", rank), blockShape);
     if (!isDesc) {
+      // A block pointer: the same record with offsets and an order.
+      record.kind = TValue::Kind::BlockPtr;
+      record.elements[Offsets] = TValue::ofTuple(
+          tupleArg(*this, *args.get(3), args.locs[3], "offsets", rank));
       std::vector<TValue> order =
           tupleArg(*this, *args.get(5), args.locs[5], "order", rank);
       for (const TValue &o : order)
