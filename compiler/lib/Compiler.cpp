@@ -161,6 +161,8 @@ private:
   llvm::SourceMgr sourceMgr;
   std::vector<TimingRecord> timings;
   MLIRContext *context = nullptr;
+  /// Whether the kernel has a tl.dot (KernelFacts::budgetRegisters).
+  bool hasDot = false;
 };
 
 const DialectRegistry &getRegistry() {
@@ -459,8 +461,11 @@ bool Compilation::emitMachineCode(ModuleOp module) {
   }
 
   llvm::Expected<std::string> ptx = timed("LLVM O1 + PTX codegen", [&] {
+    tilec::KernelFacts facts;
+    facts.sharedBytes = result.metadata.sharedBytes;
+    facts.budgetRegisters = !hasDot;
     return tilec::emitPTX(*llvmModule, options.arch,
-                          mlir::tilegpu::getMinPTXVersion(module));
+                          mlir::tilegpu::getMinPTXVersion(module), facts);
   });
   if (!ptx) {
     internalError(llvm::toString(ptx.takeError()), result.diagnostics.size());
@@ -524,6 +529,9 @@ bool Compilation::run() {
     printModule(*module);
     return true;
   }
+  hasDot = module->walk([](mlir::tile::DotOp) {
+                   return WalkResult::interrupt();
+                 }).wasInterrupted();
 
   // The layout passes and the lowering ask the target what it offers
   // (shared memory per CTA, vector atomics; see TileGPU/IR/Target.h).

@@ -1,6 +1,7 @@
 //===- PTXEmitter.cpp - LLVM IR to PTX, PTX to cubin ----------------------===//
 
 #include "tilec/Target/PTX/PTXEmitter.h"
+#include "tilec/Target/PTX/RegisterBudget.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Export.h"
@@ -164,6 +165,7 @@ Error linkLibdevice(Module &module) {
 
 Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
                                      unsigned ptxVersion,
+                                     const KernelFacts &facts,
                                      std::string *optimizedIR) {
   Expected<std::unique_ptr<TargetMachine>> machineOrErr =
       createTargetMachine(arch, ptxVersion);
@@ -196,6 +198,10 @@ Expected<std::string> tilec::emitPTX(Module &module, StringRef arch,
         builder.buildPerModuleDefaultPipeline(OptimizationLevel::O1);
     mpm.run(module, mam);
   }
+  if (facts.budgetRegisters)
+    for (Function &function : module)
+      if (function.getCallingConv() == CallingConv::PTX_Kernel)
+        setRegisterBudget(function, arch, facts.sharedBytes);
   if (optimizedIR) {
     optimizedIR->clear();
     raw_string_ostream os(*optimizedIR);

@@ -37,12 +37,24 @@ inline constexpr const char *kNVPTXTriple = "nvptx64-nvidia-cuda";
 std::unique_ptr<llvm::Module> translateToLLVMIR(mlir::ModuleOp module,
                                                 llvm::LLVMContext &llvmContext);
 
+/// What the emitter is told about the kernels of a module beyond their IR.
+struct KernelFacts {
+  /// Dynamic shared memory a block uses, in bytes.
+  unsigned sharedBytes = 0;
+  /// Whether to give each kernel its register budget (RegisterBudget.h).
+  /// The budget's estimate sees the registers of elementwise, memory and
+  /// reduction code; tl.dot's operand fragments and pipelined buffers it
+  /// does not, so kernels with a dot keep ptxas's own allocation.
+  bool budgetRegisters = false;
+};
+
 /// Links the libdevice functions `module` calls, optimizes it at O1 for
 /// `arch` ("sm_80", "sm_90") and compiles it to PTX text of ISA version
 /// `ptxVersion` (times ten: 81 is 8.1) or newer. The optimized LLVM IR is
 /// printed to `optimizedIR` when given.
 llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
                                     unsigned ptxVersion = 81,
+                                    const KernelFacts &facts = {},
                                     std::string *optimizedIR = nullptr);
 
 /// Assembles `ptx` for `arch` with ptxas; the error carries ptxas's output.
