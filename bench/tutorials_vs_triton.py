@@ -69,6 +69,57 @@ class Desc:
         return TensorDescriptor.from_tensor(torch.from_numpy(self.array).cuda(), self.block)
 
 
+class Table:
+    """A table of device addresses (08-grouped-gemm's group_*_ptrs): an
+    int64 tensor of the addresses of each launch's own copies of `arrays`.
+    tile-run cannot fill one, so tilec's kernel runs from its PTX through
+    CuPy (cuda only), with the arguments Triton's JIT would specialize on."""
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+
+def device_args(params):
+    """Each launch's arguments on the GPU (fresh copies), and what to read
+    back by parameter name: a tensor, or a Table's list of tensors."""
+    launch, buffers = [], {}
+    for name, value in params:
+        if isinstance(value, Table):
+            buffers[name] = [torch.from_numpy(a.copy()).cuda() for a in value.arrays]
+            launch.append(torch.tensor([t.data_ptr() for t in buffers[name]],
+                                       dtype=torch.int64, device="cuda"))
+        elif isinstance(value, np.ndarray):
+            buffers[name] = torch.from_numpy(value.copy()).cuda()
+            launch.append(buffers[name])
+        elif isinstance(value, Desc):
+            launch.append(value.triton())
+            buffers[name] = launch[-1].base
+        else:
+            launch.append(value)
+    return launch, buffers
+
+
+def read_back(buffers):
+    torch.cuda.synchronize()
+    return {name: [t.cpu().numpy() for t in b] if isinstance(b, list) else b.cpu().numpy()
+            for name, b in buffers.items()}
+
+
+def tilec_ptx(args, path, kernel, grid, params, constexprs, num_warps, workdir):
+    """Runs `kernel` from tilec's PTX through CuPy (bench/compare_triton.py)
+    on device_args; returns what it leaves, by parameter name."""
+    from compare_triton import TilecKernel
+    from harness import Constexpr, entry_args, signature
+    launch, buffers = device_args(params)
+    given = dict(zip([name for name, _ in params], launch))
+    values = [Constexpr(constexprs[name]) if name in constexprs else given[name]
+              for name in parameter_names(path, kernel)]
+    tilec = TilecKernel(args.tilec, kernel, signature(values), workdir, num_warps,
+                        ["--kernel", kernel], path=path)
+    tilec(grid, *entry_args(values))
+    return read_back(buffers)
+
+
 def parameter_names(path, kernel):
     """The parameters of the function `kernel` of the file, in order."""
     for node in ast.walk(ast.parse(open(path).read())):
@@ -122,7 +173,43 @@ def triton_libdevice():
     return None
 
 
+def e4m3_values():
+    """The value of each float8e4nv code (NaN for 0x7F and 0xFF)."""
+    codes = np.arange(256)
+    exponent, mantissa = (codes >> 3) & 0xF, codes & 0x7
+    value = np.where(exponent == 0, mantissa / 8 * 2.0 ** -6,
+                     (1 + mantissa / 8) * 2.0 ** (exponent - 7))
+    value = np.where(codes & 0x80, -value, value)
+    return np.where((codes & 0x7F) == 0x7F, np.nan, value)
+
+
+def to_e4m3(x):
+    """float64 to float8e4nv codes, rounded to nearest (ties to an even
+    code) and saturated to +-448, as cvt.rn.satfinite does."""
+    values = e4m3_values()
+    finite = np.flatnonzero(~np.isnan(values) & ~((values == 0) & (np.arange(256) >= 128)))
+    order = finite[np.argsort(values[finite])]
+    ladder = values[order]
+    x = np.clip(x, ladder[0], ladder[-1])
+    hi = np.clip(np.searchsorted(ladder, x), 1, len(ladder) - 1)
+    lo = hi - 1
+    below, above = x - ladder[lo], ladder[hi] - x
+    pick = np.where(below < above, lo, np.where(above < below, hi,
+                    np.where(order[lo] % 2 == 0, lo, hi)))
+    return order[pick].astype(np.uint8)
+
+
 def compare(name, got, want, tolerance):
+    if isinstance(want, list):  # a Table's arrays, all together
+        good, text = compare(name, np.concatenate([g.ravel() for g in got]),
+                             np.concatenate([w.ravel() for w in want]), tolerance)
+        return good, f"{len(want)} arrays: {text}"
+    if want.dtype == np.uint8 and tolerance:  # float8e4nv bits, `tolerance` steps apart
+        order = lambda b: np.where(b & 0x80, -(b.astype(np.int64) & 0x7F), b & 0x7F)
+        steps = np.abs(order(got.reshape(want.shape)) - order(want))
+        good = int(steps.max()) <= tolerance
+        return good, (f"{int((steps > 0).sum())} of {steps.size} float8 values "
+                      f"{int(steps.max())} step apart" + ("" if good else "  <-- FAIL"))
     got = got.reshape(want.shape).astype(np.float64)
     want = want.astype(np.float64)
     if tolerance == 0:
@@ -191,6 +278,43 @@ def cases(rng):
             ("stride_bk", N), ("stride_bn", 1), ("stride_cm", N), ("stride_cn", 1)],
            {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
            ["c_ptr"], 2e-3)
+    # 08-grouped-gemm: problems of whole tiles (the kernels assume them),
+    # addressed through tables; 4 programs walk the 10 tiles.
+    sizes = [(256, 256, 128), (128, 384, 64), (384, 128, 256)]
+    size_table = np.array(sizes, np.int32)
+    groups = [(f16(m, k), f16(k, n), np.zeros((m, n), np.float16)) for m, n, k in sizes]
+    yield ("08-grouped-gemm.py", "grouped_matmul_kernel", (4,),
+           [("group_a_ptrs", Table([a for a, _, _ in groups])),
+            ("group_b_ptrs", Table([b for _, b, _ in groups])),
+            ("group_c_ptrs", Table([c for _, _, c in groups])),
+            ("group_gemm_sizes", size_table),
+            ("g_lds", np.array([(k, n, n) for m, n, k in sizes], np.int32)),
+            ("group_size", len(sizes))],
+           {"NUM_SM": 4, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32},
+           ["group_c_ptrs"], 2e-3)
+    # The descriptor kernel takes B transposed, as the tutorial passes it;
+    # FP8 reads and writes float8e4nv bits.
+    fp8 = lambda *s: rng.choice([b for b in range(256) if b & 0x7F not in (0x7F,) and
+                                 (b >> 3) & 0xF < 9], size=s).astype(np.uint8)
+    for fp8_output in (False, True):
+        make = fp8 if fp8_output else f16
+        out = np.uint8 if fp8_output else np.float16
+        groups = [(make(m, k), make(n, k), np.zeros((m, n), out)) for m, n, k in sizes]
+        # FP8: tilec against the exact products rounded once, since Triton's
+        # fp8 wgmma accumulates in less than fp32.
+        exact = {"group_c_ptrs": [to_e4m3(e4m3_values()[a] @ e4m3_values()[b].T)
+                                  for a, b, _ in groups]} if fp8_output else None
+        yield ("08-grouped-gemm.py", "grouped_matmul_tma_kernel", (4,),
+               [("group_a_ptrs", Table([a for a, _, _ in groups])),
+                ("group_b_ptrs", Table([b for _, b, _ in groups])),
+                ("group_c_ptrs", Table([c for _, _, c in groups])),
+                ("group_gemm_sizes", size_table),
+                ("g_lds", np.array([(k, k, n) for m, n, k in sizes], np.int32)),
+                ("group_size", len(sizes))],
+               {"NUM_SM": 4, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+                "FP8": fp8_output}, ["group_c_ptrs"],
+               # float8e4nv: at most one step from the exact result.
+               *((1, exact) if fp8_output else (2e-3,)))
     for kernel, grid, extra in (("matmul_kernel", (4 * 2,), {}),
                                 ("matmul_kernel_persistent", (6,), {"NUM_SMS": 6})):
         yield ("09-persistent-matmul.py", kernel, grid,
@@ -281,7 +405,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tile-run", required=True)
     parser.add_argument("--tutorials", required=True)
+    parser.add_argument("--tilec", help="the tilec binary for kernels taking address "
+                        "tables (default: beside tile-run)")
     args = parser.parse_args()
+    args.tilec = args.tilec or os.path.join(os.path.dirname(args.tile_run), "tilec")
     rng = np.random.default_rng(0)
     import triton
     # Descriptors made in a kernel need Triton's global scratch.
@@ -297,20 +424,16 @@ def main():
                 (f" CAUSAL={constexprs['CAUSAL']}" if "CAUSAL" in constexprs else "") + \
                 (f" STAGE={constexprs['STAGE']}" if "STAGE" in constexprs else "") + \
                 (" desc" if any(isinstance(v, Desc) for _, v in params) else "") + \
-                (f" SUBTILE={constexprs['EPILOGUE_SUBTILE']}" if "EPILOGUE_SUBTILE" in constexprs else "")
+                (f" SUBTILE={constexprs['EPILOGUE_SUBTILE']}" if "EPILOGUE_SUBTILE" in constexprs else "") + \
+                (f" FP8={constexprs['FP8']}" if "FP8" in constexprs else "")
             try:
                 if file not in modules:
                     modules[file] = jit_module(path, workdir)
                 fn = getattr(modules[file], kernel)
-                tensors = [torch.from_numpy(v).cuda() if isinstance(v, np.ndarray)
-                           else v.triton() if isinstance(v, Desc) else v
-                           for _, v in params]
+                launch, buffers = device_args(params)
                 tconst = {k: (v.strip("'") if isinstance(v, str) else v) for k, v in constexprs.items()}
-                fn[grid](*tensors, **tconst)
-                torch.cuda.synchronize()
-                triton = {name: (t.base if isinstance(v, Desc) else t).cpu().numpy()
-                          for (name, v), t in zip(params, tensors)
-                          if isinstance(t, torch.Tensor) or isinstance(v, Desc)}
+                fn[grid](*launch, **tconst)
+                triton = read_back(buffers)
             except Exception as e:  # noqa: BLE001 - reported per case
                 print(f"{label:45s} Triton failed: {str(e).splitlines()[0][:120]}")
                 if not reference:
@@ -318,17 +441,30 @@ def main():
                     continue
                 print(f"{label:45s} (compared with a float64 reference instead)")
                 triton = reference[0]
+            tables = any(isinstance(v, Table) for _, v in params)
             for backend in ("cuda", "interp"):
                 try:
-                    got = tile_run(args, path, kernel, backend, grid, params,
-                                   {k: v for k, v in constexprs.items()}, workdir)
+                    if tables and backend == "interp":
+                        print(f"{label:45s} tilec {backend:6s} skipped: its address "
+                              "tables hold device addresses")
+                        continue
+                    got = tilec_ptx(args, path, kernel, grid, params, constexprs, 4, workdir) \
+                        if tables else tile_run(args, path, kernel, backend, grid, params,
+                                                {k: v for k, v in constexprs.items()}, workdir)
                 except RuntimeError as e:
                     print(f"{label:45s} tilec {backend:6s} failed: {str(e)[:160]}")
                     ok = False
                     continue
                 for name in outputs:
                     limit = tolerance[backend == "interp"] if isinstance(tolerance, tuple) else tolerance
-                    good, text = compare(name, got[name], triton[name], limit)
+                    if isinstance(limit, int) and reference:
+                        # Steps from the exact result, Triton's for comparison.
+                        print(f"{label:45s} Triton       {name:10s} "
+                              f"{compare(name, triton[name], reference[0][name], 255)[1]} (exact)")
+                        good, text = compare(name, got[name], reference[0][name], limit)
+                        text += " (exact)"
+                    else:
+                        good, text = compare(name, got[name], triton[name], limit)
                     ok &= good
                     print(f"{label:45s} tilec {backend:6s} {name:10s} {text}")
     print("tutorial kernels agree with Triton" if ok else "TUTORIAL KERNELS DIFFER")
