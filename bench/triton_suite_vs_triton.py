@@ -4,10 +4,8 @@ Inputs/<name>.py) run by tilec on the GPU and by real Triton on the same
 .tl file, both compared with the spec's NumPy reference and with each other.
 
 tilec runs through `tile-run --backend cuda` (optionally under
-compute-sanitizer); a case whose arguments include host address tables
-(suite.Table) runs tilec's PTX through CuPy instead, since only the harness
-knows its buffers' addresses. Triton imports the .tl file as the Python
-module it is and launches the @triton.jit function under any
+compute-sanitizer), host address tables (suite.Table) included. Triton
+imports the .tl file as the Python module it is and launches the @triton.jit function under any
 @triton.autotune / @triton.heuristics decorators with the spec's
 constexprs, so that both run the same configuration. Outputs the spec
 calls exact (tolerance 0, or listed in exact_vs_triton) must be identical
@@ -17,7 +15,7 @@ between tilec and Triton; the others agree within the spec's tolerance.
         [--only softmax,attention] [--sanitize memcheck]
 
 Without a GPU, `--backend interp --no-triton` runs the same plumbing on
-tile-run's interpreter (no Triton, no address-table cases).
+tile-run's interpreter (no Triton).
 """
 import argparse
 import importlib.machinery
@@ -30,7 +28,6 @@ import time
 
 import numpy as np
 
-from harness import Constexpr, entry_args, kernel_params, signature
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "Triton", "Inputs"))
@@ -51,7 +48,7 @@ def run_tile_run(args, name, case, directory, env):
     if result.returncode:
         lines = (result.stdout + result.stderr).strip().splitlines()
         raise RuntimeError(f"exit {result.returncode}: " + " | ".join(lines[-4:]))
-    return {param: np.load(os.path.join(out, param + ".npy")) for param in case.outputs}
+    return {param: suite.read_output(out, case, param) for param in case.outputs}
 
 
 def device_args(case):
@@ -79,24 +76,6 @@ def read_outputs(case, buffers):
     host = lambda t: t.cpu().numpy()
     return {param: [host(t) for t in buffers[param]] if isinstance(buffers[param], list)
             else host(buffers[param]) for param in case.outputs}
-
-
-def run_ptx(args, name, case, workdir):
-    """tilec's PTX through CuPy (bench/compare_triton.py's TilecKernel),
-    for cases whose address tables the harness must fill; specialized on
-    the arguments as Triton's JIT specializes them."""
-    from compare_triton import TilecKernel
-    launch_args, buffers = device_args(case)
-    given = dict(zip([param for param, _ in case.args], launch_args))
-    values = [Constexpr(case.constexprs[param]) if is_constexpr else given[param]
-              for param, is_constexpr in kernel_params(suite.kernel_file(name), case.kernel)]
-    options = ["--kernel", case.kernel]
-    if case.num_stages is not None:
-        options += ["--num-stages", str(case.num_stages)]
-    kernel = TilecKernel(args.tilec, case.kernel, signature(values), workdir,
-                         case.num_warps, options, path=suite.kernel_file(name))
-    kernel(case.grid, *entry_args(values))
-    return read_outputs(case, buffers)
 
 
 def jit_function(module, kernel):
@@ -142,14 +121,8 @@ def run_case(args, name, module, case, workdir, env):
                                flush=True)
     results = {}
     try:
-        if case.needs_addresses:
-            if args.backend != "cuda":
-                row("-", "skipped: host address tables need the GPU", "", "")
-                return True
-            results["tilec"] = run_ptx(args, name, case, workdir)
-        else:
-            results["tilec"] = run_tile_run(args, name, case,
-                                            os.path.join(workdir, case.name), env)
+        results["tilec"] = run_tile_run(args, name, case,
+                                        os.path.join(workdir, case.name), env)
     except Exception as e:  # noqa: BLE001 - reported per case
         results["tilec"] = f"FAILED: {first_line(e)}"
     results["Triton"] = "not run"
@@ -184,8 +157,6 @@ def run_case(args, name, module, case, workdir, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tile-run", required=True)
-    parser.add_argument("--tilec", help="the tilec binary, for the address-table "
-                        "cases (default: beside tile-run)")
     parser.add_argument("--only", help="comma-separated kernel files, e.g. softmax,matmul")
     parser.add_argument("--backend", default="cuda", choices=["cuda", "interp"],
                         help="tile-run's backend (interp: a dry run without a GPU)")
@@ -193,7 +164,6 @@ def main():
     parser.add_argument("--sanitize", metavar="TOOL",
                         help="run tile-run under compute-sanitizer --tool TOOL")
     args = parser.parse_args()
-    args.tilec = args.tilec or os.path.join(os.path.dirname(args.tile_run), "tilec")
     names = args.only.split(",") if args.only else KERNELS
     env = dict(os.environ)
     use_triton = not args.no_triton

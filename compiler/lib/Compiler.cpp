@@ -561,7 +561,7 @@ bool Compilation::runInterpreter(ModuleOp module, func::FuncOp kernel) {
         tilec::buildTileTransformsPipeline(pm);
       }))
     return false;
-  if (launch->args.size() != kernel.getNumArguments()) {
+  if (launch->args.size() < kernel.getNumArguments()) {
     error("kernel '" + kernel.getSymName() + "' takes " +
           llvm::Twine(kernel.getNumArguments()) + " runtime arguments, not " +
           llvm::Twine(launch->args.size()));

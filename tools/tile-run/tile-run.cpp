@@ -19,6 +19,10 @@
 #include "tile/Kernel.h"
 #include "tile/Module.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
@@ -47,7 +51,9 @@ const char *kDescription =
     "parameters in order: a .npy file for a pointer (its dtype gives the\n"
     "element type unless an annotation or --signature says otherwise), a\n"
     "number for a scalar (an integer is i32, or i64 when it needs it; a real\n"
-    "number is fp32). The interpreter stops at the first out-of-bounds access\n"
+    "number is fp32), or table:a.npy,b.npy,... for a table of the addresses of\n"
+    "those buffers (an int64 pointer parameter, as Triton's grouped GEMM\n"
+    "takes). The interpreter stops at the first out-of-bounds access\n"
     "and names the source line, the program and the element.\n";
 
 const char *kFooter = R"(Buffers:
@@ -57,7 +63,8 @@ const char *kFooter = R"(Buffers:
   width, a 2-byte one fp16 or bf16 bits and a 1-byte one fp8 bits: say so
   with an annotation or --signature ("*bf16", "*fp8e4nv"). Input files are read into memory and
   never modified; after the run each buffer is written to DIR/<name>.npy,
-  named after its parameter.
+  named after its parameter, and the buffers of a table to
+  DIR/<name>.0.npy, DIR/<name>.1.npy, ...
 
 Examples:
   tile-run add.tl --grid 977 -D BLOCK_SIZE=1024 x.npy y.npy out.npy 1000003
@@ -65,6 +72,8 @@ Examples:
       in.npy out.npy 100 250 250 100
   tile-run add.tl --grid 977 --backend cuda -o gpu x.npy y.npy out.npy 1000003
   tile-run k.tl --grid 1 --signature "*bf16, *bf16, 128" x.npy y.npy
+  tile-run grouped.tl --grid 4 table:a0.npy,a1.npy table:b0.npy,b1.npy \
+      table:c0.npy,c1.npy sizes.npy 2
 
 Exit status: 0 on success, 1 on a compile or run error (diagnostics on
 stderr), 2 on a usage error (bad arguments or files).)";
@@ -80,6 +89,9 @@ struct Arg {
   bool isBuffer = false;
   // Buffer:
   tilec::npy::Array array;
+  // A table (table:a.npy,b.npy): `array` holds the addresses of these, once
+  // they are wherever the kernel runs.
+  std::vector<tilec::npy::Array> entries;
   // Scalar:
   enum class Kind { Int, Real, Bool } kind = Kind::Int;
   int64_t intValue = 0;
@@ -190,7 +202,28 @@ bool parseGrid(const std::string &text, unsigned grid[3], std::string &error) {
   return true;
 }
 
-/// Reads the ARGs: numbers are scalars, anything else a .npy file.
+/// An ARG of a table of buffers' addresses: "table:a.npy,b.npy". (Not
+/// "[a.npy,b.npy]", which CLI11 takes apart as a list.)
+constexpr llvm::StringLiteral kTablePrefix = "table:";
+
+/// An int64 array of `n` addresses, filled in where the kernel runs.
+tilec::npy::Array addressTable(size_t n) {
+  tilec::npy::Array table;
+  table.descr = "<i8";
+  table.kind = 'i';
+  table.itemSize = 8;
+  table.shape = {int64_t(n)};
+  table.data = tilec::npy::AlignedBuffer(n * 8);
+  return table;
+}
+
+/// Writes `addresses` into a table's array.
+void fillTable(Arg &arg, const std::vector<uint64_t> &addresses) {
+  std::memcpy(arg.array.data.data(), addresses.data(), addresses.size() * 8);
+}
+
+/// Reads the ARGs: numbers are scalars, table:a.npy,... a table of
+/// buffers' addresses, anything else a .npy file.
 bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
               std::string &error) {
   for (const std::string &text : texts) {
@@ -218,6 +251,21 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
       arg.kind = Arg::Kind::Real;
       arg.realValue = real;
       arg.type = "fp32";
+    } else if (llvm::StringRef(text).starts_with(kTablePrefix)) {
+      arg.isBuffer = true;
+      llvm::SmallVector<llvm::StringRef> files;
+      llvm::StringRef(text).drop_front(kTablePrefix.size()).split(files, ',');
+      for (llvm::StringRef file : files) {
+        std::string why;
+        if (!tilec::npy::read(file.trim().str(), arg.entries.emplace_back(),
+                              why)) {
+          error = "cannot read '" + file.trim().str() + "' of the table " +
+                  text + ": " + why;
+          return false;
+        }
+      }
+      arg.array = addressTable(arg.entries.size());
+      arg.type = "*i64:16";
     } else {
       arg.isBuffer = true;
       std::string why;
@@ -257,6 +305,10 @@ bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
     }
     if (arg.isBuffer) {
       std::string type = param.type.substr(1);
+      if (!arg.entries.empty() && type != "i64" && type != "u64") {
+        error = which + ": a table of addresses is for an int64 pointer";
+        return false;
+      }
       if (!fits(arg.array, type)) {
         error = which + ": '" + arg.text + "' holds " + arg.array.dtypeName() +
                 ", which does not fit " + type;
@@ -308,10 +360,24 @@ int runOnGPU(const std::string &source, const std::string &filename,
     tile::Kernel kernel(module, md);
     std::vector<tile::DeviceBuffer> buffers;
     buffers.reserve(args.size());
+    // A table's buffers, in order: copied in before, back after the run.
+    size_t tabled = 0;
+    for (const Arg &arg : args)
+      tabled += arg.entries.size();
+    std::vector<tile::DeviceBuffer> entries;
+    entries.reserve(tabled);
     std::vector<tile::KernelArg> kernelArgs;
     for (size_t i = 0; i < args.size(); ++i) {
       const std::string &type = md.params[i].type;
       Arg &arg = args[i];
+      std::vector<uint64_t> addresses;
+      for (tilec::npy::Array &entry : arg.entries) {
+        entries.emplace_back(entry.data.size());
+        entries.back().copyFromHost(entry.data.data(), entry.data.size());
+        addresses.push_back(entries.back().address());
+      }
+      if (!arg.entries.empty())
+        fillTable(arg, addresses);
       if (arg.isBuffer) {
         buffers.emplace_back(arg.array.data.size());
         buffers.back().copyFromHost(arg.array.data.data(),
@@ -336,10 +402,13 @@ int runOnGPU(const std::string &source, const std::string &filename,
     }
     kernel.launch(tile::Grid{grid[0], grid[1], grid[2]}, kernelArgs);
     tile::synchronize();
-    size_t b = 0;
-    for (Arg &arg : args)
+    size_t b = 0, e = 0;
+    for (Arg &arg : args) {
       if (arg.isBuffer)
         buffers[b++].copyToHost(arg.array.data.data(), arg.array.data.size());
+      for (tilec::npy::Array &entry : arg.entries)
+        entries[e++].copyToHost(entry.data.data(), entry.data.size());
+    }
   } catch (const std::exception &e) {
     return fail(e.what(), kExitError);
   }
@@ -482,9 +551,17 @@ int main(int argc, char **argv) {
     if (int status = runOnGPU(source, input, options, grid, args))
       return status;
   } else {
-    std::vector<tilec::InterpreterArg> interpArgs;
+    std::vector<tilec::InterpreterArg> interpArgs, reachable;
     for (size_t i = 0; i < args.size(); ++i) {
       Arg &arg = args[i];
+      std::vector<uint64_t> addresses;
+      for (tilec::npy::Array &entry : arg.entries) {
+        addresses.push_back(uint64_t(uintptr_t(entry.data.data())));
+        reachable.push_back(tilec::InterpreterArg::buffer(entry.data.data(),
+                                                          entry.data.size()));
+      }
+      if (!arg.entries.empty())
+        fillTable(arg, addresses);
       if (arg.isBuffer)
         interpArgs.push_back(tilec::InterpreterArg::buffer(
             arg.array.data.data(), arg.array.data.size()));
@@ -493,6 +570,9 @@ int main(int argc, char **argv) {
       else
         interpArgs.push_back(tilec::InterpreterArg::integer(arg.intValue));
     }
+    // The tables' buffers follow the arguments: the kernel reaches them
+    // only through their addresses.
+    interpArgs.insert(interpArgs.end(), reachable.begin(), reachable.end());
     tilec::CompileResult result = tilec::interpret(
         source, input, options, grid[0], grid[1], grid[2], interpArgs);
     if (options.timing)
@@ -508,6 +588,13 @@ int main(int argc, char **argv) {
       continue;
     if (!tilec::npy::write(outputs[i], args[i].array, error))
       return fail("cannot write '" + outputs[i] + "': " + error, kExitError);
+    for (auto [k, entry] : llvm::enumerate(args[i].entries)) {
+      std::string path = (fs::path(outputDir) / (md.params[i].name + "." +
+                                                 std::to_string(k) + ".npy"))
+                             .string();
+      if (!tilec::npy::write(path, entry, error))
+        return fail("cannot write '" + path + "': " + error, kExitError);
+    }
   }
   return 0;
 }

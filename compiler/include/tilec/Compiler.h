@@ -67,8 +67,9 @@ CompileResult compile(const std::string &source, const std::string &filename,
 
 /// Compiles `source` to tile IR (the frontend and the tile-level
 /// transforms) and runs the kernel on the CPU interpreter for the grid
-/// (x, y, z), with `args` for its runtime parameters in order; buffers are
-/// read and written in place. Compile and run errors alike go to
+/// (x, y, z), with `args` for its runtime parameters in order, then any
+/// further buffers the kernel reaches only through addresses it is given
+/// (int64 values cast to pointers); buffers are read and written in place. Compile and run errors alike go to
 /// `diagnostics`; `metadata` describes the kernel.
 CompileResult interpret(const std::string &source, const std::string &filename,
                         const CompileOptions &options, unsigned gridX,

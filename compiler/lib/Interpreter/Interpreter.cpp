@@ -166,6 +166,9 @@ TValue &Executor::define(Value v) {
 
 std::string Executor::bufferName(int64_t arg) const {
   auto func = cast<func::FuncOp>(kernel);
+  if (arg >= int64_t(func.getNumArguments()))
+    return "buffer " + std::to_string(arg - func.getNumArguments()) +
+           " of those reached through addresses";
   if (auto name =
           func.getArgAttrOfType<StringAttr>(unsigned(arg), kParamNameAttr))
     return "'" + name.getValue().str() + "'";
@@ -194,8 +197,9 @@ LogicalResult Executor::prepare() {
     return success();
   };
 
-  // The arguments: one per parameter, of the parameter's kind.
-  if (func.getNumArguments() != args.size()) {
+  // The arguments: one per parameter, of the parameter's kind, then
+  // buffers reached only through addresses.
+  if (func.getNumArguments() > args.size()) {
     unsigned n = func.getNumArguments();
     return fail(kernel, "the kernel '" + func.getSymName() + "' takes " +
                             llvm::Twine(n) +
@@ -203,6 +207,10 @@ LogicalResult Executor::prepare() {
                             llvm::Twine(args.size()) +
                             (args.size() == 1 ? " was given" : " were given"));
   }
+  for (size_t i = func.getNumArguments(); i < args.size(); ++i)
+    if (args[i].kind != InterpreterArg::Kind::Buffer)
+      return fail(kernel, "argument " + llvm::Twine(i) +
+                              " follows the parameters and is not a buffer");
   for (BlockArgument arg : func.getArguments()) {
     if (failed(addSlot(arg, kernel)))
       return failure();

@@ -28,11 +28,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE = os.path.dirname(HERE)
 
 
+# Run as a script, this module is __main__; the specs import it as suite.
+# One module, so that their Table and Case are this file's.
+sys.modules.setdefault("suite", sys.modules[__name__])
+
+
 class Table:
-    """An int64 table of device addresses of `arrays`, as host code builds
-    it from tensors' data_ptr(). Only a harness that owns the buffers (the
-    GPU harness, with Triton or tilec's PTX) can fill it: cases with a Table
-    do not run under tile-run."""
+    """An int64 table of the addresses of `arrays`, as host code builds it
+    from tensors' data_ptr(): tile-run takes it as table:a.npy,b.npy,... and
+    writes the arrays back as <param>.0.npy, <param>.1.npy, ..."""
 
     def __init__(self, arrays):
         self.arrays = list(arrays)
@@ -119,7 +123,11 @@ def tile_run_command(tile_run, name, case, directory, backend="interp"):
             np.save(path, value)
             command.append(path)
         elif isinstance(value, Table):
-            raise ValueError(f"{case.name}: {param} is an address table")
+            paths = [os.path.join(directory, f"{param}.{i}.npy")
+                     for i in range(len(value.arrays))]
+            for path, array in zip(paths, value.arrays):
+                np.save(path, array)
+            command.append("table:" + ",".join(paths))
         else:
             command.append(scalar_text(value))
     return command, out
@@ -171,6 +179,16 @@ def compare(got, want, tolerance):
                    f"tolerance)")
 
 
+def read_output(out, case, param):
+    """What tile-run left in `out` for the output `param`: its buffer, or
+    a Table's list of arrays."""
+    value = dict(case.args)[param]
+    if isinstance(value, Table):
+        return [np.load(os.path.join(out, f"{param}.{i}.npy"))
+                for i in range(len(value.arrays))]
+    return np.load(os.path.join(out, param + ".npy"))
+
+
 def run_interp(args):
     spec = load_spec(args.name)
     workdir = os.path.abspath(args.workdir)
@@ -178,10 +196,6 @@ def run_interp(args):
     failed = []
     for case in spec.cases():
         if args.case and case.name != args.case:
-            continue
-        if case.needs_addresses:
-            print(f"{args.name} {case.name} skipped (host address tables: "
-                  f"GPU harness only)")
             continue
         directory = os.path.join(workdir, case.name)
         command, out = tile_run_command(args.tile_run, args.name, case, directory)
@@ -194,8 +208,7 @@ def run_interp(args):
             continue
         problems = []
         for param, (reference, tolerance) in case.outputs.items():
-            ok, text = compare(np.load(os.path.join(out, param + ".npy")),
-                               reference, tolerance)
+            ok, text = compare(read_output(out, case, param), reference, tolerance)
             if not ok:
                 problems.append(f"  {param}: {text}")
         if problems:

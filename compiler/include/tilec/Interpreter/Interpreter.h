@@ -24,6 +24,8 @@ namespace tilec {
 /// and is emitted as a diagnostic on the op that failed (so it prints as
 /// `file:line:col: error: ...` with the source line), naming the program id
 /// and, for memory accesses, the offending element index and offset.
+/// `args` are the kernel's parameters in order, then any further buffers
+/// it reaches only through addresses (an int64 cast to a pointer).
 mlir::LogicalResult interpret(mlir::ModuleOp module, llvm::StringRef kernel,
                               unsigned gridX, unsigned gridY, unsigned gridZ,
                               llvm::ArrayRef<InterpreterArg> args);
