@@ -92,6 +92,7 @@ struct Arg {
   // A table (table:a.npy,b.npy): `array` holds the addresses of these, once
   // they are wherever the kernel runs.
   std::vector<tilec::npy::Array> entries;
+  std::vector<std::string> entryFiles;
   // Scalar:
   enum class Kind { Int, Real, Bool } kind = Kind::Int;
   int64_t intValue = 0;
@@ -257,7 +258,8 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
       llvm::StringRef(text).drop_front(kTablePrefix.size()).split(files, ',');
       for (llvm::StringRef file : files) {
         std::string why;
-        if (!tilec::npy::read(file.trim().str(), arg.entries.emplace_back(),
+        arg.entryFiles.push_back(file.trim().str());
+        if (!tilec::npy::read(arg.entryFiles.back(), arg.entries.emplace_back(),
                               why)) {
           error = "cannot read '" + file.trim().str() + "' of the table " +
                   text + ": " + why;
@@ -533,17 +535,34 @@ int main(int argc, char **argv) {
   if (!fs::is_directory(outputDir))
     return fail("cannot create the output directory '" + outputDir + "'",
                 kExitUsageError);
+  std::vector<std::string> inputs;
+  for (const Arg &arg : args) {
+    if (arg.isBuffer && arg.entries.empty())
+      inputs.push_back(arg.text);
+    inputs.insert(inputs.end(), arg.entryFiles.begin(), arg.entryFiles.end());
+  }
+  auto overwritesAnInput = [&](const std::string &output) -> std::string {
+    for (const std::string &input : inputs)
+      if (fs::exists(output) && fs::equivalent(output, input, ec))
+        return input;
+    return "";
+  };
   std::vector<std::string> outputs(args.size());
+  std::vector<std::vector<std::string>> entryOutputs(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].isBuffer)
       continue;
     outputs[i] = (fs::path(outputDir) / (md.params[i].name + ".npy")).string();
-    for (const Arg &other : args)
-      if (other.isBuffer && fs::exists(outputs[i]) &&
-          fs::equivalent(outputs[i], other.text, ec))
-        return fail("the output '" + outputs[i] +
-                        "' would overwrite the input '" + other.text +
-                        "': write elsewhere with -o DIR",
+    for (size_t k = 0; k < args[i].entries.size(); ++k)
+      entryOutputs[i].push_back((fs::path(outputDir) / (md.params[i].name + "." +
+                                                        std::to_string(k) + ".npy"))
+                                    .string());
+    std::vector<std::string> written = entryOutputs[i];
+    written.push_back(outputs[i]);
+    for (const std::string &output : written)
+      if (std::string input = overwritesAnInput(output); !input.empty())
+        return fail("the output '" + output + "' would overwrite the input '" +
+                        input + "': write elsewhere with -o DIR",
                     kExitUsageError);
   }
 
@@ -588,13 +607,9 @@ int main(int argc, char **argv) {
       continue;
     if (!tilec::npy::write(outputs[i], args[i].array, error))
       return fail("cannot write '" + outputs[i] + "': " + error, kExitError);
-    for (auto [k, entry] : llvm::enumerate(args[i].entries)) {
-      std::string path = (fs::path(outputDir) / (md.params[i].name + "." +
-                                                 std::to_string(k) + ".npy"))
-                             .string();
+    for (auto [entry, path] : llvm::zip(args[i].entries, entryOutputs[i]))
       if (!tilec::npy::write(path, entry, error))
         return fail("cannot write '" + path + "': " + error, kExitError);
-    }
   }
   return 0;
 }
