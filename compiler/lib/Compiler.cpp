@@ -18,6 +18,7 @@
 #include "tilec/Interpreter/Interpreter.h"
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
+#include "tilec/Target/GPUArch.h"
 #include "tilec/Target/PTX/PTXEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -163,6 +164,8 @@ private:
   MLIRContext *context = nullptr;
   /// Whether the kernel has a tl.dot (KernelFacts::budgetRegisters).
   bool hasDot = false;
+  /// What --arch names (checked first thing in run()).
+  tilec::GPUArch arch = *tilec::lookupGPUArch("sm_90");
 };
 
 const DialectRegistry &getRegistry() {
@@ -218,7 +221,7 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.argTypes = options.argTypes;
   spec.numStages = options.numStages;
   spec.debug = options.debug;
-  spec.computeCapability = options.arch == "sm_80" ? 80 : 90;
+  spec.computeCapability = arch.computeCapability;
   size_t diagnosticsBefore = result.diagnostics.size();
   module = timed("mlirgen",
                  [&] { return tilec::mlirGen(*context, *ast, spec); });
@@ -488,11 +491,13 @@ bool Compilation::emitMachineCode(ModuleOp module) {
 
 bool Compilation::run() {
   using tilec::Stage;
-  if (options.arch != "sm_80" && options.arch != "sm_90") {
-    error("unsupported GPU architecture '" + options.arch +
-          "' (expected sm_80 or sm_90)");
+  std::optional<tilec::GPUArch> known = tilec::lookupGPUArch(options.arch);
+  if (!known) {
+    error("unsupported GPU architecture '" + options.arch + "' (expected " +
+          tilec::supportedGPUArchs() + ")");
     return false;
   }
+  arch = *known;
   if (options.numWarps == 0 || options.numWarps > 32 ||
       (options.numWarps & (options.numWarps - 1))) {
     error("num_warps must be a power of two from 1 to 32, not " +
@@ -538,7 +543,7 @@ bool Compilation::run() {
   (*module)->setAttr(
       mlir::tilegpu::TileGPUDialect::getComputeCapabilityAttrName(),
       IntegerAttr::get(IntegerType::get(module->getContext(), 32),
-                       options.arch == "sm_80" ? 80 : 90));
+                       arch.computeCapability));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   if (options.stopAfter == Stage::TileGPU) {

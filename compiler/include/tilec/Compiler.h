@@ -39,7 +39,7 @@ struct CompileOptions {
   unsigned numStages = 3;
   /// Device asserts compiled in (Triton's debug mode); part of the metadata.
   bool debug = false;
-  /// sm_80 or sm_90.
+  /// sm_80, sm_90 or sm_90a (tilec/Target/GPUArch.h).
   std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;
   /// Measure the wall time of each stage into CompileResult::timingReport.

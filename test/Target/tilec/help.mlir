@@ -17,7 +17,7 @@
 // CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin
-// CHECK: --arch ARCH {{.*}}sm_90 (default) or sm_80
+// CHECK: --arch ARCH {{.*}}sm_90 (default), sm_90a or sm_80
 // CHECK: --time
 // CHECK: Output:
 // CHECK: Examples:

@@ -109,4 +109,22 @@ TEST(CompileTest, UnknownNameIsReportedWhereItIs) {
   EXPECT_NE(result.diagnostics.find("undefined_name"), std::string::npos);
 }
 
+TEST(CompileTest, ArchitectureNamesThePTXTarget) {
+  tilec::CompileOptions options;
+  options.signature = "*fp32:16, *fp32:16, i32:16, 256";
+  options.arch = "sm_90a";
+  tilec::CompileResult result = tilec::compile(kSource, "copy.tl", options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_NE(result.text.find(".target sm_90a"), std::string::npos);
+  EXPECT_EQ(result.metadata.arch, "sm_90a");
+
+  options.arch = "sm_89";
+  result = tilec::compile(kSource, "copy.tl", options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find("unsupported GPU architecture 'sm_89' "
+                                    "(expected sm_80, sm_90 or sm_90a)"),
+            std::string::npos)
+      << result.diagnostics;
+}
+
 } // namespace

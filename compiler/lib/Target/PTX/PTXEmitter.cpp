@@ -1,6 +1,7 @@
 //===- PTXEmitter.cpp - LLVM IR to PTX, PTX to cubin ----------------------===//
 
 #include "tilec/Target/PTX/PTXEmitter.h"
+#include "tilec/Target/GPUArch.h"
 #include "tilec/Target/PTX/RegisterBudget.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -61,9 +62,9 @@ createTargetMachine(StringRef arch, unsigned ptxVersion = 81) {
   const Target *target = TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return createStringError("NVPTX target unavailable: " + error);
-  if (arch != "sm_80" && arch != "sm_90")
+  if (!tilec::lookupGPUArch(arch))
     return createStringError("unsupported GPU architecture '" + arch +
-                             "' (expected sm_80 or sm_90)");
+                             "' (expected " + tilec::supportedGPUArchs() + ")");
   // No fast-math, but a * b + c may fuse into one fma, as Triton (its
   // default enable_fp_fusion) and nvcc (--fmad=true) allow; LLVM's default
   // would pin mul.rn and add.rn apart.

@@ -1,6 +1,7 @@
 //===- RegisterBudget.cpp - How many registers ptxas may use -------------===//
 
 #include "tilec/Target/PTX/RegisterBudget.h"
+#include "tilec/Target/GPUArch.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
@@ -19,7 +20,9 @@ tilec::SMLimits tilec::smLimits(StringRef arch) {
   SMLimits sm;
   // 228 KB on Hopper, 164 KB on Ampere (A100), of which each block's
   // share includes 1 KB the system keeps.
-  sm.sharedBytes = arch == "sm_80" ? 164 * 1024 : 228 * 1024;
+  std::optional<tilec::GPUArch> known = tilec::lookupGPUArch(arch);
+  sm.sharedBytes =
+      known && known->computeCapability == 80 ? 164 * 1024 : 228 * 1024;
   return sm;
 }
 

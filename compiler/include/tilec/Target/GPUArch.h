@@ -1,0 +1,35 @@
+//===- GPUArch.h - The GPU architectures tilec compiles for -----*- C++ -*-===//
+//
+// One table of the --arch names: what compute capability each stands for
+// (the layout passes and the lowering ask for it) and whether it is an
+// architecture-specific target ("sm_90a": sm_90 plus the instructions only
+// Hopper has, wgmma and setmaxnreg among them, in PTX that runs on compute
+// capability 9.0 alone).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_TARGET_GPUARCH_H
+#define TILEC_TARGET_GPUARCH_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace tilec {
+
+struct GPUArch {
+  llvm::StringRef name;        ///< "sm_90a", as PTX's .target and ptxas say it
+  unsigned computeCapability;  ///< 80, 90
+  bool archSpecific;           ///< the "a" targets
+};
+
+/// The architecture `name` stands for; none when tilec does not compile for
+/// it.
+std::optional<GPUArch> lookupGPUArch(llvm::StringRef name);
+
+/// The names lookupGPUArch knows, for messages: "sm_80, sm_90 or sm_90a".
+llvm::StringRef supportedGPUArchs();
+
+} // namespace tilec
+
+#endif // TILEC_TARGET_GPUARCH_H
