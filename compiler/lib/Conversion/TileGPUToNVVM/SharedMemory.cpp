@@ -45,6 +45,29 @@ Value SharedTile::getAddress(OpBuilder &b, Location loc,
   Value row = linearizeRowMajor(b, loc, rowIndex, rowShape);
   Value col = index[fast];
   unsigned vec = encoding.getVec();
+  // Rows longer than a panel (SharedLayout.h): the matrix and the panel
+  // come first, then the row and the column within the panel.
+  SharedPanels panels = getSharedPanels(encoding, shape);
+  Value start;
+  if (panels.width < panels.rowLength) {
+    auto shr = [&](Value v, int64_t by) {
+      return LLVM::LShrOp::create(b, loc, v,
+                                  i32Constant(b, loc, llvm::Log2_64(by)));
+    };
+    auto mask = [&](Value v, int64_t to) {
+      return LLVM::AndOp::create(b, loc, v, i32Constant(b, loc, to - 1));
+    };
+    auto mul = [&](Value v, int64_t by) {
+      return LLVM::MulOp::create(b, loc, v, i32Constant(b, loc, by));
+    };
+    start = LLVM::AddOp::create(
+        b, loc,
+        LLVM::AddOp::create(
+            b, loc, mul(shr(row, panels.rows), panels.rows * panels.rowLength),
+            mul(shr(col, panels.width), panels.rows * panels.width)),
+        mul(mask(row, panels.rows), panels.width));
+    col = mask(col, panels.width);
+  }
   Value chunk =
       LLVM::LShrOp::create(b, loc, col, i32Constant(b, loc, llvm::Log2_32(vec)));
   if (encoding.getMaxPhase() > 1) {
@@ -58,7 +81,8 @@ Value SharedTile::getAddress(OpBuilder &b, Location loc,
   }
   Value offset = LLVM::AddOp::create(
       b, loc,
-      LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, shape[fast])),
+      start ? start
+            : LLVM::MulOp::create(b, loc, row, i32Constant(b, loc, shape[fast])),
       LLVM::OrOp::create(
           b, loc,
           LLVM::ShlOp::create(b, loc, chunk,

@@ -51,12 +51,31 @@ mlir::tilegpu::getSharedRowAndColumn(SharedEncodingAttr encoding,
   return {row, index[fast]};
 }
 
+SharedPanels mlir::tilegpu::getSharedPanels(SharedEncodingAttr encoding,
+                                           ArrayRef<int64_t> shape) {
+  unsigned fast = encoding.getOrder().front();
+  SharedPanels panels;
+  panels.rowLength = shape[fast];
+  panels.width = std::min<int64_t>(8 * encoding.getVec(), panels.rowLength);
+  // The rows of one matrix: the innermost dimension but the contiguous one.
+  for (int d = int(shape.size()) - 1; d >= 0; --d)
+    if (unsigned(d) != fast) {
+      panels.rows = shape[d];
+      break;
+    }
+  return panels;
+}
+
 int64_t mlir::tilegpu::getSharedOffset(SharedEncodingAttr encoding,
                                        ArrayRef<int64_t> shape,
                                        ArrayRef<int64_t> index) {
   auto [row, col] = getSharedRowAndColumn(encoding, shape, index);
+  SharedPanels panels = getSharedPanels(encoding, shape);
   int64_t vec = encoding.getVec();
   int64_t phase = (row / encoding.getPerPhase()) % encoding.getMaxPhase();
-  int64_t rowLength = shape[encoding.getOrder().front()];
-  return row * rowLength + ((col / vec) ^ phase) * vec + col % vec;
+  int64_t within = col % panels.width;
+  return (row / panels.rows) * panels.rows * panels.rowLength +
+         (col / panels.width) * panels.rows * panels.width +
+         (row % panels.rows) * panels.width + ((within / vec) ^ phase) * vec +
+         within % vec;
 }

@@ -37,7 +37,24 @@ std::pair<int64_t, int64_t> getSharedRowAndColumn(SharedEncodingAttr encoding,
                                                   ArrayRef<int64_t> shape,
                                                   ArrayRef<int64_t> index);
 
-/// The element offset of `index` in a tile of `shape`.
+/// How a matrix of a tile is cut into column panels. A row longer than 128
+/// bytes (eight 16-byte chunks, the most the swizzle spans) is split into
+/// panels of 128 bytes; each panel holds its part of every row of the
+/// matrix, rows `width` elements apart, and panels follow one another. So
+/// each panel is laid out as Hopper's wgmma and bulk tensor copies read and
+/// write a 128-byte swizzled tile (the NVMMA layout, docs/hopper-facts.md),
+/// and eight consecutive rows of a panel still fall in distinct 16-byte bank
+/// groups for ldmatrix. Matrices of a batch or of a ring follow one another.
+struct SharedPanels {
+  int64_t rowLength = 1; ///< elements along the contiguous dimension
+  int64_t width = 1;     ///< elements of a row in one panel
+  int64_t rows = 1;      ///< rows of one matrix
+};
+SharedPanels getSharedPanels(SharedEncodingAttr encoding,
+                             ArrayRef<int64_t> shape);
+
+/// The element offset of `index` in a tile of `shape`: the matrix, then the
+/// panel, then the row, then the row's swizzled 16-byte chunk.
 int64_t getSharedOffset(SharedEncodingAttr encoding, ArrayRef<int64_t> shape,
                         ArrayRef<int64_t> index);
 
