@@ -51,6 +51,10 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
           },
           "N >= 1"))
       ->option_text("N");
+  app.add_option("--arch", options.arch,
+                 "GPU architecture: sm_90 (default), sm_90a or sm_80")
+      ->check(CLI::IsMember({"sm_80", "sm_90", "sm_90a"}))
+      ->option_text("ARCH");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

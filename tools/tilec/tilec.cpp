@@ -109,10 +109,6 @@ int main(int argc, char **argv) {
                  "Stop after: ast, tile, ttgpu, llvm, ptx (default), cubin")
       ->check(CLI::IsMember({"ast", "tile", "ttgpu", "llvm", "ptx", "cubin"}))
       ->option_text("STAGE");
-  app.add_option("--arch", options.arch,
-                 "GPU architecture: sm_90 (default), sm_90a or sm_80")
-      ->check(CLI::IsMember({"sm_80", "sm_90", "sm_90a"}))
-      ->option_text("ARCH");
   app.add_flag("--time", timing,
                "Print the wall time of each compiler stage to stderr");
 

@@ -14,10 +14,10 @@
 // CHECK: -D NAME=VALUE
 // CHECK: --num-warps N
 // CHECK: --num-stages N
+// CHECK: --arch ARCH {{.*}}sm_90 (default), sm_90a or sm_80
 // CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin
-// CHECK: --arch ARCH {{.*}}sm_90 (default), sm_90a or sm_80
 // CHECK: --time
 // CHECK: Output:
 // CHECK: Examples:
