@@ -102,7 +102,8 @@ def split_block(block):
     return (None,) + tuple(block) if len(block) == 4 else tuple(block)
 
 
-def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b):
+def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
+             arch="sm_90"):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes
@@ -127,7 +128,7 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b):
     signature = f"*{a_t}, *{a_t}, *{c_t}" + ", i32" * len(ints) + \
         f", {blocks}, '{precision}'"
     cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
-           backend, "-o", out, "--num-warps", str(warps), "--signature",
+           backend, "-o", out, "--num-warps", str(warps), "--arch", arch, "--signature",
            signature] + paths + [str(v) for v in ints]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     c = np.load(os.path.join(out, "c_ptr.npy"))
@@ -214,6 +215,8 @@ def main():
     parser.add_argument("--tile-run", required=True)
     parser.add_argument("--triton", action="store_true",
                         help="also run real Triton where it can")
+    parser.add_argument("--arch", default="sm_90",
+                        help="tile-run's --arch for the GPU runs (sm_90a: wgmma)")
     args = parser.parse_args()
     rng = np.random.default_rng(8)
     triton_module = load_triton_module() if args.triton else None
@@ -228,7 +231,8 @@ def main():
             interp, interp_tail, sentinel = tile_run(
                 args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b)
             gpu, gpu_tail, _ = tile_run(
-                args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b)
+                args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b,
+                args.arch)
         ref, magnitude = reference(a, b, dtypes)
         problems = []
         if not np.all(gpu_tail == sentinel) or not np.all(interp_tail == sentinel):

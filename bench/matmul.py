@@ -66,7 +66,7 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
         row = {"config": [bm, bn, bk, warps, stages]}
         try:
             kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
-                                 ["--num-stages", str(stages)])
+                                 ["--num-stages", str(stages), "--arch", args.arch])
             launch = kernel.bind(grid, a, b, c, *runtime_ints)
             c.fill_(float("nan"))
             launch()
@@ -114,7 +114,8 @@ def splitk(args, tl_module, workdir, dtype, form, sweep):
                                "i32:16", "1", "i32:16", "1"] + consts)
         try:
             kernel = TilecKernel(args.tilec, "splitk_matmul", signature, workdir,
-                                 warps, ["--kernel", name, "--num-stages", str(stages)])
+                                 warps, ["--kernel", name, "--num-stages", str(stages),
+                                         "--arch", args.arch])
             launch = kernel.bind(grid, a, b, c, m, n, k, *strides[::2])
             run = lambda: (c.zero_(), launch())
             run()
@@ -150,6 +151,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--json")
+    parser.add_argument("--arch", default="sm_90",
+                        help="tilec's --arch (sm_90a: dots on wgmma)")
     parser.add_argument("--quick", action="store_true", help="two configurations")
     parser.add_argument("--only", default="",
                         help="comma-separated parts of workload names to run "

@@ -544,6 +544,9 @@ bool Compilation::run() {
       mlir::tilegpu::TileGPUDialect::getComputeCapabilityAttrName(),
       IntegerAttr::get(IntegerType::get(module->getContext(), 32),
                        arch.computeCapability));
+  if (arch.archSpecific)
+    (*module)->setAttr(mlir::tilegpu::kArchSpecificAttrName,
+                       UnitAttr::get(module->getContext()));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   if (options.stopAfter == Stage::TileGPU) {

@@ -6,7 +6,7 @@
 // the 32 elements of the new layout. 2-D rows are padded by one element:
 // 64 x (64 + 1) x 4 bytes = 16640, recorded for the launch.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 16640 : i32}
-// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @transpose_tile
 // CHECK-COUNT-32: ld.global.b32
 // CHECK-NOT: !llvm.ptr<3>

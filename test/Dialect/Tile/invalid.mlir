@@ -245,8 +245,22 @@ func.func @mma_shape(%a: tensor<64x64xf32, #tilegpu.mma<{version = 2, warpsPerCT
 
 // -----
 
-// expected-error @+1 {{mma version 3 is not supported}}
-func.func @mma_version(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) {
+// expected-error @+1 {{wgmma's accumulator tiles are 64 x N, N a multiple of 8 up to 256}}
+func.func @wgmma_shape(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 12]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{wgmma's warps come in warpgroups of 4 along M}}
+func.func @wgmma_warps(%a: tensor<64x64xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [2, 2], instrShape = [64, 64]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma version 4 is not supported}}
+func.func @mma_version(%a: tensor<64x64xf32, #tilegpu.mma<{version = 4, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>) {
   return
 }
 

@@ -23,7 +23,7 @@
 
 // Aligned 64x64 f32 transpose: 16-byte loads along rows, a trip through
 // shared memory, 16-byte stores along columns.
-// ALIGNED: .extern .shared .align 16 .b8 global_smem[];
+// ALIGNED: .extern .shared .align 1024 .b8 global_smem[];
 // ALIGNED: .visible .entry transpose_kernel(
 // ALIGNED: ld.global.v4.b32
 // ALIGNED: bar.sync{{[[:space:]]+}}0;

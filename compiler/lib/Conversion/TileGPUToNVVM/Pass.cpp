@@ -148,6 +148,7 @@ struct ConvertTileGPUToNVVM
     populateHistogramToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);
+    populateWgmmaDotToLLVMPatterns(converter, patterns);
     populateFMADotToLLVMPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                          target);

@@ -91,8 +91,12 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   SmallVector<Buffer> buffers;
   int64_t end = 0;
   module.walk([&](LocalAllocOp alloc) {
-    // 128-byte aligned: the swizzle's bank groups repeat every 128 bytes.
-    int64_t offset = llvm::alignTo(end, 128);
+    // Aligned to the swizzle's pattern, 8 rows of up to 128 bytes: bank
+    // groups repeat every 128 bytes, and wgmma and bulk copies want the
+    // pattern to start on its own boundary (1024 bytes for 128-byte rows).
+    auto encoding = dyn_cast_or_null<SharedEncodingAttr>(alloc.getType().getEncoding());
+    int64_t align = 128 * (encoding ? std::max(1u, encoding.getMaxPhase()) : 1);
+    int64_t offset = llvm::alignTo(end, align);
     alloc->setAttr(kSharedOffsetAttrName,
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());

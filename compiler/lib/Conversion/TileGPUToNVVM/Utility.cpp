@@ -237,7 +237,9 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
   auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
   if (!recorded || recorded.getInt() < offset + bytes)
     module->setAttr("tilegpu.shared_bytes", b.getI32IntegerAttr(offset + bytes));
-  // extern __shared__ char global_smem[];
+  // extern __shared__ char global_smem[], 1024-byte aligned so that the
+  // buffers' offsets (aligned to their swizzle patterns) are aligned
+  // addresses too, as wgmma's descriptors want.
   auto global = module.lookupSymbol<LLVM::GlobalOp>("global_smem");
   if (!global) {
     OpBuilder::InsertionGuard guard(b);
@@ -245,7 +247,7 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
     global = LLVM::GlobalOp::create(
         b, module.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, "global_smem",
-        /*value=*/Attribute(), /*alignment=*/16, kSharedAddressSpace);
+        /*value=*/Attribute(), /*alignment=*/1024, kSharedAddressSpace);
   }
   Value base = LLVM::AddressOfOp::create(b, loc, global);
   if (!offset)

@@ -80,6 +80,10 @@ void populateHistogramToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// registers (mma and dot_op encodings).
 void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,
                                     RewritePatternSet &patterns);
+/// tile.dot on Hopper's wgmma (mma encoding version 3), its operands in
+/// shared memory.
+void populateWgmmaDotToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                    RewritePatternSet &patterns);
 /// tile.dot as FMAs, on a blocked accumulator.
 void populateFMADotToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);

@@ -25,6 +25,13 @@ unsigned mlir::tilegpu::getComputeCapability(Operation *op) {
   return attr ? attr.getInt() : 90;
 }
 
+bool mlir::tilegpu::hasWgmma(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  return module && module->hasAttr(kArchSpecificAttrName) &&
+         getComputeCapability(op) == 90;
+}
+
 void mlir::tilegpu::requirePTXVersion(Operation *op, unsigned version) {
   auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
                                   : op->getParentOfType<ModuleOp>();

@@ -69,6 +69,22 @@ Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
   int m = rank - 2, n = rank - 1;
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   Bases b;
+  if (mma.getVersion() == 3) {
+    // wgmma's m64nN: registers (n + 1, m + 8, n + 8, n + 16, ... within
+    // the instruction), then more instructions over N, then over M; lanes
+    // as mma.sync's; warps (m + 16, m + 32) in the group, then the groups.
+    int64_t instrN = mma.getInstrShape()[1];
+    unsigned groupsM = warps[0] / 4, groupsN = warps[1];
+    b.reg = {{n, 1}, {m, 8}};
+    appendRepeats(b.reg, n, 8, instrN);
+    appendRepeats(b.reg, n, instrN * groupsN, shape[n]);
+    appendRepeats(b.reg, m, 64 * groupsM, shape[m]);
+    b.lane = {{n, 2}, {n, 4}, {m, 1}, {m, 2}, {m, 4}};
+    b.warp = {{m, 16}, {m, 32}};
+    appendRun(b.warp, m, 64, log2(groupsM));
+    appendRun(b.warp, n, instrN, log2(groupsN));
+    return b;
+  }
   b.reg = {{n, 1}, {m, 8}};
   appendRepeats(b.reg, n, 8 * warps[n], shape[n]);
   appendRepeats(b.reg, m, 16 * warps[m], shape[m]);
@@ -90,6 +106,9 @@ Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
 Bases mmaOperandBases(MmaEncodingAttr mma, unsigned opIdx, unsigned kWidth,
                       ArrayRef<int64_t> shape) {
   unsigned rank = shape.size();
+  // wgmma reads its operands from shared memory (tilegpu-pipeline stages
+  // them there); in registers they take mma.sync's fragments, which are
+  // what wgmma's A-from-registers form reads too.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   int k = opIdx == 0 ? rank - 1 : rank - 2;
   int mn = opIdx == 0 ? rank - 2 : rank - 1; // M of A, N of B
@@ -153,6 +172,9 @@ int64_t minimumExtent(Attribute root, unsigned d, unsigned rank,
   bool isK = (operand.getOpIdx() == 0) == (d == rank - 1);
   if (isK)
     return 8 * operand.getKWidth();
+  auto parent = cast<MmaEncodingAttr>(operand.getParent());
+  if (parent.getVersion() == 3)
+    return operand.getOpIdx() == 0 ? 64 : parent.getInstrShape()[1];
   return operand.getOpIdx() == 0 ? 16 : 8;
 }
 

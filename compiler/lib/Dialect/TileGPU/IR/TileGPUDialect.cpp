@@ -107,20 +107,29 @@ LogicalResult BlockedEncodingAttr::verify(
 LogicalResult MmaEncodingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, unsigned version,
     ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
-  if (version != 2)
+  if (version != 2 && version != 3)
     return emitError() << "mma version " << version
-                       << " is not supported (2: mma.sync)";
+                       << " is not supported (2: mma.sync, 3: wgmma)";
   if (warpsPerCTA.size() != instrShape.size() ||
       (instrShape.size() != 2 && instrShape.size() != 3))
     return emitError() << "mma layouts are 2-D or 3-D, with one warp count "
                           "and one instruction extent per dimension";
-  size_t rank = instrShape.size();
-  if (instrShape[rank - 2] != 16 || instrShape[rank - 1] != 8 ||
-      (rank == 3 && instrShape[0] != 1))
-    return emitError() << "mma.sync's accumulator tiles are 16 x 8";
   for (unsigned w : warpsPerCTA)
     if (!llvm::isPowerOf2_32(w))
       return emitError() << "warpsPerCTA must be powers of two";
+  size_t rank = instrShape.size();
+  if (version == 3) {
+    if (rank != 2 || instrShape[0] != 64 || instrShape[1] % 8 != 0 ||
+        instrShape[1] < 8 || instrShape[1] > 256)
+      return emitError() << "wgmma's accumulator tiles are 64 x N, N a "
+                            "multiple of 8 up to 256";
+    if (warpsPerCTA[0] % 4 != 0)
+      return emitError() << "wgmma's warps come in warpgroups of 4 along M";
+    return success();
+  }
+  if (instrShape[rank - 2] != 16 || instrShape[rank - 1] != 8 ||
+      (rank == 3 && instrShape[0] != 1))
+    return emitError() << "mma.sync's accumulator tiles are 16 x 8";
   return success();
 }
 

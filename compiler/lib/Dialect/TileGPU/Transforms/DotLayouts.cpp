@@ -1,7 +1,8 @@
 //===- DotLayouts.cpp - Which instruction a dot runs on -------------------===//
 //
 // mma.sync (m16n8k16 for f16 and bf16, m16n8k8 for tf32, m16n8k32 for i8)
-// runs on sm_80 and sm_90 alike. Warps split the accumulator where it has
+// runs on sm_80 and sm_90 alike; on sm_90a, f16 and bf16 dots whose tiles
+// split into whole warpgroup instructions run on wgmma. Warps split the accumulator where it has
 // the most instruction tiles left, as Triton's warpsPerTile does, so each
 // warp's share of A and B is as square as the tile allows; a batched dot
 // spreads warps over the batch first. Dots on FMAs get a blocked
@@ -35,10 +36,41 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
   return false;
 }
 
+/// wgmma (sm_90a) for f16 and bf16 dots into f32 whose tile the warpgroups
+/// split into whole m64nN instructions: warpgroups along M while M has 64
+/// rows for each, then along N; one instruction as wide as a group's share
+/// of N, up to 256 columns.
+static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
+  Type input = dot.getA().getType().getElementType();
+  Type acc = dot.getAcc().getType().getElementType();
+  ArrayRef<int64_t> shape = dot.getType().getShape();
+  if (!hasWgmma(dot) || shape.size() != 2 || numWarps % 4 != 0 ||
+      !(input.isF16() || input.isBF16()) || !acc.isF32() ||
+      dot.getB().getType().getElementType() != input)
+    return {};
+  int64_t m = shape[0], n = shape[1];
+  int64_t k = dot.getA().getType().getShape()[1];
+  if (m % 64 != 0 || k % 16 != 0 || n % 8 != 0)
+    return {};
+  unsigned groups = numWarps / 4;
+  unsigned groupsM = std::min<int64_t>(groups, llvm::bit_floor(uint64_t(m / 64)));
+  unsigned groupsN = groups / groupsM;
+  if (n % (8 * groupsN) != 0)
+    return {};
+  int64_t share = n / groupsN;
+  int64_t instrN = share <= 256 ? share : 256;
+  if (share % instrN != 0)
+    return {};
+  return MmaEncodingAttr::get(dot.getContext(), 3, {4 * groupsM, groupsN},
+                              {64, unsigned(instrN)});
+}
+
 MmaEncodingAttr mlir::tilegpu::chooseMmaEncoding(tile::DotOp dot,
                                                  unsigned numWarps) {
   if (!hasTensorCoreInstruction(dot))
     return {};
+  if (MmaEncodingAttr wgmma = chooseWgmmaEncoding(dot, numWarps))
+    return wgmma;
   ArrayRef<int64_t> shape = dot.getType().getShape();
   unsigned rank = shape.size();
   int64_t m = shape[rank - 2], n = shape[rank - 1];

@@ -2,8 +2,8 @@
 //
 // The layout passes and the lowering read the target from module
 // attributes that tilec sets from --arch: `tilegpu.compute_capability` (90
-// for sm_90, tilec's default, when absent) and, to override the budget,
-// `tilegpu.shared_limit`.
+// for sm_90, tilec's default, when absent), `tilegpu.arch_specific` (for
+// sm_90a) and, to override the budget, `tilegpu.shared_limit`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +17,12 @@ namespace mlir::tilegpu {
 
 /// The compute capability of the module of `op`, e.g. 80 or 90.
 unsigned getComputeCapability(Operation *op);
+
+/// Module attribute (unit): the target is architecture-specific (sm_90a),
+/// so the instructions only Hopper has may be used.
+constexpr llvm::StringLiteral kArchSpecificAttrName = "tilegpu.arch_specific";
+/// Whether dots of the module of `op` may run on wgmma: sm_90a.
+bool hasWgmma(Operation *op);
 
 /// Shared memory, in bytes, a CTA may use: `tilegpu.shared_limit` where
 /// set, else the target's (227 KB on sm_90, 163 KB on sm_80).

@@ -62,8 +62,14 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma"> {
     mma.sync's m16n8: lane l holds rows l/4 and l/4 + 8 and columns
     2 (l % 4) and 2 (l % 4) + 1 of each 16 x 8 tile. Warp ids run over N
     first, then M, then the batch.
+    Version 3 is Hopper's wgmma (sm_90a): each warpgroup of 4 warps holds
+    64 x N tiles (instrShape [64, N]), warp w of the group rows 16 w to
+    16 w + 15 with mma.sync's pattern repeated over every 8 columns;
+    warpsPerCTA is [4 x warpgroups along M, warpgroups along N], warp ids
+    running over the group's rows, then M, then N.
     ```mlir
     #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+    #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
     ```
   }];
   let parameters = (ins "unsigned":$version,

@@ -1,0 +1,237 @@
+//===- WGMMA.cpp - tl.dot on Hopper's wgmma --------------------------------===//
+//
+// The accumulator (mma encoding version 3) sits in the registers wgmma
+// reads and writes: each warpgroup issues one m64nNk16 per K step for each
+// 64-row and N-column repetition of its share of the tile. Both operands
+// stay in shared memory, where tilegpu-pipeline staged them in the panelled
+// swizzled layout (SharedLayout.h) that wgmma's descriptors describe (the
+// facts, checked on the GPU by bench/wgmma_probe.py, are in
+// docs/hopper-facts.md):
+//
+//   - a K-major operand (A stored M x K, B stored N x K) has rows of one
+//     panel's swizzle width S, eight rows SBO = 8 S apart; a K step of 16
+//     elements is 32 bytes into the row, then the next panel;
+//   - an M- or N-major operand (A stored K x M, B stored K x N) takes the
+//     transpose flag (f16 and bf16 only); its panels are LBO = K S apart,
+//     and a K step is 16 rows.
+//
+// Before the first wgmma every thread fences its own shared-memory writes
+// into the async proxy and the CTA syncs (the operands were written by
+// cp.async or st.shared); after the last one the warpgroup waits for all
+// of them, the accumulator threaded through the wait so that nothing reads
+// it earlier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedMemory.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// What a wgmma descriptor says about one operand's buffer, and where each
+/// of its instruction tiles starts.
+struct OperandDescriptor {
+  SharedTile tile;
+  bool kMajor = true;      ///< K is the buffer's contiguous dimension
+  int64_t swizzleBytes = 0;
+  int64_t panelStride = 0; ///< bytes from one panel to the next
+  uint64_t constant = 0;   ///< LBO, SBO and the swizzle mode
+
+  /// Describes `tile`, operand `opIdx` (0: A, M x K; 1: B, K x N); none
+  /// when its layout is not one wgmma reads.
+  static std::optional<OperandDescriptor> get(const SharedTile &tile,
+                                              unsigned opIdx) {
+    OperandDescriptor d;
+    d.tile = tile;
+    SharedEncodingAttr encoding = tile.encoding;
+    unsigned fast = encoding.getOrder().front();
+    d.kMajor = fast == (opIdx == 0 ? 1u : 0u);
+    SharedPanels panels = getSharedPanels(encoding, tile.shape);
+    unsigned elementBytes = getMemoryBits(tile.slotType) / 8;
+    d.swizzleBytes = panels.width * elementBytes;
+    // The swizzles wgmma knows: 16-byte chunks xor-ed over 8 rows of 128,
+    // 64 or 32 bytes.
+    unsigned mode = d.swizzleBytes == 128 ? 1 : d.swizzleBytes == 64 ? 2
+                    : d.swizzleBytes == 32 ? 3 : 0;
+    if (mode == 0 || encoding.getVec() * elementBytes != 16 ||
+        encoding.getMaxPhase() != d.swizzleBytes / 16 ||
+        encoding.getPerPhase() != 128 / d.swizzleBytes)
+      return std::nullopt;
+    d.panelStride = panels.rows * d.swizzleBytes;
+    int64_t lbo = d.kMajor ? 16 : d.panelStride;
+    int64_t sbo = 8 * d.swizzleBytes;
+    d.constant = uint64_t((lbo >> 4) & 0x3FFF) << 16 |
+                 uint64_t((sbo >> 4) & 0x3FFF) << 32 | uint64_t(mode) << 62;
+    return d;
+  }
+
+  /// The byte offset of the instruction tile starting at row or column
+  /// `mn` of M (A) or N (B) and at element `k` of K.
+  int64_t offset(int64_t mn, int64_t k) const {
+    unsigned elementBytes = getMemoryBits(tile.slotType) / 8;
+    int64_t kBytes = k * elementBytes, mnBytes = mn * elementBytes;
+    if (kMajor)
+      return kBytes / swizzleBytes * panelStride + kBytes % swizzleBytes +
+             mn * swizzleBytes;
+    return mnBytes / swizzleBytes * panelStride + mnBytes % swizzleBytes +
+           k * swizzleBytes;
+  }
+
+  /// The 64-bit descriptor of the instruction tile at (`mn`, `k`).
+  Value emit(OpBuilder &b, Location loc, int64_t mn, int64_t k) const {
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    Value address = LLVM::PtrToIntOp::create(b, loc, i32, tile.base);
+    address = LLVM::AddOp::create(b, loc, address,
+                                  i32Constant(b, loc, offset(mn, k)));
+    Value start = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, address, i32Constant(b, loc, 4)),
+        i32Constant(b, loc, 0x3FFF));
+    return LLVM::OrOp::create(
+        b, loc, LLVM::ZExtOp::create(b, loc, i64, start),
+        LLVM::ConstantOp::create(b, loc, i64,
+                                 b.getI64IntegerAttr(int64_t(constant))));
+  }
+};
+
+/// `count` f32 values through one inline-asm statement `text`, each tied
+/// to its own output: `text` may use them as $0 ... and take `extra`
+/// operands after them.
+SmallVector<Value> emitTied(OpBuilder &b, Location loc, StringRef text,
+                            ArrayRef<Value> values, ArrayRef<Value> extra,
+                            StringRef extraConstraints) {
+  SmallVector<std::string> parts(values.size(), "=f");
+  if (!extraConstraints.empty())
+    parts.push_back(extraConstraints.str());
+  for (size_t i = 0; i < values.size(); ++i)
+    parts.push_back(std::to_string(i));
+  std::string constraints = llvm::join(parts, ",");
+  SmallVector<Value> operands(extra);
+  llvm::append_range(operands, values);
+  return emitPTX(b, loc, text, constraints, operands,
+                 SmallVector<Type>(values.size(), b.getF32Type()),
+                 /*hasSideEffects=*/true);
+}
+
+struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto mma = dyn_cast<MmaEncodingAttr>(op.getType().getEncoding());
+    if (!mma || mma.getVersion() != 3)
+      return rewriter.notifyMatchFailure(op, "not a wgmma dot");
+    Location loc = op.getLoc();
+    auto aType = dyn_cast<MemDescType>(op.getA().getType());
+    auto bType = dyn_cast<MemDescType>(op.getB().getType());
+    if (!aType || !bType || adaptor.getA().size() != 1 ||
+        adaptor.getB().size() != 1)
+      return op.emitError("internal: wgmma reads both operands from shared "
+                          "memory, which tilegpu-pipeline did not stage");
+    std::optional<OperandDescriptor> a = OperandDescriptor::get(
+        SharedTile::get(adaptor.getA().front(), aType), 0);
+    std::optional<OperandDescriptor> b = OperandDescriptor::get(
+        SharedTile::get(adaptor.getB().front(), bType), 1);
+    if (!a || !b)
+      return op.emitError("internal: a wgmma operand's shared layout is not "
+                          "a 32, 64 or 128-byte swizzle");
+
+    ThreadLayout acc = getThreadLayout(op.getType());
+    ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
+    int64_t instrN = mma.getInstrShape()[1];
+    unsigned groupsM = warps[0] / 4, groupsN = warps[1];
+    int64_t m = op.getType().getShape()[0], n = op.getType().getShape()[1];
+    int64_t k = aType.getShape()[1];
+    int64_t mReps = m / (64 * groupsM), nReps = n / (instrN * groupsN);
+    int64_t regs = instrN / 2;
+
+    // This thread's warpgroup: the group's rows, then M, then N.
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value group = LLVM::UDivOp::create(rewriter, loc, tid,
+                                       i32Constant(rewriter, loc, 128));
+    Value groupM = LLVM::URemOp::create(rewriter, loc, group,
+                                        i32Constant(rewriter, loc, groupsM));
+    Value groupN = LLVM::UDivOp::create(rewriter, loc, group,
+                                        i32Constant(rewriter, loc, groupsM));
+    // Descriptors are constants but for the group's offset, which the
+    // buffer's base absorbs: a group's 64 rows (or instrN columns) start
+    // that many rows (columns) further.
+    auto offsetBase = [&](OperandDescriptor d, Value index, int64_t extent) {
+      int64_t step = d.offset(extent, 0) - d.offset(0, 0);
+      Value bytes = LLVM::MulOp::create(rewriter, loc, index,
+                                        i32Constant(rewriter, loc, step));
+      d.tile.base = LLVM::GEPOp::create(
+          rewriter, loc, d.tile.base.getType(), rewriter.getI8Type(),
+          d.tile.base, ValueRange{bytes});
+      return d;
+    };
+    OperandDescriptor aGroup = offsetBase(*a, groupM, 64);
+    OperandDescriptor bGroup = offsetBase(*b, groupN, instrN);
+
+    Type input = aType.getElementType();
+    std::string type = input.isBF16() ? "bf16" : "f16";
+    std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                       std::to_string(regs + 2) + ", 0;\n" +
+                       "wgmma.mma_async.sync.aligned.m64n" +
+                       std::to_string(instrN) + "k16.f32." + type + "." + type +
+                       " " + getPTXOperandList(0, regs) + ", $" +
+                       std::to_string(regs) + ", $" + std::to_string(regs + 1) +
+                       ", p, 1, 1, " + (a->kMajor ? "0" : "1") + ", " +
+                       (b->kMajor ? "0" : "1") + ";\n}";
+
+    // The accumulator's registers of instruction (mi, ni), in its order.
+    auto instrElems = [&](int64_t mi, int64_t ni) {
+      SmallVector<unsigned> elems;
+      unsigned nBits = llvm::Log2_64(instrN / 8) + 1;
+      for (int64_t i = 0; i < regs; ++i) {
+        int64_t localM = ((i >> 1) & 1) | mi << 1;
+        int64_t localN = (i & 1) | (i >> 2) << 1 | ni << nBits;
+        elems.push_back(acc.linearize({localM, localN}));
+      }
+      return elems;
+    };
+
+    SmallVector<Value> sums(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    emitPTX(rewriter, loc, "fence.proxy.async.shared::cta;", "", {}, {},
+            /*hasSideEffects=*/true);
+    NVVM::Barrier0Op::create(rewriter, loc);
+    emitPTX(rewriter, loc, "wgmma.fence.sync.aligned;", "", {}, {},
+            /*hasSideEffects=*/true);
+    Value one = i32Constant(rewriter, loc, 1);
+    for (int64_t kStep = 0; kStep < k / 16; ++kStep)
+      for (int64_t mi = 0; mi < mReps; ++mi)
+        for (int64_t ni = 0; ni < nReps; ++ni) {
+          SmallVector<unsigned> elems = instrElems(mi, ni);
+          SmallVector<Value> d;
+          for (unsigned e : elems)
+            d.push_back(sums[e]);
+          Value aDesc = aGroup.emit(rewriter, loc, 64 * groupsM * mi, 16 * kStep);
+          Value bDesc =
+              bGroup.emit(rewriter, loc, instrN * groupsN * ni, 16 * kStep);
+          d = emitTied(rewriter, loc, text, d, {aDesc, bDesc, one}, "l,l,r");
+          for (auto [e, v] : llvm::zip(elems, d))
+            sums[e] = v;
+        }
+    emitPTX(rewriter, loc, "wgmma.commit_group.sync.aligned;", "", {}, {},
+            /*hasSideEffects=*/true);
+    sums = emitTied(rewriter, loc, "wgmma.wait_group.sync.aligned 0;", sums, {},
+                    "");
+    rewriter.replaceOpWithMultiple(op, {sums});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateWgmmaDotToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<WgmmaDotToLLVM>(converter, patterns.getContext());
+}

@@ -1,0 +1,84 @@
+// RUN: tile-opt %s -split-input-file --tilegpu-assign-layouts --mlir-print-local-scope | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tilegpu-assign-layouts=num-warps=8 --mlir-print-local-scope | FileCheck %s --check-prefix=WARPS8
+
+// On sm_90a (tilegpu.arch_specific) an f16 dot into f32 whose tile splits
+// into whole m64nN instructions runs on wgmma (mma version 3): one
+// warpgroup of 4 warps covers 64 rows with one 64 x 128 instruction and
+// repeats over the other 64; 8 warps are two warpgroups along M. The
+// operands take dot_op layouts (tilegpu-pipeline then stages them in
+// shared memory).
+// CHECK-LABEL: func.func @wgmma
+// CHECK: tile.dot {{.*}} : tensor<128x32xf16, #tilegpu.dot_op<{opIdx = 0, parent = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>, kWidth = 2}>>, {{.*}} -> tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
+// WARPS8-LABEL: func.func @wgmma
+// WARPS8: -> tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>>
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @wgmma(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<128x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x128x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %a = tile.load %a_ptrs : tensor<128x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x128x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<128x32xf16>, tensor<32x128xf16> -> tensor<128x128xf32>
+  %c_ptrs = tile.splat %pc : tensor<128x128x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
+// With 8 warps and a tile of 64 rows, the second warpgroup takes the other
+// half of N: each group one 64 x 128 instruction.
+// WARPS8-LABEL: func.func @groups_along_n
+// WARPS8: -> tensor<64x256xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 2], instrShape = [64, 128]}>>
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @groups_along_n(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<64x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x256x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<64x256xf32>
+  %a = tile.load %a_ptrs : tensor<64x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x256x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<64x32xf16>, tensor<32x256xf16> -> tensor<64x256xf32>
+  %c_ptrs = tile.splat %pc : tensor<64x256x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<64x256x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
+// mma.sync where wgmma does not apply: plain sm_90 (no arch_specific).
+// CHECK-LABEL: func.func @not_wgmma
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>>
+module attributes {tilegpu.compute_capability = 90 : i32} {
+func.func @not_wgmma(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<128x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x128x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %a = tile.load %a_ptrs : tensor<128x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x128x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<128x32xf16>, tensor<32x128xf16> -> tensor<128x128xf32>
+  %c_ptrs = tile.splat %pc : tensor<128x128x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
+// Nor for a tile of 32 rows (a warpgroup's instruction has 64).
+// CHECK-LABEL: func.func @too_few_rows
+// CHECK: tile.dot {{.*}} -> tensor<32x128xf32, #tilegpu.mma<{version = 2
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @too_few_rows(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<32x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x128x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<32x128xf32>
+  %a = tile.load %a_ptrs : tensor<32x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x128x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<32x32xf16>, tensor<32x128xf16> -> tensor<32x128xf32>
+  %c_ptrs = tile.splat %pc : tensor<32x128x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<32x128x!tile.ptr<f32>>
+  return
+}
+}
