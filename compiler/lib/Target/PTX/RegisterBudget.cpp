@@ -41,9 +41,12 @@ unsigned tilec::blocksPerSM(const SMLimits &sm, unsigned threads,
 unsigned tilec::registerBudget(const SMLimits &sm, unsigned threads,
                                unsigned sharedBytes, unsigned estimate) {
   constexpr unsigned kMostPerThread = 255, kLeastEstimate = 64;
-  // Under 64 registers, told a step less than it wants, ptxas spills.
+  // Under 64 registers the steps between occupancies are narrower than the
+  // estimate's error: a budget a step too low makes ptxas spill, one a step
+  // too high costs a block per SM.
   if (estimate < kLeastEstimate)
     return 0;
+  // An estimate at most 5% over a step counts as that step.
   unsigned blocks = std::max(blocksPerSM(sm, threads, estimate, sharedBytes),
                              blocksPerSM(sm, threads, estimate * 100 / 105,
                                          sharedBytes));
