@@ -10,6 +10,7 @@
 #define TILEC_TOOLS_TOOLSUPPORT_H
 
 #include "tilec/Compiler.h"
+#include "tilec/Target/GPUArch.h"
 
 #include <CLI/CLI.hpp>
 
@@ -51,9 +52,12 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
           },
           "N >= 1"))
       ->option_text("N");
+  std::vector<std::string> archs;
+  for (const GPUArch &arch : gpuArchs())
+    archs.push_back(arch.name.str());
   app.add_option("--arch", options.arch,
                  "GPU architecture: sm_90 (default), sm_90a or sm_80")
-      ->check(CLI::IsMember({"sm_80", "sm_90", "sm_90a"}))
+      ->check(CLI::IsMember(archs))
       ->option_text("ARCH");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"

@@ -14,6 +14,8 @@ constexpr GPUArch kArchs[] = {
 };
 } // namespace
 
+llvm::ArrayRef<GPUArch> tilec::gpuArchs() { return kArchs; }
+
 std::optional<GPUArch> tilec::lookupGPUArch(llvm::StringRef name) {
   for (const GPUArch &arch : kArchs)
     if (arch.name == name)
@@ -21,4 +23,10 @@ std::optional<GPUArch> tilec::lookupGPUArch(llvm::StringRef name) {
   return std::nullopt;
 }
 
-llvm::StringRef tilec::supportedGPUArchs() { return "sm_80, sm_90 or sm_90a"; }
+std::string tilec::supportedGPUArchs() {
+  std::string names;
+  for (auto [i, arch] : llvm::enumerate(kArchs))
+    names += (i == 0 ? "" : i + 1 == std::size(kArchs) ? " or " : ", ") +
+             arch.name.str();
+  return names;
+}

@@ -11,9 +11,11 @@
 #ifndef TILEC_TARGET_GPUARCH_H
 #define TILEC_TARGET_GPUARCH_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace tilec {
 
@@ -23,12 +25,15 @@ struct GPUArch {
   bool archSpecific;           ///< the "a" targets
 };
 
+/// Every architecture tilec compiles for.
+llvm::ArrayRef<GPUArch> gpuArchs();
+
 /// The architecture `name` stands for; none when tilec does not compile for
 /// it.
 std::optional<GPUArch> lookupGPUArch(llvm::StringRef name);
 
-/// The names lookupGPUArch knows, for messages: "sm_80, sm_90 or sm_90a".
-llvm::StringRef supportedGPUArchs();
+/// Their names, for messages: "sm_80, sm_90 or sm_90a".
+std::string supportedGPUArchs();
 
 } // namespace tilec
 
