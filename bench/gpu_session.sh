@@ -5,7 +5,7 @@
 # instruction mix of the blocked matmul, the matmul benchmark, and softmax,
 # layer norm and attention against Triton. Logs go to $OUT; a short table is
 # printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|language|sanitize|bench|quickbench|splitk|profile|
+#   bash bench/gpu_session.sh check|language|sanitize|sanitize-hopper|bench|quickbench|splitk|profile|
 #                             language-bench|language-bench-quick ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -107,6 +107,31 @@ sanitize() {
   done
 }
 
+# The Hopper path (--arch sm_90a: wgmma dots kept in flight over cp.async
+# rings) under the three sanitizers: the differential test's masked,
+# strided dot kernel at edge-heavy shapes, one and two warpgroups.
+sanitize_hopper() {
+  local work; work=$(mktemp -d)
+  python3 -c "
+import numpy as np
+r = np.random.default_rng(1)
+np.save('$work/a.npy', r.standard_normal(200 * 1000).astype(np.float16))
+np.save('$work/b.npy', r.standard_normal(1000 * 300).astype(np.float16))
+np.save('$work/c.npy', np.zeros(200 * 300, np.float32))"
+  local ints="200 300 1000 200000 1000 1 300000 300 1 60000 300 1"
+  for tool in memcheck racecheck synccheck; do
+    for cfg in "64 64 32 4" "128 128 32 4" "128 128 64 8"; do
+      set -- $cfg
+      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
+        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$4" \
+        --grid "$(( (200 + $1 - 1) / $1 )),$(( (300 + $2 - 1) / $2 )),1" --backend cuda -o "$work/out" \
+        --signature "*fp16, *fp16, *fp32$(printf ', i32%.0s' $ints), $1, $2, $3, 'tf32'" \
+        "$work/a.npy" "$work/b.npy" "$work/c.npy" $ints > "$OUT/sanitize_hopper_${tool}_$1x$2x$3.log" 2>&1
+      note "compute-sanitizer $tool sm_90a dot $1x$2x$3 w$4: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_hopper_${tool}_$1x$2x$3.log" | tail -n 1)"
+    done
+  done
+}
+
 bench() {
   PYTHONUNBUFFERED=1 timeout 540 python3 bench/matmul.py --tilec "$bin/tilec" \
     --json "$OUT/matmul.json" "$@" > "$OUT/matmul.log" 2>&1
@@ -159,6 +184,7 @@ for phase in "$@"; do
     check) check ;;
     language) language ;;
     sanitize) sanitize ;;
+    sanitize-hopper) sanitize_hopper ;;
     bench) bench ;;
     quickbench) bench --quick ;;
     splitk) bench --only split-K ;;

@@ -26,6 +26,9 @@ SWEEP = [(128, 128, 32, 4, 3), (128, 128, 64, 4, 3), (128, 256, 32, 8, 3),
          (256, 128, 32, 8, 3), (128, 128, 32, 8, 4), (64, 128, 32, 4, 4),
          (128, 64, 32, 4, 4), (64, 64, 32, 4, 4)]
 QUICK = [(128, 128, 32, 4, 3), (128, 256, 32, 8, 3)]
+# Hopper's wgmma wants deeper K blocks and larger tiles: added with --arch sm_90a.
+SWEEP_SM90A = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3),
+               (128, 128, 64, 8, 4), (128, 128, 64, 4, 4)]
 
 
 def median_ms(fn):
@@ -159,7 +162,7 @@ def main():
                              "(e.g. 'fp16 (4096,split-K slab'); all by default")
     args = parser.parse_args()
     torch.manual_seed(0)
-    sweep = QUICK if args.quick else SWEEP
+    sweep = QUICK if args.quick else SWEEP + (SWEEP_SM90A if args.arch == "sm_90a" else [])
     matmul = load_tl("matmul")
     split_module = load_tl("splitk_matmul")
     results = []

@@ -3,7 +3,8 @@
 configurations, to be run under Nsight Compute, with both kernels' SASS
 (and Triton's TTGIR) written next to the report:
 
-    ncu --set full -o prof python3 bench/profile_matmul.py --tilec build/bin/tilec --out DIR
+    ncu --set full -o prof python3 bench/profile_matmul.py --tilec build/bin/tilec --out DIR \
+        [--arch sm_90a] [names...]
 
 Kernels are launched in the order printed (tilec, then Triton, per
 workload), which is the order of ncu's report.
@@ -29,6 +30,9 @@ WORKLOADS = {
     "mm_ieee": ("matmul", "fp32", "ieee", 128, 128, 32, 4, 3),
     "mm_fp16_k64": ("matmul", "fp16", "tf32", 128, 128, 64, 4, 3),
     "mm_fp16": ("matmul", "fp16", "tf32", 128, 128, 32, 8, 4),
+    # Hopper's best configurations (run with --arch sm_90a for wgmma).
+    "mm_fp16_256": ("matmul", "fp16", "tf32", 128, 256, 64, 8, 4),
+    "mm_bf16_256": ("matmul", "bf16", "tf32", 128, 256, 64, 8, 3),
 }
 
 
@@ -69,7 +73,7 @@ def workload(args, name, workdir):
         triton_args = (a, b, c, m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1)
         consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, PRECISION=precision)
         source = "matmul"
-    options = ["--kernel", kernel_name, "--num-stages", str(stages)]
+    options = ["--kernel", kernel_name, "--num-stages", str(stages), "--arch", args.arch]
     signature = ", ".join(signature)
     tilec = TilecKernel(args.tilec, source, signature, workdir, warps, options)
     launch = tilec.bind(grid, a, b, c, *ints)
@@ -101,6 +105,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--arch", default="sm_90", help="tilec's --arch (sm_90a: wgmma)")
     parser.add_argument("names", nargs="*", default=list(WORKLOADS))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

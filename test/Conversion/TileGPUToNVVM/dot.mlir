@@ -149,3 +149,40 @@ module attributes {tilegpu.num_warps = 1 : i32} {
     return %d : tensor<8x16xf32, #bl>
   }
 }
+
+// -----
+
+// A wgmma dot whose result goes to tilegpu.warpgroup_dot_wait commits its
+// group and leaves it in flight; the wait is wgmma.wait_group with the
+// given count, the accumulator threaded through it. One warpgroup, a
+// 64 x 64 x 16 tile: one m64n64k16, its 32 accumulator registers tied.
+// The fence and barrier before it are tilegpu-pipeline's, not the dot's.
+// CHECK-LABEL: llvm.func @wgmma_wait(
+// CHECK-NOT: fence.proxy
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NOT: wgmma.wait_group.sync.aligned 0;
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "wgmma.wait_group.sync.aligned 1;", "=f,=f,{{.*}},0,1,{{.*}},31"
+// CHECK-NOT: wgmma
+#wg = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sw = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#swb = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.arch_specific} {
+  func.func @wgmma_wait(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+    %ap = tile.splat %pa : tensor<64x16x!tile.ptr<f16>, #bl>
+    %a = tile.load %ap : tensor<64x16x!tile.ptr<f16>, #bl>
+    %bp = tile.splat %pb : tensor<16x64x!tile.ptr<f16>, #bl>
+    %b = tile.load %bp : tensor<16x64x!tile.ptr<f16>, #bl>
+    %sa = tilegpu.local_alloc %a : (tensor<64x16xf16, #bl>) -> !tilegpu.memdesc<64x16xf16, #sw>
+    %sb = tilegpu.local_alloc %b : (tensor<16x64xf16, #bl>) -> !tilegpu.memdesc<16x64xf16, #swb>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wg>
+    %d = tile.dot %sa, %sb, %zero, tf32 : !tilegpu.memdesc<64x16xf16, #sw>, !tilegpu.memdesc<16x64xf16, #swb> -> tensor<64x64xf32, #wg>
+    %w = tilegpu.warpgroup_dot_wait %d {pending = 1 : i32} : tensor<64x64xf32, #wg>
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wg>
+    tile.store %cp, %w : tensor<64x64x!tile.ptr<f32>, #wg>
+    return
+  }
+}

@@ -493,6 +493,24 @@ func.func @index_shape(%i: i32) {
 
 // -----
 
+#mma2 = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+func.func @dot_wait_not_wgmma(%x: tensor<32x32xf32, #mma2>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_dot_wait' op waits on a wgmma accumulator (mma encoding version 3)}}
+  %w = tilegpu.warpgroup_dot_wait %x {pending = 0 : i32} : tensor<32x32xf32, #mma2>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @dot_wait_negative(%x: tensor<64x64xf32, #wg>) {
+  // expected-error @+1 {{'tilegpu.warpgroup_dot_wait' op pending must not be negative}}
+  %w = tilegpu.warpgroup_dot_wait %x {pending = -1 : i32} : tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
 func.func @hint_rank(%x: tensor<4x8xi32>) {
   // expected-error @+1 {{'tile.hint' op divisibility has 1 entries, but the value has 2 dimensions}}
   %h = tile.hint %x {divisibility = array<i64: 16>} : tensor<4x8xi32>

@@ -169,3 +169,168 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32, tileg
     return
   }
 }
+
+// -----
+
+// A Hopper dot (mma version 3) reads its ring buffers right after the
+// copies' wait, whose barrier serves it (cp.async's writes need no proxy
+// fence). Carrying its accumulator through the loop, it stays in flight:
+// iteration i waits for dot i - 1 only, then sends the copies of iteration
+// i + 2 into dot i - 1's buffers; the loop's result waits for the last dot.
+// One warpgroup: its own wait covers every reader, no barrier.
+#blw = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wg = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#wa = #tilegpu.dot_op<{opIdx = 0, parent = #wg, kWidth = 2}>
+#wb = #tilegpu.dot_op<{opIdx = 1, parent = #wg, kWidth = 2}>
+// CHECK-LABEL: func.func @wgmma_in_flight
+// CHECK-DAG: %[[RA:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16
+// CHECK-DAG: %[[RB:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16
+// CHECK: scf.for
+// CHECK: tilegpu.async_wait {pending = 1 : i32}
+// CHECK: %[[A:.*]] = tilegpu.memdesc_index %[[RA]]
+// CHECK-NOT: tilegpu.fence_async_shared
+// CHECK-NOT: tile.debug_barrier
+// CHECK: %[[D:.*]] = tile.dot %[[A]]
+// CHECK-NEXT: %[[W:.*]] = tilegpu.warpgroup_dot_wait %[[D]] {pending = 1 : i32}
+// CHECK-NOT: tile.debug_barrier
+// CHECK: tilegpu.async_copy
+// CHECK: scf.yield %[[W]]
+// CHECK: tilegpu.async_wait {pending = 0 : i32}
+// CHECK: %[[LAST:.*]] = tilegpu.warpgroup_dot_wait %{{.*}}#0 {pending = 0 : i32}
+// CHECK: tile.store %{{.*}}, %[[LAST]]
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+  func.func @wgmma_in_flight(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %a0 = tile.splat %pa : tensor<64x64x!tile.ptr<f16>, #blw>
+    %b0 = tile.splat %pb : tensor<64x64x!tile.ptr<f16>, #blw>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wg>
+    %c64 = arith.constant dense<64> : tensor<64x64xi32, #blw>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ap = %a0, %bp = %b0) -> (tensor<64x64xf32, #wg>, tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64x!tile.ptr<f16>, #blw>) : i32 {
+      %a = tile.load %ap : tensor<64x64x!tile.ptr<f16>, #blw>
+      %b = tile.load %bp : tensor<64x64x!tile.ptr<f16>, #blw>
+      %ca = tilegpu.convert_layout %a : tensor<64x64xf16, #blw> -> tensor<64x64xf16, #wa>
+      %cb = tilegpu.convert_layout %b : tensor<64x64xf16, #blw> -> tensor<64x64xf16, #wb>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x64xf16, #wa>, tensor<64x64xf16, #wb> -> tensor<64x64xf32, #wg>
+      %ap2 = tile.addptr %ap, %c64 : tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64xi32, #blw>
+      %bp2 = tile.addptr %bp, %c64 : tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64xi32, #blw>
+      scf.yield %d, %ap2, %bp2 : tensor<64x64xf32, #wg>, tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64x!tile.ptr<f16>, #blw>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wg>
+    tile.store %cp, %r#0 : tensor<64x64x!tile.ptr<f32>, #wg>
+    return
+  }
+}
+
+// -----
+
+// The accumulator is read in the loop beside the dot (here: scaled before
+// it), so the dot must finish in its iteration: no explicit wait, 3 buffers.
+#blx = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wx = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#xa = #tilegpu.dot_op<{opIdx = 0, parent = #wx, kWidth = 2}>
+#xb = #tilegpu.dot_op<{opIdx = 1, parent = #wx, kWidth = 2}>
+// CHECK-LABEL: func.func @wgmma_accumulator_read
+// CHECK: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x64xf16
+// CHECK-NOT: warpgroup_dot_wait
+// CHECK: return
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+  func.func @wgmma_accumulator_read(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %a0 = tile.splat %pa : tensor<64x64x!tile.ptr<f16>, #blx>
+    %b0 = tile.splat %pb : tensor<64x64x!tile.ptr<f16>, #blx>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wx>
+    %half = arith.constant dense<0.5> : tensor<64x64xf32, #wx>
+    %c64 = arith.constant dense<64> : tensor<64x64xi32, #blx>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ap = %a0, %bp = %b0) -> (tensor<64x64xf32, #wx>, tensor<64x64x!tile.ptr<f16>, #blx>, tensor<64x64x!tile.ptr<f16>, #blx>) : i32 {
+      %a = tile.load %ap : tensor<64x64x!tile.ptr<f16>, #blx>
+      %b = tile.load %bp : tensor<64x64x!tile.ptr<f16>, #blx>
+      %ca = tilegpu.convert_layout %a : tensor<64x64xf16, #blx> -> tensor<64x64xf16, #xa>
+      %cb = tilegpu.convert_layout %b : tensor<64x64xf16, #blx> -> tensor<64x64xf16, #xb>
+      %scaled = arith.mulf %acc, %half : tensor<64x64xf32, #wx>
+      %d = tile.dot %ca, %cb, %scaled, tf32 : tensor<64x64xf16, #xa>, tensor<64x64xf16, #xb> -> tensor<64x64xf32, #wx>
+      %ap2 = tile.addptr %ap, %c64 : tensor<64x64x!tile.ptr<f16>, #blx>, tensor<64x64xi32, #blx>
+      %bp2 = tile.addptr %bp, %c64 : tensor<64x64x!tile.ptr<f16>, #blx>, tensor<64x64xi32, #blx>
+      scf.yield %d, %ap2, %bp2 : tensor<64x64xf32, #wx>, tensor<64x64x!tile.ptr<f16>, #blx>, tensor<64x64x!tile.ptr<f16>, #blx>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wx>
+    tile.store %cp, %r#0 : tensor<64x64x!tile.ptr<f32>, #wx>
+    return
+  }
+}
+
+// -----
+
+// Hopper dot operands stored from registers (one stage: no ring) are
+// fenced into the async proxy by every thread, then the CTA syncs.
+#bly = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wy = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#ya = #tilegpu.dot_op<{opIdx = 0, parent = #wy, kWidth = 2}>
+#yb = #tilegpu.dot_op<{opIdx = 1, parent = #wy, kWidth = 2}>
+// CHECK-LABEL: func.func @wgmma_stored_operands
+// CHECK: tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, #{{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// CHECK: tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, #{{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK-NEXT: tile.debug_barrier
+// CHECK-NEXT: tile.dot
+// CHECK-NOT: warpgroup_dot_wait
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 1 : i32} {
+  func.func @wgmma_stored_operands(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %a0 = tile.splat %pa : tensor<64x64x!tile.ptr<f16>, #bly>
+    %b0 = tile.splat %pb : tensor<64x64x!tile.ptr<f16>, #bly>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wy>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #wy>) : i32 {
+      %a = tile.load %a0 : tensor<64x64x!tile.ptr<f16>, #bly>
+      %b = tile.load %b0 : tensor<64x64x!tile.ptr<f16>, #bly>
+      %ca = tilegpu.convert_layout %a : tensor<64x64xf16, #bly> -> tensor<64x64xf16, #ya>
+      %cb = tilegpu.convert_layout %b : tensor<64x64xf16, #bly> -> tensor<64x64xf16, #yb>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x64xf16, #ya>, tensor<64x64xf16, #yb> -> tensor<64x64xf32, #wy>
+      scf.yield %d : tensor<64x64xf32, #wy>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wy>
+    tile.store %cp, %r : tensor<64x64x!tile.ptr<f32>, #wy>
+    return
+  }
+}
+
+// -----
+
+// Two warpgroups share the B buffers: each one's wait covers its own dots
+// only, so a barrier follows the wait before the copies overwrite them.
+#bl8 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#w8 = #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 64]}>
+#a8 = #tilegpu.dot_op<{opIdx = 0, parent = #w8, kWidth = 2}>
+#b8 = #tilegpu.dot_op<{opIdx = 1, parent = #w8, kWidth = 2}>
+// CHECK-LABEL: func.func @wgmma_two_warpgroups
+// CHECK: scf.for
+// CHECK: tile.dot
+// CHECK-NEXT: tilegpu.warpgroup_dot_wait %{{.*}} {pending = 1 : i32}
+// CHECK-NEXT: tile.debug_barrier
+// CHECK: tilegpu.async_copy
+module attributes {tilegpu.num_warps = 8 : i32, tile.num_stages = 3 : i32} {
+  func.func @wgmma_two_warpgroups(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32) {
+    %a0 = tile.splat %pa : tensor<128x64x!tile.ptr<f16>, #bl8>
+    %b0 = tile.splat %pb : tensor<64x64x!tile.ptr<f16>, #bl8>
+    %zero = arith.constant dense<0.0> : tensor<128x64xf32, #w8>
+    %c64a = arith.constant dense<64> : tensor<128x64xi32, #bl8>
+    %c64b = arith.constant dense<64> : tensor<64x64xi32, #bl8>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ap = %a0, %bp = %b0) -> (tensor<128x64xf32, #w8>, tensor<128x64x!tile.ptr<f16>, #bl8>, tensor<64x64x!tile.ptr<f16>, #bl8>) : i32 {
+      %a = tile.load %ap : tensor<128x64x!tile.ptr<f16>, #bl8>
+      %b = tile.load %bp : tensor<64x64x!tile.ptr<f16>, #bl8>
+      %ca = tilegpu.convert_layout %a : tensor<128x64xf16, #bl8> -> tensor<128x64xf16, #a8>
+      %cb = tilegpu.convert_layout %b : tensor<64x64xf16, #bl8> -> tensor<64x64xf16, #b8>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<128x64xf16, #a8>, tensor<64x64xf16, #b8> -> tensor<128x64xf32, #w8>
+      %ap2 = tile.addptr %ap, %c64a : tensor<128x64x!tile.ptr<f16>, #bl8>, tensor<128x64xi32, #bl8>
+      %bp2 = tile.addptr %bp, %c64b : tensor<64x64x!tile.ptr<f16>, #bl8>, tensor<64x64xi32, #bl8>
+      scf.yield %d, %ap2, %bp2 : tensor<128x64xf32, #w8>, tensor<128x64x!tile.ptr<f16>, #bl8>, tensor<64x64x!tile.ptr<f16>, #bl8>
+    }
+    %cp = tile.splat %pc : tensor<128x64x!tile.ptr<f32>, #w8>
+    tile.store %cp, %r#0 : tensor<128x64x!tile.ptr<f32>, #w8>
+    return
+  }
+}

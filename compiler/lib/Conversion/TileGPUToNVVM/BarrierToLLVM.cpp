@@ -1,12 +1,14 @@
-//===- BarrierToLLVM.cpp - tl.debug_barrier -------------------------------===//
+//===- BarrierToLLVM.cpp - Barriers and proxy fences ----------------------===//
 //
 // A program is a CTA: its barrier is bar.sync 0, which also makes the
-// memory accesses before it visible to the CTA after it.
+// memory accesses before it visible to the CTA after it. The proxy fence
+// extends that to the async proxy (wgmma's operand reads).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -25,9 +27,23 @@ struct DebugBarrierToNVVM : OpConversionPattern<tile::DebugBarrierOp> {
   }
 };
 
+struct FenceAsyncSharedToNVVM : OpConversionPattern<FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceAsyncSharedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MLIRContext *context = rewriter.getContext();
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op, NVVM::ProxyKindAttr::get(context, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateBarrierToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DebugBarrierToNVVM>(converter, patterns.getContext());
+  patterns.add<DebugBarrierToNVVM, FenceAsyncSharedToNVVM>(converter,
+                                                          patterns.getContext());
 }

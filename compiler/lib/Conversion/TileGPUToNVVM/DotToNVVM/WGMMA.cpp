@@ -15,11 +15,14 @@
 //     transpose flag (f16 and bf16 only); its panels are LBO = K S apart,
 //     and a K step is 16 rows.
 //
-// Before the first wgmma every thread fences its own shared-memory writes
-// into the async proxy and the CTA syncs (the operands were written by
-// cp.async or st.shared); after the last one the warpgroup waits for all
-// of them, the accumulator threaded through the wait so that nothing reads
-// it earlier.
+// The operands are complete and visible to the async proxy when the dot
+// starts: tilegpu-pipeline put a barrier (and a proxy fence where they
+// were stored from registers) before it. After the last wgmma the
+// warpgroup commits them as
+// one group and waits for it, the accumulator threaded through the wait so
+// that nothing reads it earlier; unless a tilegpu.warpgroup_dot_wait takes
+// the result, which lets the group run on while the next iteration's
+// copies go out (tilegpu-pipeline keeps a K loop's dot one group deep).
 //
 //===----------------------------------------------------------------------===//
 
@@ -120,6 +123,16 @@ SmallVector<Value> emitTied(OpBuilder &b, Location loc, StringRef text,
                  /*hasSideEffects=*/true);
 }
 
+/// wgmma.wait_group `pending`, with `accumulator` threaded through it so
+/// that nothing reads the registers before the wait.
+SmallVector<Value> emitWait(OpBuilder &b, Location loc,
+                            ArrayRef<Value> accumulator, int64_t pending) {
+  return emitTied(b, loc,
+                  "wgmma.wait_group.sync.aligned " + std::to_string(pending) +
+                      ";",
+                  accumulator, {}, "");
+}
+
 struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -200,9 +213,6 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     };
 
     SmallVector<Value> sums(adaptor.getAcc().begin(), adaptor.getAcc().end());
-    emitPTX(rewriter, loc, "fence.proxy.async.shared::cta;", "", {}, {},
-            /*hasSideEffects=*/true);
-    NVVM::Barrier0Op::create(rewriter, loc);
     emitPTX(rewriter, loc, "wgmma.fence.sync.aligned;", "", {}, {},
             /*hasSideEffects=*/true);
     Value one = i32Constant(rewriter, loc, 1);
@@ -222,9 +232,25 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
         }
     emitPTX(rewriter, loc, "wgmma.commit_group.sync.aligned;", "", {}, {},
             /*hasSideEffects=*/true);
-    sums = emitTied(rewriter, loc, "wgmma.wait_group.sync.aligned 0;", sums, {},
-                    "");
+    // Left in flight when an explicit wait takes the result.
+    bool waited = op->hasOneUse() && isa<WarpgroupDotWaitOp>(*op->user_begin());
+    if (!waited)
+      sums = emitWait(rewriter, loc, sums, 0);
     rewriter.replaceOpWithMultiple(op, {sums});
+    return success();
+  }
+};
+
+struct WarpgroupDotWaitToLLVM : OpConversionPattern<WarpgroupDotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpgroupDotWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> values(adaptor.getInput().begin(),
+                              adaptor.getInput().end());
+    rewriter.replaceOpWithMultiple(
+        op, {emitWait(rewriter, op.getLoc(), values, op.getPending())});
     return success();
   }
 };
@@ -233,5 +259,6 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
 
 void mlir::tilegpu::populateWgmmaDotToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WgmmaDotToLLVM>(converter, patterns.getContext());
+  patterns.add<WgmmaDotToLLVM, WarpgroupDotWaitToLLVM>(converter,
+                                                      patterns.getContext());
 }

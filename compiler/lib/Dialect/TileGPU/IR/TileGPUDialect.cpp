@@ -325,6 +325,16 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupDotWaitOp::verify() {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(
+      cast<RankedTensorType>(getInput().getType()).getEncoding());
+  if (!mma || mma.getVersion() != 3)
+    return emitOpError("waits on a wgmma accumulator (mma encoding version 3)");
+  if (getPendingAttr().getValue().isNegative())
+    return emitOpError("pending must not be negative");
+  return success();
+}
+
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();

@@ -97,4 +97,44 @@ def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait", [
   let assemblyFormat = "attr-dict";
 }
 
+def TileGPU_WarpgroupDotWaitOp : TileGPU_Op<"warpgroup_dot_wait", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits until at most `pending` of the warpgroup's wgmma dots are in flight";
+  let description = [{
+    A Hopper dot (mma encoding version 3) whose result's only user is this
+    op leaves its wgmma group in flight (wgmma.commit_group without a
+    wait); this op is wgmma.wait_group `pending`. `result` is `input`: with
+    `pending` 0 it is the finished accumulator; otherwise `input` may still
+    be written by the hardware, and `result` may only be read by the next
+    dot of the same accumulator chain, which tilegpu-pipeline guarantees
+    when it keeps a K loop's dot in flight across iterations.
+    ```mlir
+    %d = tile.dot %a, %b, %acc : ... -> tensor<128x128xf32, #mma>
+    %r = tilegpu.warpgroup_dot_wait %d {pending = 1 : i32} : tensor<128x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I32Attr:$pending);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Makes this thread's shared-memory stores visible to the async proxy";
+  let description = [{
+    fence.proxy.async.shared::cta: wgmma reads its operands, and bulk copies
+    read and write shared memory, through the async proxy, which does not
+    see ordinary stores (st.shared) without this fence. Each thread fences
+    its own stores; a CTA barrier after it makes all of them visible.
+    tilegpu-pipeline puts it before a wgmma dot whose buffers were stored
+    from registers (cp.async's writes need none).
+    ```mlir
+    tilegpu.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
