@@ -108,26 +108,30 @@ sanitize() {
 }
 
 # The Hopper path (--arch sm_90a: wgmma dots kept in flight over cp.async
-# rings) under the three sanitizers: the differential test's masked,
-# strided dot kernel at edge-heavy shapes, one and two warpgroups.
+# rings; tf32's B copied transposed) under the three sanitizers: the
+# differential test's masked, strided dot kernel at edge-heavy shapes, one
+# and two warpgroups.
 sanitize_hopper() {
   local work; work=$(mktemp -d)
   python3 -c "
 import numpy as np
 r = np.random.default_rng(1)
-np.save('$work/a.npy', r.standard_normal(200 * 1000).astype(np.float16))
-np.save('$work/b.npy', r.standard_normal(1000 * 300).astype(np.float16))
+for t in ('float16', 'float32'):
+    np.save('$work/a_%s.npy' % t, r.standard_normal(200 * 1000).astype(t))
+    np.save('$work/b_%s.npy' % t, r.standard_normal(1000 * 300).astype(t))
 np.save('$work/c.npy', np.zeros(200 * 300, np.float32))"
   local ints="200 300 1000 200000 1000 1 300000 300 1 60000 300 1"
   for tool in memcheck racecheck synccheck; do
-    for cfg in "64 64 32 4" "128 128 32 4" "128 128 64 8"; do
+    for cfg in "fp16 64 64 32 4" "fp16 128 128 32 4" "fp16 128 128 64 8" "fp32 128 128 32 8"; do
       set -- $cfg
+      local np_t; np_t=$([ "$1" = fp16 ] && echo float16 || echo float32)
+      local log="$OUT/sanitize_hopper_${tool}_$1_$2x$3x$4.log"
       timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
-        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$4" \
-        --grid "$(( (200 + $1 - 1) / $1 )),$(( (300 + $2 - 1) / $2 )),1" --backend cuda -o "$work/out" \
-        --signature "*fp16, *fp16, *fp32$(printf ', i32%.0s' $ints), $1, $2, $3, 'tf32'" \
-        "$work/a.npy" "$work/b.npy" "$work/c.npy" $ints > "$OUT/sanitize_hopper_${tool}_$1x$2x$3.log" 2>&1
-      note "compute-sanitizer $tool sm_90a dot $1x$2x$3 w$4: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_hopper_${tool}_$1x$2x$3.log" | tail -n 1)"
+        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$5" \
+        --grid "$(( (200 + $2 - 1) / $2 )),$(( (300 + $3 - 1) / $3 )),1" --backend cuda -o "$work/out" \
+        --signature "*$1, *$1, *fp32$(printf ', i32%.0s' $ints), $2, $3, $4, 'tf32'" \
+        "$work/a_$np_t.npy" "$work/b_$np_t.npy" "$work/c.npy" $ints > "$log" 2>&1
+      note "compute-sanitizer $tool sm_90a dot $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
     done
   done
 }

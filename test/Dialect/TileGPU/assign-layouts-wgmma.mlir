@@ -82,3 +82,33 @@ func.func @too_few_rows(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr
   return
 }
 }
+
+// -----
+
+// f32 at tf32 precision runs on wgmma too (K steps of 8), which reads B
+// K-major only: B's loads copy it transposed element by element, one
+// element per thread along N and 8 lanes along it (a warp's 4-byte copies
+// then fill 32 banks of the swizzled K rows), where coalescing alone would
+// give 32 lanes along N. IEEE f32 stays off the tensor cores.
+// CHECK-LABEL: func.func @tf32
+// CHECK: tile.load {{.*}} : tensor<32x128x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
+// CHECK: tile.dot {{.*}}, ieee : {{.*}} -> tensor<128x128xf32, #tilegpu.blocked
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @tf32(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<128x32x!tile.ptr<f32>>
+  %rows = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  %cols = tile.expand_dims %rows {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %colsb = tile.broadcast %cols : tensor<1x128xi32> -> tensor<32x128xi32>
+  %b_base = tile.splat %pb : tensor<32x128x!tile.ptr<f32>>
+  %b_ptrs = tile.addptr %b_base, %colsb : tensor<32x128x!tile.ptr<f32>>, tensor<32x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %a = tile.load %a_ptrs : tensor<128x32x!tile.ptr<f32>>
+  %b = tile.load %b_ptrs : tensor<32x128x!tile.ptr<f32>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
+  %e = tile.dot %a, %b, %d, ieee : tensor<128x32xf32>, tensor<32x128xf32> -> tensor<128x128xf32>
+  %c_ptrs = tile.splat %pc : tensor<128x128x!tile.ptr<f32>>
+  tile.store %c_ptrs, %e : tensor<128x128x!tile.ptr<f32>>
+  return
+}
+}

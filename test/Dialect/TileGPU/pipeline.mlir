@@ -334,3 +334,37 @@ module attributes {tilegpu.num_warps = 8 : i32, tile.num_stages = 3 : i32} {
     return
   }
 }
+
+// -----
+
+// A tf32 Hopper dot reads both operands K-major: B's ring rows run along
+// K (order [0, 1]) though its loads run along N; A's along K as loaded.
+#blt = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>
+#wt = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#ta = #tilegpu.dot_op<{opIdx = 0, parent = #wt, kWidth = 1}>
+#tb = #tilegpu.dot_op<{opIdx = 1, parent = #wt, kWidth = 1}>
+// CHECK: #shared = #tilegpu.shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+// CHECK: #shared1 = #tilegpu.shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]}>
+// CHECK-LABEL: func.func @tf32_k_major
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf32, #shared>
+// CHECK-DAG: tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf32, #shared1>
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+  func.func @tf32_k_major(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<f32>, %n: i32) {
+    %a0 = tile.splat %pa : tensor<64x32x!tile.ptr<f32>, #blt>
+    %b0 = tile.splat %pb : tensor<32x64x!tile.ptr<f32>, #blt>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wt>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64x64xf32, #wt>) : i32 {
+      %a = tile.load %a0 : tensor<64x32x!tile.ptr<f32>, #blt>
+      %b = tile.load %b0 : tensor<32x64x!tile.ptr<f32>, #blt>
+      %ca = tilegpu.convert_layout %a : tensor<64x32xf32, #blt> -> tensor<64x32xf32, #ta>
+      %cb = tilegpu.convert_layout %b : tensor<32x64xf32, #blt> -> tensor<32x64xf32, #tb>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x32xf32, #ta>, tensor<32x64xf32, #tb> -> tensor<64x64xf32, #wt>
+      scf.yield %d : tensor<64x64xf32, #wt>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wt>
+    tile.store %cp, %r : tensor<64x64x!tile.ptr<f32>, #wt>
+    return
+  }
+}

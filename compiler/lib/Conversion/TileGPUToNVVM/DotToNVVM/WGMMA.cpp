@@ -9,11 +9,13 @@
 // docs/hopper-facts.md):
 //
 //   - a K-major operand (A stored M x K, B stored N x K) has rows of one
-//     panel's swizzle width S, eight rows SBO = 8 S apart; a K step of 16
-//     elements is 32 bytes into the row, then the next panel;
+//     panel's swizzle width S, eight rows SBO = 8 S apart; a K step (16
+//     halves, or 8 floats read as tf32) is 32 bytes into the row, then the
+//     next panel;
 //   - an M- or N-major operand (A stored K x M, B stored K x N) takes the
-//     transpose flag (f16 and bf16 only); its panels are LBO = K S apart,
-//     and a K step is 16 rows.
+//     transpose flag (f16 and bf16 only: tilegpu-pipeline stores tf32
+//     operands K-major); its panels are LBO = K S apart, and a K step is
+//     16 rows.
 //
 // The operands are complete and visible to the async proxy when the dot
 // starts: tilegpu-pipeline put a barrier (and a proxy fence where they
@@ -189,16 +191,25 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     OperandDescriptor aGroup = offsetBase(*a, groupM, 64);
     OperandDescriptor bGroup = offsetBase(*b, groupN, instrN);
 
+    // A K step is 32 bytes of each row: 16 halves, or 8 floats read as
+    // tf32 (the low mantissa bits ignored), which come K-major only.
     Type input = aType.getElementType();
-    std::string type = input.isBF16() ? "bf16" : "f16";
+    bool tf32 = input.isF32();
+    std::string type = input.isBF16() ? "bf16" : tf32 ? "tf32" : "f16";
+    int64_t kInstr = tf32 ? 8 : 16;
+    if (tf32 && !(a->kMajor && b->kMajor))
+      return op.emitError("internal: a tf32 wgmma operand is not K-major");
+    std::string transpose = tf32 ? ""
+                                 : std::string(", ") + (a->kMajor ? "0" : "1") +
+                                       ", " + (b->kMajor ? "0" : "1");
     std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
                        std::to_string(regs + 2) + ", 0;\n" +
                        "wgmma.mma_async.sync.aligned.m64n" +
-                       std::to_string(instrN) + "k16.f32." + type + "." + type +
-                       " " + getPTXOperandList(0, regs) + ", $" +
+                       std::to_string(instrN) + "k" + std::to_string(kInstr) +
+                       ".f32." + type + "." + type + " " +
+                       getPTXOperandList(0, regs) + ", $" +
                        std::to_string(regs) + ", $" + std::to_string(regs + 1) +
-                       ", p, 1, 1, " + (a->kMajor ? "0" : "1") + ", " +
-                       (b->kMajor ? "0" : "1") + ";\n}";
+                       ", p, 1, 1" + transpose + ";\n}";
 
     // The accumulator's registers of instruction (mi, ni), in its order.
     auto instrElems = [&](int64_t mi, int64_t ni) {
@@ -216,16 +227,17 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     emitPTX(rewriter, loc, "wgmma.fence.sync.aligned;", "", {}, {},
             /*hasSideEffects=*/true);
     Value one = i32Constant(rewriter, loc, 1);
-    for (int64_t kStep = 0; kStep < k / 16; ++kStep)
+    for (int64_t kStep = 0; kStep < k / kInstr; ++kStep)
       for (int64_t mi = 0; mi < mReps; ++mi)
         for (int64_t ni = 0; ni < nReps; ++ni) {
           SmallVector<unsigned> elems = instrElems(mi, ni);
           SmallVector<Value> d;
           for (unsigned e : elems)
             d.push_back(sums[e]);
-          Value aDesc = aGroup.emit(rewriter, loc, 64 * groupsM * mi, 16 * kStep);
+          Value aDesc =
+              aGroup.emit(rewriter, loc, 64 * groupsM * mi, kInstr * kStep);
           Value bDesc =
-              bGroup.emit(rewriter, loc, instrN * groupsN * ni, 16 * kStep);
+              bGroup.emit(rewriter, loc, instrN * groupsN * ni, kInstr * kStep);
           d = emitTied(rewriter, loc, text, d, {aDesc, bDesc, one}, "l,l,r");
           for (auto [e, v] : llvm::zip(elems, d))
             sums[e] = v;

@@ -192,9 +192,14 @@ struct Access {
   unsigned elemBytes;
 };
 
+/// `transposing`: the tile is copied element by element into shared rows
+/// along another dimension (tf32 wgmma's K-major B): one element per thread
+/// along the fastest dimension and 8 lanes along it, so that a warp's
+/// 4-byte copies land in 32 different banks of the swizzled rows.
 BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent,
                                   ArrayRef<Access> accesses, unsigned numWarps,
-                                  tile::AxisInfoAnalysis &axis) {
+                                  tile::AxisInfoAnalysis &axis,
+                                  bool transposing = false) {
   // The layout covers the tile padded to powers of two (see ThreadLayout).
   SmallVector<int64_t> shape;
   for (int64_t e : extent)
@@ -227,7 +232,8 @@ BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent
                                                access.elemBytes));
   int64_t perThread = std::max<int64_t>(1, numElems / numThreads);
   SmallVector<unsigned> sizePerThread(rank, 1);
-  sizePerThread[fast] = std::min<int64_t>({vec, perThread, shape[fast]});
+  sizePerThread[fast] =
+      transposing ? 1 : std::min<int64_t>({vec, perThread, shape[fast]});
 
   // Lanes, then warps, fill the dimensions fastest first; what is left over
   // replicates along the slowest dimension.
@@ -235,6 +241,8 @@ BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent
   unsigned lanesLeft = 32, warpsLeft = numWarps;
   for (unsigned d : order) {
     int64_t room = std::max<int64_t>(1, shape[d] / sizePerThread[d]);
+    if (transposing && d == fast && rank > 1)
+      room = std::min<int64_t>(room, 8);
     threadsPerWarp[d] = std::min<int64_t>(lanesLeft, llvm::bit_floor(uint64_t(room)));
     lanesLeft /= threadsPerWarp[d];
   }
@@ -408,6 +416,7 @@ struct TileGPUAssignLayouts
       SmallVector<Access> accesses;
       SmallVector<Operation *> shapeOps;
       Attribute encoding;
+      bool transposing = false; ///< see chooseBlocked
     };
     llvm::MapVector<Value, ClassInfo> infos;
     for (auto &[leader, values] : members) {
@@ -474,11 +483,17 @@ struct TileGPUAssignLayouts
       ClassInfo &info = infos[classes.leader(dot.getResult())];
       if (!info.encoding)
         info.encoding = encoding;
+      // tf32 wgmma reads B K-major: its loads copy it transposed.
+      auto mma = dyn_cast<MmaEncodingAttr>(encoding);
+      if (mma && mma.getVersion() == 3 &&
+          dot.getB().getType().getElementType().isF32())
+        if (auto load = dot.getB().getDefiningOp<tile::LoadOp>())
+          infos[classes.leader(load.getPtr())].transposing = true;
     });
 
     auto chooseOwn = [&](ClassInfo &info) {
       return chooseBlocked(&getContext(), info.shape, info.accesses, numWarps,
-                           axis);
+                           axis, info.transposing);
     };
     // `encoding` over the class's shape; nothing where it does not cover it
     // (a linear layout made for a smaller member).

@@ -43,9 +43,10 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// The buffer type for a tile of `type`: rows along its layout's fastest
-/// dimension, swizzled for ldmatrix.
-MemDescType getBufferType(RankedTensorType type) {
+/// The buffer type for a tile of `type`: rows along `fast` if given, else
+/// along its layout's fastest dimension, swizzled for ldmatrix and wgmma.
+MemDescType getBufferType(RankedTensorType type,
+                          std::optional<unsigned> rowDim = std::nullopt) {
   unsigned rank = type.getRank();
   unsigned fast = rank - 1;
   if (std::optional<ThreadLayout> layout = ThreadLayout::get(type)) {
@@ -54,6 +55,8 @@ MemDescType getBufferType(RankedTensorType type) {
     if (dim >= int(rank) - 2)
       fast = dim;
   }
+  if (rowDim)
+    fast = *rowDim;
   SmallVector<unsigned> order = {fast};
   for (int d = rank - 1; d >= 0; --d)
     if (unsigned(d) != fast)
@@ -69,19 +72,29 @@ MemDescType getBufferType(RankedTensorType type) {
 }
 
 /// A dot operand converted into registers is stored to a buffer instead.
+/// wgmma reads tf32 operands K-major only (no transpose flag for 32-bit
+/// types): their rows run along K whatever the loads' layout, B's copied
+/// element by element into its transposed rows.
 void stageDotOperands(tile::DotOp dot) {
   OpBuilder builder(dot);
+  auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
+  bool kMajorOnly = mma && mma.getVersion() == 3 &&
+                    dot.getA().getType().getElementType().isF32();
   for (OpOperand &operand : dot->getOpOperands()) {
-    if (operand.getOperandNumber() > 1)
+    unsigned opIdx = operand.getOperandNumber();
+    if (opIdx > 1)
       continue;
     auto convert = operand.get().getDefiningOp<ConvertLayoutOp>();
     if (!convert ||
         !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
       continue;
     Value src = convert.getSrc();
-    auto alloc = LocalAllocOp::create(
-        builder, convert.getLoc(),
-        getBufferType(cast<RankedTensorType>(src.getType())), src);
+    auto type = cast<RankedTensorType>(src.getType());
+    std::optional<unsigned> rowDim;
+    if (kMajorOnly)
+      rowDim = opIdx == 0 ? type.getRank() - 1 : type.getRank() - 2;
+    auto alloc = LocalAllocOp::create(builder, convert.getLoc(),
+                                      getBufferType(type, rowDim), src);
     operand.set(alloc);
     if (convert->use_empty())
       convert->erase();
