@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tl.dot on the GPU: tilec against real Triton on the same .tl files
-(dsl-examples/matmul.tl and splitk_matmul.tl) and against cuBLAS
+(dsl-examples/matmul.tl and splitk_matmul.tl, bench/kernels/grouped_matmul.tl)
+and against cuBLAS
 (torch.matmul), each figure the best over the same sweep of block sizes,
 warps and stages, the median of do_bench runs. Outputs are checked against
 torch before timing.
@@ -26,6 +27,9 @@ SWEEP = [(128, 128, 32, 4, 3), (128, 128, 64, 4, 3), (128, 256, 32, 8, 3),
          (256, 128, 32, 8, 3), (128, 128, 32, 8, 4), (64, 128, 32, 4, 4),
          (128, 64, 32, 4, 4), (64, 64, 32, 4, 4)]
 QUICK = [(128, 128, 32, 4, 3), (128, 256, 32, 8, 3)]
+# The configurations that lead at 4096^3 on either path, for the other shapes.
+LEADERS = [(128, 256, 64, 8, 4), (128, 128, 32, 8, 4), (128, 256, 64, 8, 3),
+           (128, 128, 64, 4, 3), (256, 128, 32, 8, 3)]
 # Hopper's wgmma wants deeper K blocks and larger tiles: added with --arch sm_90a.
 SWEEP_SM90A = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3),
                (128, 128, 64, 8, 4), (128, 128, 64, 4, 4)]
@@ -97,6 +101,55 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
     else:
         cublas = tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)), batch)
     return rows, cublas
+
+
+GROUPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels",
+                       "grouped_matmul.tl")
+
+
+def grouped(args, tl_module, workdir, dtype, shape, sweep, group_m=8):
+    """The tutorial-style kernel (bench/kernels/grouped_matmul.tl): a 1-D
+    grid in L2-friendly groups of GROUP_M tile rows."""
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda", dtype=TORCH[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=TORCH[dtype])
+    c = torch.empty(m, n, device="cuda", dtype=TORCH[dtype])
+    ref = torch.matmul(a, b)
+    div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
+    ints = (m, n, k, k, 1, n, 1, n, 1)
+    runtime_ints = [v for v in ints if div(v) != "1"]
+    rows = []
+    for bm, bn, bk, warps, stages in sweep:
+        grid = (-(-m // bm) * -(-n // bn),)
+        row = {"config": [bm, bn, bk, warps, stages, group_m]}
+        signature = ", ".join([f"*{dtype}:16"] * 3 + [div(v) for v in ints] +
+                              [str(bm), str(bn), str(bk), str(group_m)])
+        try:
+            kernel = TilecKernel(args.tilec, "grouped_matmul", signature, workdir, warps,
+                                 ["--num-stages", str(stages), "--arch", args.arch],
+                                 path=GROUPED)
+            launch = kernel.bind(grid, a, b, c, *runtime_ints)
+            c.fill_(float("nan"))
+            launch()
+            row["tilec_err"] = check(c, ref, dtype, f"tilec grouped {row['config']}")
+            row["tilec"] = tflops(m, n, k, median_ms(launch))
+        except Exception as error:
+            row["tilec_error"] = str(error)[:200]
+        try:
+            run = lambda: tl_module.grouped_matmul_kernel[grid](
+                a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=bm, BLOCK_N=bn,
+                BLOCK_K=bk, GROUP_M=group_m, num_warps=warps, num_stages=stages)
+            c.fill_(float("nan"))
+            run()
+            row["triton_err"] = check(c, ref, dtype, f"triton grouped {row['config']}")
+            row["triton"] = tflops(m, n, k, median_ms(run))
+        except Exception as error:
+            row["triton_error"] = str(error)[:200]
+        print(f"  grouped {dtype} {shape} {row['config']}: tilec "
+              f"{row.get('tilec', float('nan')):7.1f}  triton "
+              f"{row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+        rows.append(row)
+    return rows, tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)))
 
 
 def splitk(args, tl_module, workdir, dtype, form, sweep):
@@ -177,6 +230,22 @@ def main():
             rows, cublas = blocked(args, matmul, workdir, dtype, precision,
                                    shape, 1, sweep if dtype != "ieee" else sweep[:2])
             results.append({"workload": name, "rows": rows, "cublas": cublas})
+        # Larger and ragged shapes, and the tutorial-style grouped kernel,
+        # over the configurations that lead at 4096^3.
+        for dtype, shape in (("bf16", (8192, 8192, 8192)), ("fp16", (4097, 4097, 4097)),
+                             ("fp16", (1000, 3000, 5000))):
+            name = f"matmul {dtype} {shape}"
+            if wanted(name):
+                rows, cublas = blocked(args, matmul, workdir, dtype, "tf32", shape, 1,
+                                       LEADERS[:2] if args.quick else LEADERS)
+                results.append({"workload": name, "rows": rows, "cublas": cublas})
+        grouped_module = load_tl("grouped_matmul", GROUPED)
+        for dtype in ("fp16", "bf16"):
+            name = f"grouped {dtype} (4096, 4096, 4096)"
+            if wanted(name):
+                rows, cublas = grouped(args, grouped_module, workdir, dtype, (4096,) * 3,
+                                       LEADERS[:2] if args.quick else LEADERS)
+                results.append({"workload": name, "rows": rows, "cublas": cublas})
         if wanted("batched spec 4x32x32x32 fp32"):
             rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,
                                    [(32, 32, 32, 4, 1), (16, 16, 16, 1, 1)])

@@ -33,6 +33,7 @@ WORKLOADS = {
     # Hopper's best configurations (run with --arch sm_90a for wgmma).
     "mm_fp16_256": ("matmul", "fp16", "tf32", 128, 256, 64, 8, 4),
     "mm_bf16_256": ("matmul", "bf16", "tf32", 128, 256, 64, 8, 3),
+    "mm_tf32_256": ("matmul", "fp32", "tf32", 256, 128, 32, 8, 3),
 }
 
 
