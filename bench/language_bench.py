@@ -256,8 +256,11 @@ def ordered(workload, shape, config, data):
     return [(p, by_name[p]) for p, _ in params]
 
 
+ARCH = "sm_90"  # tilec's --arch, from the command line
+
+
 def compile_options(workload, config):
-    options = ["--kernel", workload.kernel]
+    options = ["--kernel", workload.kernel, "--arch", ARCH]
     if "stages" in config:
         options += ["--num-stages", str(config["stages"])]
     return options
@@ -285,7 +288,7 @@ PTX_COUNTS = {"ld.global (vector)": r"ld\.global[.\w]*\.v[248]", "ld.global (all
 
 def ptxas_info(ptxas, ptx):
     """Registers, spills and stack of the PTX's entry as ptxas -v reports."""
-    result = subprocess.run([ptxas, "-v", "-arch=sm_90", ptx, "-o", os.devnull],
+    result = subprocess.run([ptxas, "-v", f"-arch={ARCH}", ptx, "-o", os.devnull],
                             capture_output=True, text=True)
     text = result.stdout + result.stderr
     if result.returncode:
@@ -613,6 +616,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     parser.add_argument("--json", help="write every row here")
+    parser.add_argument("--arch", default="sm_90",
+                        help="tilec's --arch (sm_90a: dots on wgmma)")
     parser.add_argument("--quick", action="store_true",
                         help="two shapes each (one N_CTX for attention), two configurations")
     parser.add_argument("--only", default="",
@@ -629,6 +634,8 @@ def main():
     parser.add_argument("--ptxas", help="with --compile-only (default: from PATH or "
                                         "/usr/local/cuda/bin)")
     args = parser.parse_args()
+    global ARCH
+    ARCH = args.arch
     wanted = [w for w in args.only.split(",") if w]
     unknown = set(wanted) - {w.name for w in WORKLOADS}
     if unknown:

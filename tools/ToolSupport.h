@@ -56,7 +56,9 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   for (const GPUArch &arch : gpuArchs())
     archs.push_back(arch.name.str());
   app.add_option("--arch", options.arch,
-                 "GPU architecture: sm_90 (default), sm_90a or sm_80")
+                 "GPU architecture: sm_90, sm_90a or sm_80 (default:\n"
+                 "sm_90; tile-run's cuda backend: the device's, sm_90a\n"
+                 "on Hopper)")
       ->check(CLI::IsMember(archs))
       ->option_text("ARCH");
   app.add_flag("--debug", options.debug,

@@ -237,6 +237,11 @@ int tile::computeCapability() {
   return major * 10 + minor;
 }
 
+std::string tile::deviceArch() {
+  int capability = computeCapability();
+  return "sm_" + std::to_string(capability) + (capability == 90 ? "a" : "");
+}
+
 int tile::driverVersion() {
   const DriverApi &api = driver();
   int version = 0;

@@ -74,9 +74,7 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   compile.debug = options.debug;
   compile.arch = options.arch;
   if (compile.arch.empty())
-    compile.arch = options.backend == Backend::CUDA
-                       ? "sm_" + std::to_string(computeCapability())
-                       : "sm_90";
+    compile.arch = options.backend == Backend::CUDA ? deviceArch() : "sm_90";
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, value.text());
   for (size_t i = 0; i < args.size(); ++i) {

@@ -567,6 +567,9 @@ int main(int argc, char **argv) {
   }
 
   if (backend == "cuda") {
+    // Without --arch, the device's own (sm_90a on Hopper), as the JIT.
+    if (app.get_option("--arch")->count() == 0 && tile::cudaAvailable())
+      options.arch = tile::deviceArch();
     if (int status = runOnGPU(source, input, options, grid, args))
       return status;
   } else {

@@ -35,6 +35,11 @@ std::string deviceName();
 /// Device 0's compute capability as major * 10 + minor, e.g. 90.
 int computeCapability();
 
+/// The --arch that uses all of device 0: sm_90a on Hopper (wgmma, which
+/// only the arch-specific target has), sm_XY elsewhere. Kernels compiled
+/// for it run on that compute capability alone.
+std::string deviceArch();
+
 /// The CUDA driver's version, e.g. 12080.
 int driverVersion();
 

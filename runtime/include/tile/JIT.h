@@ -60,7 +60,8 @@ struct JITOptions {
   /// Compiles tl.device_assert and runtime `assert` in (Triton's debug
   /// mode); part of the specialization.
   bool debug = false;
-  /// "sm_80", "sm_90"; empty: the current device's.
+  /// "sm_80", "sm_90", "sm_90a"; empty: the current device's, all of it
+  /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
 };
 

@@ -14,7 +14,7 @@
 // CHECK: -D NAME=VALUE
 // CHECK: --num-warps N
 // CHECK: --num-stages N
-// CHECK: --arch ARCH {{.*}}sm_90 (default), sm_90a or sm_80
+// CHECK: --arch ARCH {{.*}}sm_90, sm_90a or sm_80 (default:
 // CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin
