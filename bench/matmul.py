@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import tempfile
+from functools import partial
 
 import torch
 from triton.testing import do_bench
@@ -51,6 +52,33 @@ def check(out, ref, dtype, what):
     return float(err)
 
 
+def specialize(ints):
+    """Triton's specialization of integer arguments: divisible by 16, or
+    equal to 1 (then a constant, no longer a parameter); the signature's
+    entries and the values still passed at launch."""
+    div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
+    return [div(v) for v in ints], [v for v in ints if div(v) != "1"]
+
+
+def measure(row, side, make_run, c, ref, dtype, what, flop):
+    """One side ("tilec" or "triton") of a sweep row: `make_run()` gives
+    its launch, whose output `c` is checked against `ref` before timing;
+    an error is reported in the row and the sweep goes on."""
+    try:
+        run = make_run()
+        c.fill_(float("nan"))
+        run()
+        row[f"{side}_err"] = check(c, ref, dtype, f"{side} {what} {row['config']}")
+        row[side] = flop / median_ms(run) / 1e9
+    except Exception as error:  # report, keep sweeping
+        row[f"{side}_error"] = str(error)[:200]
+
+
+def report(row, what):
+    print(f"  {what} {row['config']}: tilec {row.get('tilec', float('nan')):7.1f}  "
+          f"triton {row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+
+
 def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
     m, n, k = shape
     in_dtype = TORCH["fp32" if dtype == "ieee" else dtype]
@@ -60,41 +88,27 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
     ref = torch.matmul(a.double() if dtype == "ieee" else a, b.double() if dtype == "ieee" else b)
     strides = (m * k, k, 1, k * n, n, 1, m * n, n, 1)
     ptr = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "ieee": "fp32"}[dtype]
+    specs, runtime_ints = specialize((m, n, k) + strides)
+    flop = 2.0 * batch * m * n * k
     rows = []
     for bm, bn, bk, warps, stages in sweep:
         grid = ((m + bm - 1) // bm, (n + bn - 1) // bn, batch)
-        # Triton's specialization: divisible by 16, or equal to 1 (then a
-        # constant, no longer a parameter).
-        div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-        ints = (m, n, k) + strides
-        signature = ", ".join([f"*{ptr}:16"] * 3 + [div(v) for v in ints] +
+        signature = ", ".join([f"*{ptr}:16"] * 3 + specs +
                               [str(bm), str(bn), str(bk), f"'{precision}'"])
-        runtime_ints = [v for v in ints if div(v) != "1"]
         row = {"config": [bm, bn, bk, warps, stages]}
-        try:
+
+        def tilec_run():
             kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
                                  ["--num-stages", str(stages), "--arch", args.arch])
-            launch = kernel.bind(grid, a, b, c, *runtime_ints)
-            c.fill_(float("nan"))
-            launch()
-            row["tilec_err"] = check(c, ref, dtype, f"tilec {dtype} {row['config']}")
-            row["tilec"] = tflops(m, n, k, median_ms(launch), batch)
             row["compile_ms"] = kernel.compile_ms
-        except Exception as error:  # report, keep sweeping
-            row["tilec_error"] = str(error)[:200]
-        try:
-            run = lambda: tl_module.matmul_kernel[grid](
-                a, b, c, m, n, k, *strides, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                PRECISION=precision, num_warps=warps, num_stages=stages)
-            c.fill_(float("nan"))
-            run()
-            row["triton_err"] = check(c, ref, dtype, f"triton {dtype} {row['config']}")
-            row["triton"] = tflops(m, n, k, median_ms(run), batch)
-        except Exception as error:
-            row["triton_error"] = str(error)[:200]
-        print(f"  {dtype:5s} {shape} x{batch} {row['config']}: tilec "
-              f"{row.get('tilec', float('nan')):7.1f}  triton "
-              f"{row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+            return kernel.bind(grid, a, b, c, *runtime_ints)
+
+        measure(row, "tilec", tilec_run, c, ref, dtype, dtype, flop)
+        measure(row, "triton", lambda: partial(
+            tl_module.matmul_kernel[grid], a, b, c, m, n, k, *strides, BLOCK_M=bm,
+            BLOCK_N=bn, BLOCK_K=bk, PRECISION=precision, num_warps=warps,
+            num_stages=stages), c, ref, dtype, dtype, flop)
+        report(row, f"{dtype:5s} {shape} x{batch}")
         rows.append(row)
     if dtype == "ieee":
         cublas = None
@@ -115,39 +129,25 @@ def grouped(args, tl_module, workdir, dtype, shape, sweep, group_m=8):
     b = torch.randn(k, n, device="cuda", dtype=TORCH[dtype])
     c = torch.empty(m, n, device="cuda", dtype=TORCH[dtype])
     ref = torch.matmul(a, b)
-    div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-    ints = (m, n, k, k, 1, n, 1, n, 1)
-    runtime_ints = [v for v in ints if div(v) != "1"]
+    strides = (k, 1, n, 1, n, 1)
+    specs, runtime_ints = specialize((m, n, k) + strides)
+    flop = 2.0 * m * n * k
     rows = []
     for bm, bn, bk, warps, stages in sweep:
         grid = (-(-m // bm) * -(-n // bn),)
         row = {"config": [bm, bn, bk, warps, stages, group_m]}
-        signature = ", ".join([f"*{dtype}:16"] * 3 + [div(v) for v in ints] +
+        signature = ", ".join([f"*{dtype}:16"] * 3 + specs +
                               [str(bm), str(bn), str(bk), str(group_m)])
-        try:
-            kernel = TilecKernel(args.tilec, "grouped_matmul", signature, workdir, warps,
-                                 ["--num-stages", str(stages), "--arch", args.arch],
-                                 path=GROUPED)
-            launch = kernel.bind(grid, a, b, c, *runtime_ints)
-            c.fill_(float("nan"))
-            launch()
-            row["tilec_err"] = check(c, ref, dtype, f"tilec grouped {row['config']}")
-            row["tilec"] = tflops(m, n, k, median_ms(launch))
-        except Exception as error:
-            row["tilec_error"] = str(error)[:200]
-        try:
-            run = lambda: tl_module.grouped_matmul_kernel[grid](
-                a, b, c, m, n, k, k, 1, n, 1, n, 1, BLOCK_M=bm, BLOCK_N=bn,
-                BLOCK_K=bk, GROUP_M=group_m, num_warps=warps, num_stages=stages)
-            c.fill_(float("nan"))
-            run()
-            row["triton_err"] = check(c, ref, dtype, f"triton grouped {row['config']}")
-            row["triton"] = tflops(m, n, k, median_ms(run))
-        except Exception as error:
-            row["triton_error"] = str(error)[:200]
-        print(f"  grouped {dtype} {shape} {row['config']}: tilec "
-              f"{row.get('tilec', float('nan')):7.1f}  triton "
-              f"{row.get('triton', float('nan')):7.1f} TFLOP/s", flush=True)
+        measure(row, "tilec", lambda: TilecKernel(
+            args.tilec, "grouped_matmul", signature, workdir, warps,
+            ["--num-stages", str(stages), "--arch", args.arch],
+            path=GROUPED).bind(grid, a, b, c, *runtime_ints),
+            c, ref, dtype, "grouped", flop)
+        measure(row, "triton", lambda: partial(
+            tl_module.grouped_matmul_kernel[grid], a, b, c, m, n, k, *strides,
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=group_m, num_warps=warps,
+            num_stages=stages), c, ref, dtype, "grouped", flop)
+        report(row, f"grouped {dtype} {shape}")
         rows.append(row)
     return rows, tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)))
 
