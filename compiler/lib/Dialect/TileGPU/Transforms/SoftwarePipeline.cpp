@@ -31,8 +31,6 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <numeric>
-
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUPIPELINE
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h.inc"
@@ -187,9 +185,7 @@ void keepInFlight(tile::DotOp dot, scf::ForOp loop) {
       builder, dot.getLoc(), dot.getType(), dot.getResult(),
       builder.getI32IntegerAttr(1));
   dot.getResult().replaceAllUsesExcept(previous, previous);
-  auto mma = cast<MmaEncodingAttr>(dot.getType().getEncoding());
-  ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
-  if (std::accumulate(warps.begin(), warps.end(), 1u, std::multiplies<>()) > 4)
+  if (getNumWarps(dot) > 4)
     tile::DebugBarrierOp::create(builder, dot.getLoc());
   builder.setInsertionPointAfter(loop);
   Value result = loop.getResult(index);
