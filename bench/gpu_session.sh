@@ -119,7 +119,11 @@ r = np.random.default_rng(1)
 for t in ('float16', 'float32'):
     np.save('$work/a_%s.npy' % t, r.standard_normal(200 * 1000).astype(t))
     np.save('$work/b_%s.npy' % t, r.standard_normal(1000 * 300).astype(t))
-np.save('$work/c.npy', np.zeros(200 * 300, np.float32))"
+np.save('$work/c.npy', np.zeros(200 * 300, np.float32))
+for n in 'qkv':
+    np.save('$work/%s.npy' % n, r.standard_normal(2 * 200 * 64).astype('float16'))
+np.save('$work/o.npy', np.zeros(2 * 200 * 64, np.float16))
+np.save('$work/l.npy', np.zeros(2 * 200, np.float32))"
   local ints="200 300 1000 200000 1000 1 300000 300 1 60000 300 1"
   for tool in memcheck racecheck synccheck; do
     for cfg in "fp16 64 64 32 4" "fp16 128 128 32 4" "fp16 128 128 64 8" "fp32 128 128 32 8"; do
@@ -132,6 +136,19 @@ np.save('$work/c.npy', np.zeros(200 * 300, np.float32))"
         --signature "*$1, *$1, *fp32$(printf ', i32%.0s' $ints), $2, $3, $4, 'tf32'" \
         "$work/a_$np_t.npy" "$work/b_$np_t.npy" "$work/c.npy" $ints > "$log" 2>&1
       note "compute-sanitizer $tool sm_90a dot $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+    done
+    # Attention forward: the queries stored once before the loop, the
+    # probabilities fed to the second wgmma from registers; a ragged
+    # N_CTX (200 keys: the last block masked), causal or not.
+    for causal in 0 1; do
+      local log="$OUT/sanitize_hopper_${tool}_attention_causal$causal.log"
+      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
+        test/Triton/attention.tl --kernel attention_fwd --arch sm_90a --num-warps 8 \
+        --grid 2,2,1 --backend cuda -o "$work/out" \
+        --signature "*fp16, *fp16, *fp16, fp32, *fp16, *fp32, i32, i32, i32, i32, i32, 64, 128, 64, $causal" \
+        "$work/q.npy" "$work/k.npy" "$work/v.npy" 0.125 "$work/o.npy" "$work/l.npy" \
+        $((2 * 200 * 64)) $((200 * 64)) 64 2 200 > "$log" 2>&1
+      note "compute-sanitizer $tool sm_90a attention causal=$causal: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
     done
   done
 }

@@ -186,3 +186,41 @@ module attributes {tilegpu.num_warps = 4 : i32, tilegpu.arch_specific} {
     return
   }
 }
+
+// -----
+
+// A wgmma whose A was computed in registers (here: the accumulator of a
+// first dot, rounded to f16) reads it from them: the conversion from the
+// accumulator's layout to A's only renames registers (no shared memory,
+// no barrier), and each m64n64k16 takes four 32-bit registers of A before
+// B's descriptor (K 64: four instructions); B keeps its transpose flag.
+// CHECK-LABEL: llvm.func @wgmma_registers_a(
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, $32, $33, p, 1, 1, 0, 1;
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 { $0, {{.*}}, $31 }, { $32, $33, $34, $35 }, $36, p, 1, 1, 1;{{.*}}"=f,{{.*}},=f,r,r,r,r,l,r,0,
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.wait_group.sync.aligned 0;
+#wr = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#ra = #tilegpu.dot_op<{opIdx = 0, parent = #wr, kWidth = 2}>
+#blr = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#swr = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 4 : i32, tilegpu.arch_specific} {
+  func.func @wgmma_registers_a(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+    %ap = tile.splat %pa : tensor<64x64x!tile.ptr<f16>, #blr>
+    %a = tile.load %ap : tensor<64x64x!tile.ptr<f16>, #blr>
+    %bp = tile.splat %pb : tensor<64x64x!tile.ptr<f16>, #blr>
+    %b = tile.load %bp : tensor<64x64x!tile.ptr<f16>, #blr>
+    %sa = tilegpu.local_alloc %a : (tensor<64x64xf16, #blr>) -> !tilegpu.memdesc<64x64xf16, #swr>
+    %sb = tilegpu.local_alloc %b : (tensor<64x64xf16, #blr>) -> !tilegpu.memdesc<64x64xf16, #swr>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wr>
+    %s = tile.dot %sa, %sb, %zero, tf32 : !tilegpu.memdesc<64x64xf16, #swr>, !tilegpu.memdesc<64x64xf16, #swr> -> tensor<64x64xf32, #wr>
+    %p = arith.truncf %s : tensor<64x64xf32, #wr> to tensor<64x64xf16, #wr>
+    %pa2 = tilegpu.convert_layout %p : tensor<64x64xf16, #wr> -> tensor<64x64xf16, #ra>
+    %d = tile.dot %pa2, %sb, %zero, tf32 : tensor<64x64xf16, #ra>, !tilegpu.memdesc<64x64xf16, #swr> -> tensor<64x64xf32, #wr>
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wr>
+    tile.store %cp, %d : tensor<64x64x!tile.ptr<f32>, #wr>
+    return
+  }
+}

@@ -368,3 +368,62 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
     return
   }
 }
+
+// -----
+
+// Attention's two dots on wgmma. The queries, loaded before the loop, are
+// stored once there (fenced, then the CTA syncs), not in every iteration;
+// the keys come through a ring, so the first dot needs only the copies'
+// wait. The probabilities, computed in registers, stay there as the
+// second dot's A (no buffer, no fence); its B (values) is in the ring the
+// same wait covered.
+#blq = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#wq = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#qa = #tilegpu.dot_op<{opIdx = 0, parent = #wq, kWidth = 2}>
+#qb = #tilegpu.dot_op<{opIdx = 1, parent = #wq, kWidth = 2}>
+// CHECK-LABEL: func.func @wgmma_attention
+// CHECK: %[[Q:.*]] = tilegpu.local_alloc %{{.*}} : (tensor<64x64xf16, #{{.*}}>) -> !tilegpu.memdesc<64x64xf16
+// CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK-NEXT: tile.debug_barrier
+// CHECK: scf.for
+// CHECK-NOT: fence_async_shared
+// CHECK: tilegpu.async_wait
+// CHECK-NOT: tile.debug_barrier
+// CHECK: tile.dot %[[Q]], %{{.*}} : !tilegpu.memdesc<64x64xf16, {{.*}}>, !tilegpu.memdesc<64x64xf16
+// CHECK-NOT: local_alloc
+// CHECK-NOT: fence_async_shared
+// CHECK-NOT: tile.debug_barrier
+// CHECK: %[[P:.*]] = tilegpu.convert_layout %{{.*}} -> tensor<64x64xf16, #{{.*}}>
+// CHECK-NOT: tile.debug_barrier
+// CHECK: tile.dot %[[P]], %{{.*}} : tensor<64x64xf16, #{{.*}}>, !tilegpu.memdesc<64x64xf16
+// CHECK: scf.yield
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 2 : i32} {
+  func.func @wgmma_attention(%pq: !tile.ptr<f16>, %pk: !tile.ptr<f16>, %pv: !tile.ptr<f16>, %po: !tile.ptr<f32>, %n: i32) {
+    %q0 = tile.splat %pq : tensor<64x64x!tile.ptr<f16>, #blq>
+    %k0 = tile.splat %pk : tensor<64x64x!tile.ptr<f16>, #blq>
+    %v0 = tile.splat %pv : tensor<64x64x!tile.ptr<f16>, #blq>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #wq>
+    %c64 = arith.constant dense<64> : tensor<64x64xi32, #blq>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %q = tile.load %q0 : tensor<64x64x!tile.ptr<f16>, #blq>
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %kp = %k0, %vp = %v0) -> (tensor<64x64xf32, #wq>, tensor<64x64x!tile.ptr<f16>, #blq>, tensor<64x64x!tile.ptr<f16>, #blq>) : i32 {
+      %k = tile.load %kp : tensor<64x64x!tile.ptr<f16>, #blq>
+      %v = tile.load %vp : tensor<64x64x!tile.ptr<f16>, #blq>
+      %cq = tilegpu.convert_layout %q : tensor<64x64xf16, #blq> -> tensor<64x64xf16, #qa>
+      %ck = tilegpu.convert_layout %k : tensor<64x64xf16, #blq> -> tensor<64x64xf16, #qb>
+      %s = tile.dot %cq, %ck, %zero, tf32 : tensor<64x64xf16, #qa>, tensor<64x64xf16, #qb> -> tensor<64x64xf32, #wq>
+      %e = math.exp2 %s : tensor<64x64xf32, #wq>
+      %p = arith.truncf %e : tensor<64x64xf32, #wq> to tensor<64x64xf16, #wq>
+      %cp = tilegpu.convert_layout %p : tensor<64x64xf16, #wq> -> tensor<64x64xf16, #qa>
+      %cv = tilegpu.convert_layout %v : tensor<64x64xf16, #blq> -> tensor<64x64xf16, #qb>
+      %d = tile.dot %cp, %cv, %acc, tf32 : tensor<64x64xf16, #qa>, tensor<64x64xf16, #qb> -> tensor<64x64xf32, #wq>
+      %kp2 = tile.addptr %kp, %c64 : tensor<64x64x!tile.ptr<f16>, #blq>, tensor<64x64xi32, #blq>
+      %vp2 = tile.addptr %vp, %c64 : tensor<64x64x!tile.ptr<f16>, #blq>, tensor<64x64xi32, #blq>
+      scf.yield %d, %kp2, %vp2 : tensor<64x64xf32, #wq>, tensor<64x64x!tile.ptr<f16>, #blq>, tensor<64x64x!tile.ptr<f16>, #blq>
+    }
+    %op = tile.splat %po : tensor<64x64x!tile.ptr<f32>, #wq>
+    tile.store %op, %r#0 : tensor<64x64x!tile.ptr<f32>, #wq>
+    return
+  }
+}

@@ -401,6 +401,31 @@ TEST_F(MmaLayoutTest, SmallTilesPadToTheInstruction) {
   expectCoverage(rows, 4, 8);
 }
 
+TEST_F(MmaLayoutTest, WgmmaRegisterOperandIsTheAccumulatorsThreads) {
+  // Two warpgroups along M of a 128 x 64 wgmma tile (warps M first): warp
+  // w holds rows 16 w ... of A, as of the accumulator, so an accumulator
+  // rounded to f16 is the next dot's A without moving (attention's P).
+  auto wgmma = MmaEncodingAttr::get(&context, 3, {8, 1}, {64, 64});
+  ThreadLayout acc = layout({128, 64}, wgmma);
+  ThreadLayout a = layout({128, 64}, operand(0, wgmma, 2));
+  expectInverse(a);
+  expectCoverage(a, 8, 1);
+  for (unsigned warp = 0; warp < 8; ++warp)
+    EXPECT_EQ(a.getPosition(0, 0, warp), SmallVector<int64_t>({16 * warp, 0}));
+  std::optional<SmallVector<unsigned>> permutation =
+      getRegisterPermutation(acc, a);
+  ASSERT_TRUE(permutation.has_value());
+  for (unsigned tid = 0; tid < 256; ++tid)
+    for (unsigned e = 0; e < a.getNumElems(); ++e)
+      EXPECT_EQ(a.getPosition(e, tid % 32, tid / 32),
+                acc.getPosition((*permutation)[e], tid % 32, tid / 32));
+  // Layouts that put elements in other threads are no permutation: B's,
+  // or mma.sync's A with warps along N.
+  EXPECT_FALSE(getRegisterPermutation(acc, layout({128, 64}, operand(1, wgmma, 2))));
+  EXPECT_FALSE(getRegisterPermutation(layout({64, 64}, mma({2, 2})),
+                                      layout({64, 64}, operand(0, mma({2, 2}), 2))));
+}
+
 TEST_F(ThreadLayoutTest, FMAOperands) {
   // The FMA dot: A holds the accumulator's rows and all of K, B its columns.
   BlockedEncodingAttr parent = blocked({2, 2}, {8, 4}, {2, 2}, {1, 0});

@@ -2,6 +2,9 @@
 //
 // Dot operands do not come this way: tilegpu-pipeline stores them into
 // swizzled buffers that the dot reads with ldmatrix (SharedMemory.cpp).
+// Layouts that put every element in the same thread (an mma accumulator
+// and the A operand of a wgmma that reads it from registers) only reorder
+// registers.
 //
 // Every thread writes its elements to shared memory at their row-major
 // index, the CTA synchronizes, and every thread reads the elements the new
@@ -130,6 +133,14 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     ThreadLayout src = getThreadLayout(op.getSrc().getType());
     ThreadLayout dst = getThreadLayout(type);
     ValueRange srcValues = adaptor.getSrc();
+    if (std::optional<SmallVector<unsigned>> permutation =
+            getRegisterPermutation(src, dst)) {
+      SmallVector<Value> values;
+      for (unsigned from : *permutation)
+        values.push_back(srcValues[from]);
+      rewriter.replaceOpWithMultiple(op, {values});
+      return success();
+    }
     Type element = srcValues.front().getType();
     Type slotType = getMemoryType(element);
     unsigned slotBytes = getMemoryBits(slotType) / 8;

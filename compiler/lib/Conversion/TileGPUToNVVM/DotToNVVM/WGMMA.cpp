@@ -2,10 +2,12 @@
 //
 // The accumulator (mma encoding version 3) sits in the registers wgmma
 // reads and writes: each warpgroup issues one m64nNk16 per K step for each
-// 64-row and N-column repetition of its share of the tile. Both operands
-// stay in shared memory, where tilegpu-pipeline staged them in the panelled
-// swizzled layout (SharedLayout.h) that wgmma's descriptors describe (the
-// facts, checked on the GPU by bench/wgmma_probe.py, are in
+// 64-row and N-column repetition of its share of the tile. An A computed
+// in registers (attention's probabilities) is read from them, four
+// registers of mma.sync's A fragment per instruction. B, and A where it was
+// loaded, are in shared memory, where tilegpu-pipeline staged them in the
+// panelled swizzled layout (SharedLayout.h) that wgmma's descriptors
+// describe (the facts, checked on the GPU by bench/wgmma_probe.py, are in
 // docs/hopper-facts.md):
 //
 //   - a K-major operand (A stored M x K, B stored N x K) has rows of one
@@ -20,8 +22,7 @@
 // The operands are complete and visible to the async proxy when the dot
 // starts: tilegpu-pipeline put a barrier (and a proxy fence where they
 // were stored from registers) before it. After the last wgmma the
-// warpgroup commits them as
-// one group and waits for it, the accumulator threaded through the wait so
+// warpgroup commits them as one group and waits for it, the accumulator threaded through the wait so
 // that nothing reads it earlier; unless a tilegpu.warpgroup_dot_wait takes
 // the result, which lets the group run on while the next iteration's
 // copies go out (tilegpu-pipeline keeps a K loop's dot one group deep).
@@ -106,6 +107,35 @@ struct OperandDescriptor {
   }
 };
 
+/// A (M x K) in registers, in the dot_op layout of a version-3 parent:
+/// mma.sync's A fragments, each warp 16 of a 64-row instruction's rows.
+struct RegisterOperand {
+  ThreadLayout layout;
+  SmallVector<Value> values;
+  unsigned kWidth;
+
+  RegisterOperand(Type type, ValueRange values)
+      : layout(getThreadLayout(cast<RankedTensorType>(type))),
+        values(values.begin(), values.end()),
+        kWidth(cast<DotOperandEncodingAttr>(layout.getRootEncoding())
+                   .getKWidth()) {}
+
+  /// The four 32-bit registers of M repetition `rep` and K step `kStep`.
+  SmallVector<Value> fragment(OpBuilder &b, Location loc, int64_t rep,
+                              int64_t kStep) const {
+    SmallVector<Value> registers, elems;
+    for (unsigned i = 0; i < 4 * kWidth; ++i) {
+      elems.push_back(values[layout.linearize(
+          getMmaFragmentLocal(0, kWidth, 2, 0, rep, kStep, i))]);
+      if (elems.size() < kWidth)
+        continue;
+      registers.push_back(packRegister(b, loc, elems));
+      elems.clear();
+    }
+    return registers;
+  }
+};
+
 /// `count` f32 values through one inline-asm statement `text`, each tied
 /// to its own output: `text` may use them as $0 ... and take `extra`
 /// operands after them.
@@ -147,15 +177,20 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     Location loc = op.getLoc();
     auto aType = dyn_cast<MemDescType>(op.getA().getType());
     auto bType = dyn_cast<MemDescType>(op.getB().getType());
-    if (!aType || !bType || adaptor.getA().size() != 1 ||
-        adaptor.getB().size() != 1)
-      return op.emitError("internal: wgmma reads both operands from shared "
-                          "memory, which tilegpu-pipeline did not stage");
-    std::optional<OperandDescriptor> a = OperandDescriptor::get(
-        SharedTile::get(adaptor.getA().front(), aType), 0);
+    if (!bType || adaptor.getB().size() != 1 ||
+        (aType && adaptor.getA().size() != 1))
+      return op.emitError("internal: wgmma reads B from shared memory, which "
+                          "tilegpu-pipeline did not stage");
+    std::optional<OperandDescriptor> a;
+    std::optional<RegisterOperand> aRegisters;
+    if (aType)
+      a = OperandDescriptor::get(SharedTile::get(adaptor.getA().front(), aType),
+                                 0);
+    else
+      aRegisters.emplace(op.getA().getType(), adaptor.getA());
     std::optional<OperandDescriptor> b = OperandDescriptor::get(
         SharedTile::get(adaptor.getB().front(), bType), 1);
-    if (!a || !b)
+    if ((aType && !a) || !b)
       return op.emitError("internal: a wgmma operand's shared layout is not "
                           "a 32, 64 or 128-byte swizzle");
 
@@ -164,7 +199,7 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     int64_t instrN = mma.getInstrShape()[1];
     unsigned groupsM = warps[0] / 4, groupsN = warps[1];
     int64_t m = op.getType().getShape()[0], n = op.getType().getShape()[1];
-    int64_t k = aType.getShape()[1];
+    int64_t k = op.getA().getType().getShape()[1];
     int64_t mReps = m / (64 * groupsM), nReps = n / (instrN * groupsN);
     int64_t regs = instrN / 2;
 
@@ -188,28 +223,38 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
           d.tile.base, ValueRange{bytes});
       return d;
     };
-    OperandDescriptor aGroup = offsetBase(*a, groupM, 64);
+    std::optional<OperandDescriptor> aGroup;
+    if (a)
+      aGroup = offsetBase(*a, groupM, 64);
     OperandDescriptor bGroup = offsetBase(*b, groupN, instrN);
 
     // A K step is 32 bytes of each row: 16 halves, or 8 floats read as
     // tf32 (the low mantissa bits ignored), which come K-major only.
-    Type input = aType.getElementType();
+    Type input = op.getA().getType().getElementType();
     bool tf32 = input.isF32();
     std::string type = input.isBF16() ? "bf16" : tf32 ? "tf32" : "f16";
     int64_t kInstr = tf32 ? 8 : 16;
-    if (tf32 && !(a->kMajor && b->kMajor))
+    if (tf32 && !((!a || a->kMajor) && b->kMajor))
       return op.emitError("internal: a tf32 wgmma operand is not K-major");
-    std::string transpose = tf32 ? ""
-                                 : std::string(", ") + (a->kMajor ? "0" : "1") +
-                                       ", " + (b->kMajor ? "0" : "1");
+    // Operands after the accumulator's registers: A (a descriptor, or four
+    // registers of its fragment), B's descriptor, then the scale-d flag.
+    unsigned aCount = a ? 1 : 4;
+    std::string aOperand = getPTXOperandList(regs, aCount);
+    std::string transpose;
+    if (!tf32) {
+      if (a)
+        transpose += std::string(", ") + (a->kMajor ? "0" : "1");
+      transpose += std::string(", ") + (b->kMajor ? "0" : "1");
+    }
     std::string text = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
-                       std::to_string(regs + 2) + ", 0;\n" +
+                       std::to_string(regs + aCount + 1) + ", 0;\n" +
                        "wgmma.mma_async.sync.aligned.m64n" +
                        std::to_string(instrN) + "k" + std::to_string(kInstr) +
                        ".f32." + type + "." + type + " " +
-                       getPTXOperandList(0, regs) + ", $" +
-                       std::to_string(regs) + ", $" + std::to_string(regs + 1) +
-                       ", p, 1, 1" + transpose + ";\n}";
+                       getPTXOperandList(0, regs) + ", " + aOperand + ", $" +
+                       std::to_string(regs + aCount) + ", p, 1, 1" +
+                       transpose + ";\n}";
+    std::string extraConstraints = a ? "l,l,r" : "r,r,r,r,l,r";
 
     // The accumulator's registers of instruction (mi, ni), in its order.
     auto instrElems = [&](int64_t mi, int64_t ni) {
@@ -234,11 +279,16 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
           SmallVector<Value> d;
           for (unsigned e : elems)
             d.push_back(sums[e]);
-          Value aDesc =
-              aGroup.emit(rewriter, loc, 64 * groupsM * mi, kInstr * kStep);
-          Value bDesc =
-              bGroup.emit(rewriter, loc, instrN * groupsN * ni, kInstr * kStep);
-          d = emitTied(rewriter, loc, text, d, {aDesc, bDesc, one}, "l,l,r");
+          SmallVector<Value> extra;
+          if (aGroup)
+            extra.push_back(
+                aGroup->emit(rewriter, loc, 64 * groupsM * mi, kInstr * kStep));
+          else
+            extra = aRegisters->fragment(rewriter, loc, mi, kStep);
+          extra.push_back(
+              bGroup.emit(rewriter, loc, instrN * groupsN * ni, kInstr * kStep));
+          extra.push_back(one);
+          d = emitTied(rewriter, loc, text, d, extra, extraConstraints);
           for (auto [e, v] : llvm::zip(elems, d))
             sums[e] = v;
         }

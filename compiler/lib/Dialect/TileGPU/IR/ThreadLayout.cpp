@@ -103,12 +103,14 @@ Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
 /// (k..., k + 4 kWidth); lanes (k + kWidth, k + 2 kWidth) and then three
 /// bits of M or N. Warps are the accumulator's, those of the other operand's
 /// dimension holding copies.
+///
+/// wgmma reads A from registers in these fragments too, each warp of a
+/// warpgroup 16 of the instruction's 64 rows; its warps number M before N
+/// (see mmaBases), mma.sync's N before M. B it reads from shared memory
+/// only (tilegpu-pipeline stages it there).
 Bases mmaOperandBases(MmaEncodingAttr mma, unsigned opIdx, unsigned kWidth,
                       ArrayRef<int64_t> shape) {
   unsigned rank = shape.size();
-  // wgmma reads its operands from shared memory (tilegpu-pipeline stages
-  // them there); in registers they take mma.sync's fragments, which are
-  // what wgmma's A-from-registers form reads too.
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   int k = opIdx == 0 ? rank - 1 : rank - 2;
   int mn = opIdx == 0 ? rank - 2 : rank - 1; // M of A, N of B
@@ -124,7 +126,15 @@ Bases mmaOperandBases(MmaEncodingAttr mma, unsigned opIdx, unsigned kWidth,
     appendRepeats(b.reg, 0, warps[0], shape[0]);
   b.lane = {{k, kWidth}, {k, 2 * kWidth}, {mn, 1}, {mn, 2}, {mn, 4}};
   unsigned nBits = log2(warps[rank - 1]), mBits = log2(warps[rank - 2]);
-  if (opIdx == 0) {
+  if (mma.getVersion() == 3) {
+    if (opIdx == 0) {
+      appendRun(b.warp, mn, 16, mBits);
+      appendZeros(b.warp, nBits);
+    } else {
+      appendZeros(b.warp, mBits);
+      appendRun(b.warp, mn, mma.getInstrShape()[1], nBits);
+    }
+  } else if (opIdx == 0) {
     appendZeros(b.warp, nBits);
     appendRun(b.warp, mn, 16, mBits);
   } else {
@@ -373,4 +383,32 @@ unsigned mlir::tilegpu::getNumWarps(Operation *op) {
             TileGPUDialect::getNumWarpsAttrName()))
       return attr.getInt();
   return 4;
+}
+
+std::optional<SmallVector<unsigned>>
+mlir::tilegpu::getRegisterPermutation(const ThreadLayout &src,
+                                      const ThreadLayout &dst) {
+  if (src.getRootShape() != dst.getRootShape() ||
+      src.getSlicedDims() != dst.getSlicedDims() ||
+      src.getLaneBases() != dst.getLaneBases() ||
+      src.getWarpBases() != dst.getWarpBases() ||
+      src.getNumElems() != dst.getNumElems())
+    return std::nullopt;
+  // The register bits must be the same moves, in any order.
+  SmallVector<unsigned> srcBitOf;
+  for (LayoutBasis basis : dst.getRegBases()) {
+    const LayoutBasis *it = llvm::find(src.getRegBases(), basis);
+    if (it == src.getRegBases().end())
+      return std::nullopt;
+    srcBitOf.push_back(it - src.getRegBases().begin());
+  }
+  SmallVector<unsigned> permutation;
+  for (unsigned e = 0; e < dst.getNumElems(); ++e) {
+    unsigned from = 0;
+    for (auto [bit, srcBit] : llvm::enumerate(srcBitOf))
+      if (e >> bit & 1)
+        from |= 1u << srcBit;
+    permutation.push_back(from);
+  }
+  return permutation;
 }

@@ -69,15 +69,18 @@ MemDescType getBufferType(RankedTensorType type,
                           encoding);
 }
 
-/// A dot operand converted into registers is stored to a buffer instead.
-/// wgmma reads tf32 operands K-major only (no transpose flag for 32-bit
-/// types): their rows run along K whatever the loads' layout, B's copied
-/// element by element into its transposed rows.
+/// A dot operand converted into registers is stored to a buffer instead,
+/// once, where its value is defined: a tile defined outside a loop (attention's
+/// queries) is not stored again in every iteration. wgmma reads tf32
+/// operands K-major only (no transpose flag for 32-bit types): their rows
+/// run along K whatever the loads' layout, B's copied element by element
+/// into its transposed rows. wgmma's A stays in registers unless it was
+/// loaded: a tile computed in registers (attention's probabilities, whose
+/// accumulator layout is already A's) would only make a round trip.
 void stageDotOperands(tile::DotOp dot) {
-  OpBuilder builder(dot);
   auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
-  bool kMajorOnly = mma && mma.getVersion() == 3 &&
-                    dot.getA().getType().getElementType().isF32();
+  bool wgmma = mma && mma.getVersion() == 3;
+  bool kMajorOnly = wgmma && dot.getA().getType().getElementType().isF32();
   for (OpOperand &operand : dot->getOpOperands()) {
     unsigned opIdx = operand.getOperandNumber();
     if (opIdx > 1)
@@ -87,10 +90,17 @@ void stageDotOperands(tile::DotOp dot) {
         !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
       continue;
     Value src = convert.getSrc();
+    if (wgmma && opIdx == 0 && !src.getDefiningOp<tile::LoadOp>())
+      continue;
     auto type = cast<RankedTensorType>(src.getType());
     std::optional<unsigned> rowDim;
     if (kMajorOnly)
       rowDim = opIdx == 0 ? type.getRank() - 1 : type.getRank() - 2;
+    // Defined in another block, it is an enclosing one's.
+    OpBuilder builder(dot);
+    if (Operation *def = src.getDefiningOp();
+        def && def->getBlock() != dot->getBlock())
+      builder.setInsertionPointAfter(def);
     auto alloc = LocalAllocOp::create(builder, convert.getLoc(),
                                       getBufferType(type, rowDim), src);
     operand.set(alloc);
@@ -367,11 +377,11 @@ bool isFilledByAsyncCopies(Value buffer) {
   return true;
 }
 
-/// True when the last op before `op` that touches memory is a
-/// tilegpu.async_wait, whose barrier then ends it.
-bool followsAsyncWait(Operation *op) {
+/// True when the last op before `op` that touches memory is a barrier:
+/// tile.debug_barrier, or a tilegpu.async_wait, which ends with one.
+bool followsBarrier(Operation *op) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isa<AsyncWaitOp>(prev))
+    if (isa<AsyncWaitOp, tile::DebugBarrierOp>(prev))
       return true;
     if (!isMemoryEffectFree(prev))
       return false;
@@ -380,20 +390,37 @@ bool followsAsyncWait(Operation *op) {
 }
 
 /// wgmma reads its operands through the async proxy, and each warpgroup
-/// reads what all threads wrote: before a Hopper dot, a proxy fence where
-/// an operand was stored from registers, and a barrier unless the copies'
-/// wait has just given one.
+/// reads what all threads wrote: a proxy fence and a barrier after an
+/// operand was stored from registers (once, after the store, for one
+/// stored outside the dot's loop; before the dot otherwise), and before
+/// the dot a barrier unless one has just passed (the copies' wait).
 void fenceWgmmaOperands(ModuleOp module) {
-  module.walk([](tile::DotOp dot) {
+  llvm::SmallPtrSet<Operation *, 4> fencedStores;
+  module.walk([&](tile::DotOp dot) {
     auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
     if (!mma || mma.getVersion() != 3)
       return;
-    bool stored = !isFilledByAsyncCopies(dot.getA()) ||
-                  !isFilledByAsyncCopies(dot.getB());
-    OpBuilder builder(dot);
-    if (stored)
+    bool storedHere = false;
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      if (!isa<MemDescType>(operand.getType()) ||
+          isFilledByAsyncCopies(operand))
+        continue;
+      Operation *store = operand.getDefiningOp();
+      if (!store || store->getBlock() == dot->getBlock()) {
+        storedHere = true;
+        continue;
+      }
+      if (!fencedStores.insert(store).second)
+        continue;
+      OpBuilder builder = OpBuilder::atBlockEnd(store->getBlock());
+      builder.setInsertionPointAfter(store);
       FenceAsyncSharedOp::create(builder, dot.getLoc());
-    if (stored || !followsAsyncWait(dot))
+      tile::DebugBarrierOp::create(builder, dot.getLoc());
+    }
+    OpBuilder builder(dot);
+    if (storedHere)
+      FenceAsyncSharedOp::create(builder, dot.getLoc());
+    if (storedHere || !followsBarrier(dot))
       tile::DebugBarrierOp::create(builder, dot.getLoc());
   });
 }
@@ -407,6 +434,10 @@ int64_t estimateScratchBytes(scf::ForOp loop) {
   loop->getParentOfType<ModuleOp>().walk([&](ConvertLayoutOp convert) {
     Operation *ancestor = loop->getBlock()->findAncestorOpInBlock(*convert);
     if (ancestor && loop->isBeforeInBlock(ancestor))
+      return;
+    std::optional<ThreadLayout> src = ThreadLayout::get(convert.getSrc().getType());
+    std::optional<ThreadLayout> dst = ThreadLayout::get(convert.getType());
+    if (src && dst && getRegisterPermutation(*src, *dst))
       return;
     int64_t elements = 1;
     for (auto [src, dst] : llvm::zip(convert.getSrc().getType().getShape(),

@@ -93,6 +93,13 @@ private:
   SmallVector<LayoutBasis> regBases, laneBases, warpBases;
 };
 
+/// When `dst` places every element in the same thread as `src` (the same
+/// lane and warp moves, the register moves reordered), the source register
+/// of each of `dst`'s: converting between them needs no data movement, as
+/// from an mma accumulator to the next wgmma's A operand.
+std::optional<SmallVector<unsigned>>
+getRegisterPermutation(const ThreadLayout &src, const ThreadLayout &dst);
+
 /// The number of warps the module's layouts assume (`tilegpu.num_warps`).
 unsigned getNumWarps(Operation *op);
 
