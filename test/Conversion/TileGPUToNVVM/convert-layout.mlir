@@ -120,15 +120,38 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
-// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 9216 : i32}
+// On sm_80 an f16 accumulator writes its pairs as 4-byte vectors.
+// CHECK-LABEL: module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 9216 : i32}
 // CHECK-LABEL: llvm.func @accumulator_f16
 // CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<2xf16>, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
 #mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
 #rows8 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-module attributes {tilegpu.num_warps = 4 : i32} {
+module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 : i32} {
   func.func @accumulator_f16(%x: tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #rows8> {
+    %y = tilegpu.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #rows8>
+    return %y : tensor<64x64xf16, #rows8>
+  }
+}
+
+// -----
+
+// From sm_90 the same conversion stores 8 x 8 matrices with stmatrix, four
+// per instruction (eight registers), instead of 16 pairs: lane l points at
+// row l % 8 of matrix l / 8 (rows of 72 f16: 144 bytes, so the 8 rows of
+// a matrix fall in distinct banks).
+// CHECK-LABEL: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 9216 : i32}
+// CHECK-LABEL: llvm.func @accumulator_f16_stmatrix
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-4: nvvm.stmatrix %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<row>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK-NOT: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xf16>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#rows8 = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.num_warps = 4 : i32} {
+  func.func @accumulator_f16_stmatrix(%x: tensor<64x64xf16, #mma>) -> tensor<64x64xf16, #rows8> {
     %y = tilegpu.convert_layout %x : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #rows8>
     return %y : tensor<64x64xf16, #rows8>
   }

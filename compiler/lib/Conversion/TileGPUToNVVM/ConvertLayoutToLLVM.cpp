@@ -22,9 +22,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "BankConflicts.h"
+#include "SharedMemory.h"
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -47,11 +49,33 @@ unsigned getRowVectorWidth(const ThreadLayout &layout, int64_t rowLength,
 }
 
 /// How a conversion uses its scratch rows: vectors of `srcVec` elements
-/// written, `dstVec` read, each row `pad` slots longer than the tile's.
+/// written (or, with `matrices`, stmatrix's 8 x 8 matrices, four at a
+/// time), `dstVec` read, each row `pad` slots longer than the tile's.
 struct ScratchPlan {
   unsigned srcVec = 1, dstVec = 1;
+  bool matrices = false;
   int64_t pad = 0;
 };
+
+/// Where each lane of a warp points when the warp stores `layout`'s
+/// registers with stmatrix (16-bit elements, rank 2): register pairs 2j,
+/// 2j + 1 are matrix j, its rows along lane bits 2-4 and its 8 columns
+/// over register bit 0 and lane bits 0-1, as mma accumulators hold them;
+/// lane l gives the address of row l % 8 of matrix l / 8 of each four,
+/// so lane bits 3 and 4 move as register bits 1 and 2. None when the
+/// layout holds its elements otherwise.
+std::optional<SmallVector<LayoutBasis>>
+getMatrixStoreLanes(const ThreadLayout &layout, unsigned slotBytes) {
+  ArrayRef<LayoutBasis> reg = layout.getRegBases();
+  ArrayRef<LayoutBasis> lane = layout.getLaneBases();
+  if (slotBytes != 2 || layout.getRootRank() != 2 ||
+      !layout.getSlicedDims().empty() || reg.size() < 3)
+    return std::nullopt;
+  LayoutBasis expected[] = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
+  if (!(reg[0] == LayoutBasis{1, 1}) || lane != ArrayRef<LayoutBasis>(expected))
+    return std::nullopt;
+  return SmallVector<LayoutBasis>{{0, 1}, {0, 2}, {0, 4}, reg[1], reg[2]};
+}
 
 /// The slot of a tensor position in rows of `rowStride`.
 int64_t getSlot(const ThreadLayout &layout, ArrayRef<int64_t> rootPosition,
@@ -84,6 +108,23 @@ int64_t countAccessWavefronts(const ThreadLayout &layout, unsigned vec,
          (layout.getNumElems() / vec);
 }
 
+/// Shared-memory wavefronts of warp 0 storing all its elements of `layout`
+/// with stmatrix, its lanes pointing as `lanes` says: 8 rows of 16 bytes
+/// per matrix.
+int64_t countMatrixStoreWavefronts(const ThreadLayout &layout,
+                                   ArrayRef<LayoutBasis> lanes,
+                                   ArrayRef<int64_t> shape, int64_t rowStride) {
+  SmallVector<int64_t> addresses;
+  for (unsigned l = 0; l < 32; ++l) {
+    SmallVector<int64_t> position(layout.getRootRank(), 0);
+    for (auto [bit, basis] : llvm::enumerate(lanes))
+      if (l >> bit & 1)
+        position[basis.dim] += basis.offset;
+    addresses.push_back(getSlot(layout, position, shape, rowStride) * 2);
+  }
+  return countWavefronts(addresses, 16) * (layout.getNumElems() / 8);
+}
+
 /// The plan whose writes and reads take the fewest shared-memory
 /// wavefronts by the bank model (then the fewest instructions, then the
 /// least memory): full vectors or single elements each way, rows padded by
@@ -92,35 +133,74 @@ int64_t countAccessWavefronts(const ThreadLayout &layout, unsigned vec,
 /// across banks; a transpose's reads walk down columns and want them
 /// staggered otherwise; row-to-row conversions want no padding at all.
 ScratchPlan chooseScratchPlan(const ThreadLayout &src, const ThreadLayout &dst,
-                              ArrayRef<int64_t> shape, unsigned slotBytes) {
+                              ArrayRef<int64_t> shape, unsigned slotBytes,
+                              ArrayRef<LayoutBasis> matrixLanes) {
   int64_t rowLength = shape.back();
+  // Writes: vectors, single elements, or (0) stmatrix's 16-byte rows.
   SmallVector<unsigned> srcVecs = {getRowVectorWidth(src, rowLength, slotBytes)};
   SmallVector<unsigned> dstVecs = {getRowVectorWidth(dst, rowLength, slotBytes)};
   if (srcVecs.front() > 1)
     srcVecs.push_back(1);
+  if (!matrixLanes.empty())
+    srcVecs.push_back(0);
   if (dstVecs.front() > 1)
     dstVecs.push_back(1);
   ScratchPlan best;
   std::tuple<int64_t, int64_t, int64_t> bestCost = {INT64_MAX, 0, 0};
   for (unsigned srcVec : srcVecs)
     for (unsigned dstVec : dstVecs) {
-      int64_t align = std::max(srcVec, dstVec);
+      bool matrices = srcVec == 0;
+      int64_t align = std::max(matrices ? 8 : srcVec, dstVec);
       for (int64_t k = 0; k <= (shape.size() > 1 ? 8 : 0); ++k) {
         int64_t pad = k * align, rowStride = rowLength + pad;
+        int64_t writes =
+            matrices ? countMatrixStoreWavefronts(src, matrixLanes, shape,
+                                                  rowStride)
+                     : countAccessWavefronts(src, srcVec, slotBytes, shape,
+                                             rowStride);
         int64_t wavefronts =
-            countAccessWavefronts(src, srcVec, slotBytes, shape, rowStride) +
+            writes +
             countAccessWavefronts(dst, dstVec, slotBytes, shape, rowStride);
-        int64_t instructions =
-            src.getNumElems() / srcVec + dst.getNumElems() / dstVec;
+        int64_t instructions = src.getNumElems() / (matrices ? 8 : srcVec) +
+                               dst.getNumElems() / dstVec;
         std::tuple<int64_t, int64_t, int64_t> cost = {wavefronts, instructions,
                                                       pad};
         if (cost < bestCost) {
           bestCost = cost;
-          best = {srcVec, dstVec, pad};
+          best = {matrices ? 1 : srcVec, dstVec, matrices, pad};
         }
       }
     }
   return best;
+}
+
+/// Stores this thread's elements of `src` with stmatrix (x4: eight
+/// registers, four matrices, per instruction), its lanes pointing as
+/// `lanes` says; `slotAddress` maps a tensor index to its address.
+void storeMatrices(OpBuilder &b, Location loc, const ThreadLayout &src,
+                   ArrayRef<LayoutBasis> lanes, ValueRange values,
+                   function_ref<Value(ArrayRef<Value>)> slotAddress) {
+  SmallVector<Value> base = emitThreadBase(b, loc, src, lanes);
+  for (unsigned g = 0; g < src.getNumElems(); g += 8) {
+    // Register bits 3 and up: moves disjoint from the lanes' (an or).
+    SmallVector<int64_t> offset = src.getElemOffset(g);
+    SmallVector<Value> index;
+    for (auto [d, start] : llvm::enumerate(base))
+      index.push_back(offset[d] ? (Value)LLVM::OrOp::create(
+                                      b, loc, start,
+                                      i32Constant(b, loc, offset[d]))
+                                : start);
+    SmallVector<Value> registers;
+    for (unsigned j = 0; j < 4; ++j)
+      registers.push_back(packRegister(
+          b, loc,
+          {toMemoryForm(b, loc, values[g + 2 * j]),
+           toMemoryForm(b, loc, values[g + 2 * j + 1])}));
+    NVVM::StMatrixOp::create(b, loc, slotAddress(index), registers,
+                             NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+  }
 }
 
 struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
@@ -153,7 +233,13 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
       s = std::max(s, other);
     int64_t rows = ShapedType::getNumElements(ArrayRef(shape).drop_back());
     int64_t rowLength = shape.back();
-    ScratchPlan plan = chooseScratchPlan(src, dst, shape, slotBytes);
+    // stmatrix (sm_90 on) where the source holds mma fragments.
+    std::optional<SmallVector<LayoutBasis>> matrixLanes;
+    if (getComputeCapability(op) >= 90)
+      matrixLanes = getMatrixStoreLanes(src, slotBytes);
+    ScratchPlan plan = chooseScratchPlan(
+        src, dst, shape, slotBytes,
+        matrixLanes ? ArrayRef<LayoutBasis>(*matrixLanes) : ArrayRef<LayoutBasis>());
     unsigned srcVec = plan.srcVec, dstVec = plan.dstVec;
     int64_t rowStride = rowLength + plan.pad;
     int64_t bytes = rows * rowStride * slotBytes;
@@ -171,8 +257,11 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     };
 
     NVVM::Barrier0Op::create(rewriter, loc);
-    SmallVector<SmallVector<Value>> srcIndices =
-        emitElementIndices(rewriter, loc, src);
+    if (plan.matrices)
+      storeMatrices(rewriter, loc, src, *matrixLanes, srcValues, slotAddress);
+    SmallVector<SmallVector<Value>> srcIndices;
+    if (!plan.matrices)
+      srcIndices = emitElementIndices(rewriter, loc, src);
     for (unsigned g = 0; g < srcIndices.size(); g += srcVec) {
       SmallVector<Value> slots;
       for (unsigned i = 0; i < srcVec; ++i)

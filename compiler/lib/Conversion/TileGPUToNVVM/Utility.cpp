@@ -98,15 +98,14 @@ static std::pair<Value, Value> emitLaneAndWarp(OpBuilder &b, Location loc) {
           LLVM::UDivOp::create(b, loc, tid, c32)};
 }
 
-/// Per root dimension, the moves of this thread's warp bits and, with
-/// `withLanes`, its lane bits.
+/// Per root dimension, the moves of this thread's warp bits (as `layout`
+/// has them) and of its lane bits as `laneBases` has them.
 static SmallVector<Value> emitMovesOf(OpBuilder &b, Location loc,
                                       const ThreadLayout &layout,
-                                      bool withLanes) {
+                                      ArrayRef<LayoutBasis> laneBases) {
   auto [lane, warp] = emitLaneAndWarp(b, loc);
   SmallVector<Value> base(layout.getRootRank());
-  if (withLanes)
-    addMoves(b, loc, lane, layout.getLaneBases(), base);
+  addMoves(b, loc, lane, laneBases, base);
   addMoves(b, loc, warp, layout.getWarpBases(), base);
   for (Value &d : base)
     if (!d)
@@ -116,12 +115,19 @@ static SmallVector<Value> emitMovesOf(OpBuilder &b, Location loc,
 
 SmallVector<Value> mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
                                                  const ThreadLayout &layout) {
-  return emitMovesOf(b, loc, layout, /*withLanes=*/true);
+  return emitMovesOf(b, loc, layout, layout.getLaneBases());
+}
+
+SmallVector<Value>
+mlir::tilegpu::emitThreadBase(OpBuilder &b, Location loc,
+                              const ThreadLayout &layout,
+                              ArrayRef<LayoutBasis> laneBases) {
+  return emitMovesOf(b, loc, layout, laneBases);
 }
 
 SmallVector<Value> mlir::tilegpu::emitWarpBase(OpBuilder &b, Location loc,
                                                const ThreadLayout &layout) {
-  return emitMovesOf(b, loc, layout, /*withLanes=*/false);
+  return emitMovesOf(b, loc, layout, {});
 }
 
 SmallVector<SmallVector<Value>>

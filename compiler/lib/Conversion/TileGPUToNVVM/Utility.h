@@ -97,6 +97,13 @@ Value emitTF32Bits(OpBuilder &b, Location loc, Value v);
 SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
                                   const ThreadLayout &layout);
 
+/// The same with this thread's lane bits moving as `laneBases` says instead
+/// of the layout's: where a lane points for an instruction that takes one
+/// address per lane for others' registers (stmatrix's row addresses).
+SmallVector<Value> emitThreadBase(OpBuilder &b, Location loc,
+                                  const ThreadLayout &layout,
+                                  ArrayRef<LayoutBasis> laneBases);
+
 /// Per root dimension, the moves of this thread's warp bits alone (where
 /// its warp's share of the layout starts).
 SmallVector<Value> emitWarpBase(OpBuilder &b, Location loc,
