@@ -6,7 +6,8 @@ tile as well as batches over programs, every dtype and precision, with
 64 sentinels after every buffer; where Triton can run the configuration
 (blocks of 16 or more), real Triton on the same file too.
 
-Expected agreement: integers exactly; floats within the rounding of their
+fp8 (e4m3, e5m2) runs on the tensor-core blocks only, with B also given
+K-major. Expected agreement: integers exactly; floats within the rounding of their
 sums (both sides round the inputs alike: tf32 by cvt.rna, f16/bf16 exact
 products), bounded per element by K * 2^-22 * sum_k |a_ik b_kj| (one f16 ulp
 of the result more for f16 outputs; with --arch sm_90a, tf32 inputs
@@ -14,6 +15,8 @@ truncated by wgmma as below); every float also against a float64
 reference within its dtype's class. Against Triton, what it does otherwise
 is allowed for: tf32 inputs rounded another way, and fp16 accumulators
 rounded after every instruction (tilec sums in fp32 and rounds once).
+fp8 sums are allowed Hopper's fp8 tensor cores' shorter accumulator (about
+14 bits: 2^-13 of the magnitude per 32-element K step).
 
     python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton]
 """
@@ -44,6 +47,12 @@ SHAPES = [(1, 1, 1), (3, 3, 3), (17, 17, 17), (100, 3, 17), (3, 100, 127),
 BLOCKS = [(16, 16, 16, 4), (32, 32, 32, 4), (64, 64, 32, 4), (128, 128, 32, 8),
           (128, 64, 64, 4), (3, 3, 3, 1), (16, 8, 16, 1), (64, 128, 16, 8),
           (32, 16, 64, 2), (128, 32, 16, 4)]
+# fp8 on the tensor cores (mma.sync from sm_89, wgmma with sm_90a), B as it
+# is stored (N contiguous) and K-major ("bT": stride_bk 1), as fp8 matmuls
+# usually take it; blocks the tensor cores take (no FMA fallback for fp8).
+FP8_DTYPES = [("fp8e4nv", "fp32", "tf32"), ("fp8e5", "fp32", "tf32")]
+FP8_SHAPES = [(17, 17, 17), (127, 127, 127), (100, 127, 1000), (1000, 17, 100)]
+FP8_BLOCKS = [(64, 64, 64, 4), (128, 128, 64, 8), (128, 64, 128, 4), (64, 128, 32, 4)]
 NP = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64,
       "i8": np.int8, "i32": np.int32, "bf16": np.uint16}
 
@@ -55,7 +64,27 @@ def bf16_bits(x):
     return u.astype(np.uint16)
 
 
+def fp8_float64(bits, dtype):
+    """fp8 bits (uint8) -> float64: e4m3 (bias 7, no infinities) or e5m2
+    (bias 15)."""
+    man_bits, bias = (3, 7) if dtype == "fp8e4nv" else (2, 15)
+    bits = bits.astype(np.int64)
+    exp = (bits >> man_bits) & ((1 << (7 - man_bits)) - 1)
+    man = (bits & ((1 << man_bits) - 1)) / float(1 << man_bits)
+    value = np.where(exp == 0, man * 2.0 ** (1 - bias), (1 + man) * 2.0 ** (exp - bias))
+    return np.where(bits & 0x80, -value, value)
+
+
+def fp8_bits(rng, size, dtype):
+    """Random finite fp8 values, as bits."""
+    bits = rng.integers(0, 256, size).astype(np.uint8)
+    bad = (bits & 0x7F) == 0x7F if dtype == "fp8e4nv" else (bits & 0x7C) == 0x7C
+    return np.where(bad, bits & 0xF0, bits).astype(np.uint8)
+
+
 def as_float64(x, dtype):
+    if dtype.startswith("fp8"):
+        return fp8_float64(x, dtype)
     if dtype == "bf16":
         return (x.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
     return x.astype(np.float64)
@@ -74,12 +103,18 @@ def cases(rng):
     for dtypes in DTYPES:
         yield (17, 9, 33), 5, (8, 16, 16, 16, 4), dtypes
         yield (20, 24, 40), 3, (2, 32, 16, 16, 4), dtypes
+    for i, shape in enumerate(FP8_SHAPES):
+        for j, (dtypes, b_layout) in enumerate(itertools.product(FP8_DTYPES, ((), ("bT",)))):
+            yield shape, 1, FP8_BLOCKS[(i + j) % len(FP8_BLOCKS)], dtypes + b_layout
 
 
 def inputs(rng, shape, batch, dtypes):
     m, n, k = shape
     a_t, c_t = dtypes[0], dtypes[1]
-    if a_t == "i8":
+    if a_t.startswith("fp8"):
+        a = fp8_bits(rng, (batch, m, k), a_t)
+        b = fp8_bits(rng, (batch, k, n), a_t)
+    elif a_t == "i8":
         a = rng.integers(-128, 128, (batch, m, k)).astype(np.int8)
         b = rng.integers(-128, 128, (batch, k, n)).astype(np.int8)
     else:
@@ -107,8 +142,11 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
              arch="sm_90"):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
-    a_t, c_t, precision = dtypes
+    a_t, c_t, precision = dtypes[:3]
+    k_major_b = "bT" in dtypes
     sentinel = {"i32": 0x5EED, "fp16": 7.0, "fp32": 7.5, "fp64": 7.25}[c_t]
+    if k_major_b:
+        b = b.transpose(0, 2, 1).copy()
     paths = []
     for name, arr in (("a", with_sentinels(a, a.ravel()[0])),
                       ("b", with_sentinels(b, b.ravel()[0])),
@@ -118,7 +156,8 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
         np.save(path, arr)
         paths.append(path)
     out = os.path.join(workdir, backend)
-    ints = (m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1)
+    b_strides = (k * n, 1, k) if k_major_b else (k * n, n, 1)
+    ints = (m, n, k, m * k, k, 1) + b_strides + (m * n, n, 1)
     if bz is None:
         grid = f"{-(-m // bm)},{-(-n // bn)},{batch}"
         kernel, blocks = "dot_kernel", f"{bm}, {bn}, {bk}"
@@ -136,6 +175,13 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
     return c[:-SENTINELS].reshape(batch, m, n), c[-SENTINELS:], sentinel
 
 
+def accumulation_bound(k, dtypes):
+    """fp8 tensor cores (Hopper's at least) sum with about 14 bits of
+    mantissa rather than fp32's 24: per 32-element K step, a rounding of
+    2^-13 of the magnitude."""
+    return (k // 32 + 2) * 2.0 ** -13 if dtypes[0].startswith("fp8") else 0.0
+
+
 def reference(a, b, dtypes):
     a_t = dtypes[0]
     a64, b64 = as_float64(a, a_t), as_float64(b, a_t)
@@ -150,7 +196,7 @@ def close(x, y, magnitude, k, dtypes, inputs_alike=True):
     if c_t == "i32":
         return np.array_equal(x, y)
     x, y = x.astype(np.float64), y.astype(np.float64)
-    bound = 4 * max(k, 16) * 2.0 ** -22 * magnitude + 1e-300
+    bound = (4 * max(k, 16) * 2.0 ** -22 + accumulation_bound(k, dtypes)) * magnitude + 1e-300
     if not inputs_alike and dtypes[2] == "tf32" and dtypes[0] == "fp32":
         bound += 2 * 2.0 ** -10 * magnitude
     if not inputs_alike and c_t == "fp16":
@@ -162,9 +208,9 @@ def close(x, y, magnitude, k, dtypes, inputs_alike=True):
     return bool(np.all(np.abs(x - y) <= bound))
 
 
-def reference_ok(x, ref, magnitude, dtypes):
+def reference_ok(x, ref, magnitude, k, dtypes):
     """Against float64: what each dtype class can promise."""
-    a_t, c_t, precision = dtypes
+    a_t, c_t, precision = dtypes[:3]
     if c_t == "i32":
         return np.array_equal(x.astype(np.int64), (ref.astype(np.int64) + 2**31) % 2**32 - 2**31)
     rel = {"ieee": 2.0 ** -20, "tf32x3": 2.0 ** -18, "tf32": 2.0 ** -9}[precision]
@@ -174,6 +220,8 @@ def reference_ok(x, ref, magnitude, dtypes):
         rel += 2.0 ** -9
     if c_t == "fp64":
         rel = 2.0 ** -48
+    if a_t.startswith("fp8"):
+        rel = 2.0 ** -18 + accumulation_bound(k, dtypes)
     err = np.abs(x.astype(np.float64) - ref)
     return bool(np.all(err <= rel * (magnitude + np.abs(ref)) + 1e-300))
 
@@ -227,7 +275,7 @@ def main():
         bz, bm, bn, bk, warps = split_block(block)
         label = (f"{'x'.join(map(str, shape))} batch {batch} blocks "
                  f"{'' if bz is None else f'{bz}x'}{bm}x{bn}x{bk} w{warps} "
-                 f"{dtypes[0]}->{dtypes[1]} {dtypes[2]}")
+                 f"{dtypes[0]}->{dtypes[1]} {' '.join(dtypes[2:])}")
         with tempfile.TemporaryDirectory() as workdir:
             interp, interp_tail, sentinel = tile_run(
                 args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b)
@@ -244,13 +292,14 @@ def main():
         if not close(gpu, interp, magnitude, shape[2], dtypes, inputs_alike=alike):
             diff = np.max(np.abs(gpu.astype(np.float64) - interp.astype(np.float64)))
             problems.append(f"GPU vs interpreter, max |diff| {diff:.3g}")
-        if not reference_ok(gpu, ref, magnitude, dtypes):
+        if not reference_ok(gpu, ref, magnitude, shape[2], dtypes):
             problems.append("GPU vs float64 reference")
-        if not reference_ok(interp, ref, magnitude, dtypes):
+        if not reference_ok(interp, ref, magnitude, shape[2], dtypes):
             problems.append("interpreter vs float64 reference")
         counts["exact"] += int(np.array_equal(gpu, interp))
         triton_note = ""
-        if triton_module and min(bm, bn, bk) >= 16 and dtypes[0] != "fp64":
+        if (triton_module and min(bm, bn, bk) >= 16 and dtypes[0] != "fp64"
+                and not dtypes[0].startswith("fp8")):
             try:
                 tri = run_triton(triton_module, shape, batch, block, dtypes, a, b)
                 counts["triton"] += 1

@@ -119,6 +119,9 @@ r = np.random.default_rng(1)
 for t in ('float16', 'float32'):
     np.save('$work/a_%s.npy' % t, r.standard_normal(200 * 1000).astype(t))
     np.save('$work/b_%s.npy' % t, r.standard_normal(1000 * 300).astype(t))
+# fp8 e4m3 bits: exponents below the top one (finite values).
+np.save('$work/a_uint8.npy', r.integers(0, 0x70, 200 * 1000).astype(np.uint8))
+np.save('$work/b_uint8.npy', r.integers(0, 0x70, 1000 * 300).astype(np.uint8))
 np.save('$work/c.npy', np.zeros(200 * 300, np.float32))
 for n in 'qkv':
     np.save('$work/%s.npy' % n, r.standard_normal(2 * 200 * 64).astype('float16'))
@@ -126,9 +129,10 @@ np.save('$work/o.npy', np.zeros(2 * 200 * 64, np.float16))
 np.save('$work/l.npy', np.zeros(2 * 200, np.float32))"
   local ints="200 300 1000 200000 1000 1 300000 300 1 60000 300 1"
   for tool in memcheck racecheck synccheck; do
-    for cfg in "fp16 64 64 32 4" "fp16 128 128 32 4" "fp16 128 128 64 8" "fp32 128 128 32 8"; do
+    for cfg in "fp16 64 64 32 4" "fp16 128 128 32 4" "fp16 128 128 64 8" "fp32 128 128 32 8" \
+               "fp8e4nv 128 128 64 8"; do
       set -- $cfg
-      local np_t; np_t=$([ "$1" = fp16 ] && echo float16 || echo float32)
+      local np_t; np_t=$(case "$1" in fp16) echo float16 ;; fp32) echo float32 ;; *) echo uint8 ;; esac)
       local log="$OUT/sanitize_hopper_${tool}_$1_$2x$3x$4.log"
       timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
         bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$5" \

@@ -31,6 +31,8 @@ QUICK = [(128, 128, 32, 4, 3), (128, 256, 32, 8, 3)]
 # The configurations that lead at 4096^3 on either path, for the other shapes.
 LEADERS = [(128, 256, 64, 8, 4), (128, 128, 32, 8, 4), (128, 256, 64, 8, 3),
            (128, 128, 64, 4, 3), (256, 128, 32, 8, 3)]
+# fp8's K blocks of 128 bytes.
+FP8_SWEEP = [(128, 256, 128, 8, 3), (128, 128, 128, 8, 3), (128, 256, 128, 8, 4)]
 # Hopper's wgmma wants deeper K blocks and larger tiles: added with --arch sm_90a.
 SWEEP_SM90A = [(128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (256, 128, 64, 8, 3),
                (128, 128, 64, 8, 4), (128, 128, 64, 4, 4)]
@@ -45,7 +47,7 @@ def tflops(m, n, k, ms, batch=1):
 
 
 def check(out, ref, dtype, what):
-    tol = {"fp16": 2e-2, "bf16": 4e-2, "fp32": 2e-2, "ieee": 1e-4}[dtype]
+    tol = {"fp16": 2e-2, "bf16": 4e-2, "fp32": 2e-2, "ieee": 1e-4, "fp8": 2e-2}[dtype]
     err = (out.float() - ref.float()).norm() / ref.float().norm()
     if not err <= tol:
         raise SystemExit(f"{what}: relative error {err:.3g} above {tol}")
@@ -81,19 +83,29 @@ def report(row, what):
 
 def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
     m, n, k = shape
-    in_dtype = TORCH["fp32" if dtype == "ieee" else dtype]
+    fp8 = dtype == "fp8"
+    in_dtype = TORCH["fp32" if dtype == "ieee" else "fp16" if fp8 else dtype]
     a = torch.randn(batch, m, k, device="cuda", dtype=in_dtype)
     b = torch.randn(batch, k, n, device="cuda", dtype=in_dtype)
     c = torch.empty(batch, m, n, device="cuda", dtype=in_dtype)
-    ref = torch.matmul(a.double() if dtype == "ieee" else a, b.double() if dtype == "ieee" else b)
     strides = (m * k, k, 1, k * n, n, 1, m * n, n, 1)
-    ptr = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "ieee": "fp32"}[dtype]
+    if fp8:
+        # e4m3 inputs, B K-major (as fp8 matmuls take it), an fp16 output.
+        a = a.to(torch.float8_e4m3fn)
+        b = b.transpose(1, 2).contiguous().to(torch.float8_e4m3fn).transpose(1, 2)
+        strides = (m * k, k, 1, k * n, 1, k, m * n, n, 1)
+        ref = torch.matmul(a.half(), b.half())
+    else:
+        ref = torch.matmul(a.double() if dtype == "ieee" else a,
+                           b.double() if dtype == "ieee" else b)
+    ptr = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "ieee": "fp32"}.get(dtype)
+    ptrs = [f"*{ptr}:16"] * 3 if ptr else ["*fp8e4nv:16", "*fp8e4nv:16", "*fp16:16"]
     specs, runtime_ints = specialize((m, n, k) + strides)
     flop = 2.0 * batch * m * n * k
     rows = []
     for bm, bn, bk, warps, stages in sweep:
         grid = ((m + bm - 1) // bm, (n + bn - 1) // bn, batch)
-        signature = ", ".join([f"*{ptr}:16"] * 3 + specs +
+        signature = ", ".join(ptrs + specs +
                               [str(bm), str(bn), str(bk), f"'{precision}'"])
         row = {"config": [bm, bn, bk, warps, stages]}
 
@@ -112,6 +124,11 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
         rows.append(row)
     if dtype == "ieee":
         cublas = None
+    elif fp8:
+        # cuBLAS's fp8 GEMM (B column-major, unit scales, fp16 out).
+        one = torch.ones((), device="cuda")
+        cublas = tflops(m, n, k, median_ms(lambda: torch._scaled_mm(
+            a[0], b[0], one, one, out_dtype=torch.float16)), batch)
     else:
         cublas = tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)), batch)
     return rows, cublas
@@ -222,13 +239,13 @@ def main():
     wanted = lambda name: not args.only or any(p in name for p in args.only.split(","))
     with tempfile.TemporaryDirectory() as workdir:
         for dtype, precision in (("fp16", "tf32"), ("bf16", "tf32"),
-                                 ("fp32", "tf32"), ("ieee", "ieee")):
+                                 ("fp32", "tf32"), ("ieee", "ieee"), ("fp8", "tf32")):
             shape = (4096, 4096, 4096) if dtype != "ieee" or not args.quick else (2048,) * 3
             name = f"matmul {dtype} {shape}"
             if not wanted(name):
                 continue
-            rows, cublas = blocked(args, matmul, workdir, dtype, precision,
-                                   shape, 1, sweep if dtype != "ieee" else sweep[:2])
+            sw = sweep[:2] if dtype == "ieee" else sweep + FP8_SWEEP if dtype == "fp8" else sweep
+            rows, cublas = blocked(args, matmul, workdir, dtype, precision, shape, 1, sw)
             results.append({"workload": name, "rows": rows, "cublas": cublas})
         # Larger and ragged shapes, and the tutorial-style grouped kernel,
         # over the configurations that lead at 4096^3.

@@ -32,6 +32,7 @@
 #include "SharedMemory.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
@@ -228,20 +229,33 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
       aGroup = offsetBase(*a, groupM, 64);
     OperandDescriptor bGroup = offsetBase(*b, groupN, instrN);
 
-    // A K step is 32 bytes of each row: 16 halves, or 8 floats read as
-    // tf32 (the low mantissa bits ignored), which come K-major only.
+    // A K step is 32 bytes of each row: 16 halves, 8 floats read as tf32
+    // (the low mantissa bits ignored) or 32 fp8; but for halves, K-major
+    // only.
     Type input = op.getA().getType().getElementType();
-    bool tf32 = input.isF32();
-    std::string type = input.isBF16() ? "bf16" : tf32 ? "tf32" : "f16";
-    int64_t kInstr = tf32 ? 8 : 16;
-    if (tf32 && !((!a || a->kMajor) && b->kMajor))
-      return op.emitError("internal: a tf32 wgmma operand is not K-major");
+    auto ptxType = [](Type t) -> std::string {
+      if (t.isBF16())
+        return "bf16";
+      if (t.isF32())
+        return "tf32";
+      if (isa<Float8E4M3FNType>(t))
+        return "e4m3";
+      if (isa<Float8E5M2Type>(t))
+        return "e5m2";
+      return "f16";
+    };
+    std::string types = ptxType(input) + "." + ptxType(bType.getElementType());
+    int64_t kInstr = 256 / input.getIntOrFloatBitWidth();
+    bool kMajorOnly = isWgmmaKMajorOnly(input);
+    if (kMajorOnly && !((!a || a->kMajor) && b->kMajor))
+      return op.emitError("internal: a tf32 or fp8 wgmma operand is not "
+                          "K-major");
     // Operands after the accumulator's registers: A (a descriptor, or four
     // registers of its fragment), B's descriptor, then the scale-d flag.
     unsigned aCount = a ? 1 : 4;
     std::string aOperand = getPTXOperandList(regs, aCount);
     std::string transpose;
-    if (!tf32) {
+    if (!kMajorOnly) {
       if (a)
         transpose += std::string(", ") + (a->kMajor ? "0" : "1");
       transpose += std::string(", ") + (b->kMajor ? "0" : "1");
@@ -250,7 +264,7 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
                        std::to_string(regs + aCount + 1) + ", 0;\n" +
                        "wgmma.mma_async.sync.aligned.m64n" +
                        std::to_string(instrN) + "k" + std::to_string(kInstr) +
-                       ".f32." + type + "." + type + " " +
+                       ".f32." + types + " " +
                        getPTXOperandList(0, regs) + ", " + aOperand + ", $" +
                        std::to_string(regs + aCount) + ", p, 1, 1" +
                        transpose + ";\n}";

@@ -3,6 +3,7 @@
 #include "DotLayouts.h"
 
 #include "tilec/Dialect/TileGPU/IR/ShapeLayouts.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
@@ -192,14 +193,15 @@ struct Access {
   unsigned elemBytes;
 };
 
-/// `transposing`: the tile is copied element by element into shared rows
-/// along another dimension (tf32 wgmma's K-major B): one element per thread
-/// along the fastest dimension and 8 lanes along it, so that a warp's
-/// 4-byte copies land in 32 different banks of the swizzled rows.
+/// `sharedRowDim`: the tile is copied into shared rows along that dimension
+/// (tf32 and fp8 wgmma's K-major B). Where it is not the fastest one, the
+/// copies transpose, element by element: one element per thread along the
+/// fastest dimension and 8 lanes along it, so that a warp's copies land in
+/// 32 different banks of the swizzled rows.
 BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent,
                                   ArrayRef<Access> accesses, unsigned numWarps,
                                   tile::AxisInfoAnalysis &axis,
-                                  bool transposing = false) {
+                                  std::optional<unsigned> sharedRowDim = {}) {
   // The layout covers the tile padded to powers of two (see ThreadLayout).
   SmallVector<int64_t> shape;
   for (int64_t e : extent)
@@ -221,6 +223,7 @@ BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent
       }
     }
   unsigned fast = order.front();
+  bool transposing = sharedRowDim && *sharedRowDim != fast;
 
   int64_t numElems = 1;
   for (int64_t s : shape)
@@ -416,7 +419,7 @@ struct TileGPUAssignLayouts
       SmallVector<Access> accesses;
       SmallVector<Operation *> shapeOps;
       Attribute encoding;
-      bool transposing = false; ///< see chooseBlocked
+      std::optional<unsigned> sharedRowDim; ///< see chooseBlocked
     };
     llvm::MapVector<Value, ClassInfo> infos;
     for (auto &[leader, values] : members) {
@@ -483,17 +486,18 @@ struct TileGPUAssignLayouts
       ClassInfo &info = infos[classes.leader(dot.getResult())];
       if (!info.encoding)
         info.encoding = encoding;
-      // tf32 wgmma reads B K-major: its loads copy it transposed.
+      // tf32 and fp8 wgmma read B K-major: its loads copy it into rows
+      // along K, transposing where N is contiguous.
       auto mma = dyn_cast<MmaEncodingAttr>(encoding);
       if (mma && mma.getVersion() == 3 &&
-          dot.getB().getType().getElementType().isF32())
+          isWgmmaKMajorOnly(dot.getB().getType().getElementType()))
         if (auto load = dot.getB().getDefiningOp<tile::LoadOp>())
-          infos[classes.leader(load.getPtr())].transposing = true;
+          infos[classes.leader(load.getPtr())].sharedRowDim = 0;
     });
 
     auto chooseOwn = [&](ClassInfo &info) {
       return chooseBlocked(&getContext(), info.shape, info.accesses, numWarps,
-                           axis, info.transposing);
+                           axis, info.sharedRowDim);
     };
     // `encoding` over the class's shape; nothing where it does not cover it
     // (a linear layout made for a smaller member).

@@ -36,23 +36,27 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
   return false;
 }
 
-/// wgmma (sm_90a) for f16 and bf16 dots into f32, and f32 dots at tf32
-/// precision, whose tile the warpgroups split into whole m64nN
-/// instructions (K steps of 32 bytes: 16 halves, 8 floats): warpgroups
+/// wgmma (sm_90a) for f16, bf16 and fp8 (e4m3, e5m2, mixed) dots into f32,
+/// and f32 dots at tf32 precision, whose tile the warpgroups split into
+/// whole m64nN instructions (K steps of 32 bytes: 16 halves, 8 floats, 32
+/// fp8): warpgroups
 /// along M while M has 64 rows for each, then along N; one instruction as
 /// wide as a group's share of N, up to 256 columns.
 static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
   Type input = dot.getA().getType().getElementType();
   Type acc = dot.getAcc().getType().getElementType();
   ArrayRef<int64_t> shape = dot.getType().getShape();
+  Type bInput = dot.getB().getType().getElementType();
   bool tf32 = input.isF32() && dot.getPrecision() == tile::InputPrecision::TF32;
+  bool fp8 = tile::isFP8(input) && tile::isFP8(bInput);
   if (!hasWgmma(dot) || shape.size() != 2 || numWarps % 4 != 0 ||
-      !(input.isF16() || input.isBF16() || tf32) || !acc.isF32() ||
-      dot.getB().getType().getElementType() != input)
+      !(input.isF16() || input.isBF16() || tf32 || fp8) || !acc.isF32() ||
+      (bInput != input && !fp8))
     return {};
   int64_t m = shape[0], n = shape[1];
   int64_t k = dot.getA().getType().getShape()[1];
-  if (m % 64 != 0 || k % (tf32 ? 8 : 16) != 0 || n % 8 != 0)
+  if (m % 64 != 0 || k % (256 / input.getIntOrFloatBitWidth()) != 0 ||
+      n % 8 != 0)
     return {};
   unsigned groups = numWarps / 4;
   unsigned groupsM = std::min<int64_t>(groups, llvm::bit_floor(uint64_t(m / 64)));

@@ -71,16 +71,17 @@ MemDescType getBufferType(RankedTensorType type,
 
 /// A dot operand converted into registers is stored to a buffer instead,
 /// once, where its value is defined: a tile defined outside a loop (attention's
-/// queries) is not stored again in every iteration. wgmma reads tf32
-/// operands K-major only (no transpose flag for 32-bit types): their rows
-/// run along K whatever the loads' layout, B's copied element by element
-/// into its transposed rows. wgmma's A stays in registers unless it was
+/// queries) is not stored again in every iteration. wgmma reads tf32 and
+/// fp8 operands K-major only (no transpose flag but for 16-bit types):
+/// their rows run along K whatever the loads' layout, B's copied element
+/// by element into its transposed rows. wgmma's A stays in registers unless it was
 /// loaded: a tile computed in registers (attention's probabilities, whose
 /// accumulator layout is already A's) would only make a round trip.
 void stageDotOperands(tile::DotOp dot) {
   auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
   bool wgmma = mma && mma.getVersion() == 3;
-  bool kMajorOnly = wgmma && dot.getA().getType().getElementType().isF32();
+  bool kMajorOnly =
+      wgmma && isWgmmaKMajorOnly(dot.getA().getType().getElementType());
   for (OpOperand &operand : dot->getOpOperands()) {
     unsigned opIdx = operand.getOperandNumber();
     if (opIdx > 1)

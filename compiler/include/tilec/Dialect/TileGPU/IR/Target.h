@@ -24,6 +24,13 @@ constexpr llvm::StringLiteral kArchSpecificAttrName = "tilegpu.arch_specific";
 /// Whether dots of the module of `op` may run on wgmma: sm_90a.
 bool hasWgmma(Operation *op);
 
+/// Whether wgmma reads operands of `elementType` K-major only: it
+/// transposes 16-bit ones (f16, bf16) as it reads them, tf32 and 8-bit
+/// ones never.
+inline bool isWgmmaKMajorOnly(Type elementType) {
+  return elementType.getIntOrFloatBitWidth() != 16;
+}
+
 /// Shared memory, in bytes, a CTA may use: `tilegpu.shared_limit` where
 /// set, else the target's (227 KB on sm_90, 163 KB on sm_80).
 int64_t getSharedMemoryLimit(Operation *op);
