@@ -62,7 +62,9 @@ class TilecKernel:
         converted = []
         for param, arg in zip(self.meta["params"], args):
             if isinstance(arg, torch.Tensor):
-                converted.append(cupy.asarray(arg))
+                # cupy has no fp8 arrays: those pass as raw addresses.
+                converted.append(np.uint64(arg.data_ptr()) if arg.element_size() == 1
+                                 and arg.is_floating_point() else cupy.asarray(arg))
             elif param["type"] == "i64":
                 converted.append(np.int64(arg))
             elif param["type"] == "fp32":
