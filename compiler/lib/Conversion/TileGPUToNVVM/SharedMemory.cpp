@@ -222,6 +222,22 @@ SmallVector<int64_t> mlir::tilegpu::getMmaFragmentLocal(
   return local;
 }
 
+SmallVector<Value> mlir::tilegpu::packMmaFragment(
+    OpBuilder &b, Location loc, const ThreadLayout &layout,
+    ArrayRef<Value> values, unsigned opIdx, unsigned kWidth, int64_t batch,
+    int64_t rep, int64_t kStep) {
+  SmallVector<Value> registers, elems;
+  for (unsigned i = 0; i < (opIdx == 0 ? 4 : 2) * kWidth; ++i) {
+    elems.push_back(values[layout.linearize(getMmaFragmentLocal(
+        opIdx, kWidth, layout.getRootRank(), batch, rep, kStep, i))]);
+    if (elems.size() < kWidth)
+      continue;
+    registers.push_back(packRegister(b, loc, elems));
+    elems.clear();
+  }
+  return registers;
+}
+
 SmallVector<int64_t> MmaFragmentLoader::fragmentLocal(int64_t batch, int64_t rep,
                                                       int64_t kStep,
                                                       unsigned i) const {

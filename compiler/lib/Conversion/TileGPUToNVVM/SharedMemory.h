@@ -48,6 +48,14 @@ SmallVector<int64_t> getMmaFragmentLocal(unsigned opIdx, unsigned kWidth,
                                          int64_t rep, int64_t kStep,
                                          unsigned i);
 
+/// The 32-bit registers (i32) of that fragment, packed from `values`, the
+/// elements of a dot_op tensor in `layout`: 4 for A, 2 for B.
+SmallVector<Value> packMmaFragment(OpBuilder &b, Location loc,
+                                   const ThreadLayout &layout,
+                                   ArrayRef<Value> values, unsigned opIdx,
+                                   unsigned kWidth, int64_t batch, int64_t rep,
+                                   int64_t kStep);
+
 /// Reads mma.sync operand fragments from a shared tile, one instruction
 /// tile at a time: with ldmatrix where the tile's layout allows it (K
 /// contiguous, or 16-bit elements), element by element otherwise.

@@ -83,20 +83,11 @@ public:
   OperandTile get(OpBuilder &b, Location loc, int64_t batch, int64_t rep,
                   int64_t kStep) {
     SmallVector<Value> raw;
-    if (loader) {
+    if (loader)
       raw = loader->load(b, loc, batch, rep, kStep);
-    } else {
-      unsigned count = (opIdx == 0 ? 4 : 2) * kWidth;
-      SmallVector<Value> elems;
-      for (unsigned i = 0; i < count; ++i) {
-        elems.push_back(registers[layout.linearize(
-            fragmentLocal(batch, rep, kStep, i))]);
-        if (elems.size() < kWidth)
-          continue;
-        raw.push_back(packRegister(b, loc, elems));
-        elems.clear();
-      }
-    }
+    else
+      raw = packMmaFragment(b, loc, layout, registers, opIdx, kWidth, batch,
+                            rep, kStep);
     OperandTile result;
     for (Value reg : raw) {
       if (!element.isF32()) {
@@ -120,12 +111,6 @@ public:
   }
 
 private:
-  SmallVector<int64_t> fragmentLocal(int64_t batch, int64_t rep, int64_t kStep,
-                                     unsigned i) const {
-    return getMmaFragmentLocal(opIdx, kWidth, layout.getRootRank(), batch, rep,
-                               kStep, i);
-  }
-
   bool split;
   unsigned opIdx;
   Type element;

@@ -124,16 +124,7 @@ struct RegisterOperand {
   /// The four 32-bit registers of M repetition `rep` and K step `kStep`.
   SmallVector<Value> fragment(OpBuilder &b, Location loc, int64_t rep,
                               int64_t kStep) const {
-    SmallVector<Value> registers, elems;
-    for (unsigned i = 0; i < 4 * kWidth; ++i) {
-      elems.push_back(values[layout.linearize(
-          getMmaFragmentLocal(0, kWidth, 2, 0, rep, kStep, i))]);
-      if (elems.size() < kWidth)
-        continue;
-      registers.push_back(packRegister(b, loc, elems));
-      elems.clear();
-    }
-    return registers;
+    return packMmaFragment(b, loc, layout, values, 0, kWidth, 0, rep, kStep);
   }
 };
 
