@@ -73,6 +73,12 @@ class TilecKernel:
                 converted.append(np.int32(arg))
         grid = tuple(grid) + (1,) * (3 - len(grid))
         block = (self.meta["threads_per_block"], 1, 1)
+        # Each program's global scratch (its bulk copies' tensor maps) is
+        # one more pointer after the parameters (design: Metadata.h).
+        scratch_bytes = self.meta.get("global_scratch_bytes", 0)
+        if scratch_bytes:
+            programs = grid[0] * grid[1] * grid[2]
+            converted.append(cupy.empty(programs * scratch_bytes, dtype=cupy.uint8))
         converted = tuple(converted)
         shared = self.meta["shared_bytes"]
         return lambda: self.function(grid, block, converted, shared_mem=shared)

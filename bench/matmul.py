@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """tl.dot on the GPU: tilec against real Triton on the same .tl files
-(dsl-examples/matmul.tl and splitk_matmul.tl, bench/kernels/grouped_matmul.tl)
+(dsl-examples/matmul.tl and splitk_matmul.tl, bench/kernels/grouped_matmul.tl,
+test/Triton/descriptor_matmul.tl)
 and against cuBLAS
 (torch.matmul), each figure the best over the same sweep of block sizes,
 warps and stages, the median of do_bench runs. Outputs are checked against
@@ -169,6 +170,45 @@ def grouped(args, tl_module, workdir, dtype, shape, sweep, group_m=8):
     return rows, tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)))
 
 
+DESCRIPTOR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "test", "Triton", "descriptor_matmul.tl")
+
+
+def descriptor(args, tl_module, workdir, dtype, shape, sweep):
+    """The persistent-matmul tutorial's form (test/Triton/descriptor_matmul.tl):
+    in-kernel tensor descriptors, one program per SM walking C's tiles. On
+    sm_90a both compilers load its tiles with bulk tensor copies."""
+    import triton
+    # Triton builds in-kernel descriptors in memory its allocator gives.
+    triton.set_allocator(lambda size, align, stream:
+                         torch.empty(size, dtype=torch.int8, device="cuda"))
+    m, n, k = shape
+    a = torch.randn(m, k, device="cuda", dtype=TORCH[dtype])
+    b = torch.randn(k, n, device="cuda", dtype=TORCH[dtype])
+    c = torch.empty(m, n, device="cuda", dtype=TORCH[dtype])
+    ref = torch.matmul(a, b)
+    specs, runtime_ints = specialize((m, n, k))
+    programs = torch.cuda.get_device_properties(0).multi_processor_count
+    flop = 2.0 * m * n * k
+    rows = []
+    for bm, bn, bk, warps, stages in sweep:
+        row = {"config": [bm, bn, bk, warps, stages]}
+        signature = ", ".join([f"*{dtype}:16"] * 3 + specs +
+                              [str(bm), str(bn), str(bk), str(programs)])
+        measure(row, "tilec", lambda: TilecKernel(
+            args.tilec, "descriptor_matmul", signature, workdir, warps,
+            ["--num-stages", str(stages), "--arch", args.arch],
+            path=DESCRIPTOR).bind((programs,), a, b, c, *runtime_ints),
+            c, ref, dtype, "descriptor", flop)
+        measure(row, "triton", lambda: partial(
+            tl_module.descriptor_matmul[(programs,)], a, b, c, m, n, k,
+            BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, NUM_PROGRAMS=programs,
+            num_warps=warps, num_stages=stages), c, ref, dtype, "descriptor", flop)
+        report(row, f"descriptor {dtype} {shape}")
+        rows.append(row)
+    return rows, tflops(m, n, k, median_ms(lambda: torch.matmul(a, b)))
+
+
 def splitk(args, tl_module, workdir, dtype, form, sweep):
     m, n, k = 256, 256, 65536
     a = torch.randn(m, k, device="cuda", dtype=TORCH[dtype])
@@ -262,6 +302,13 @@ def main():
             if wanted(name):
                 rows, cublas = grouped(args, grouped_module, workdir, dtype, (4096,) * 3,
                                        LEADERS[:2] if args.quick else LEADERS)
+                results.append({"workload": name, "rows": rows, "cublas": cublas})
+        descriptor_module = load_tl("descriptor_matmul", DESCRIPTOR)
+        for dtype in ("fp16", "bf16"):
+            name = f"descriptor {dtype} (4096, 4096, 4096)"
+            if wanted(name):
+                rows, cublas = descriptor(args, descriptor_module, workdir, dtype,
+                                          (4096,) * 3, LEADERS[:2] if args.quick else LEADERS)
                 results.append({"workload": name, "rows": rows, "cublas": cublas})
         if wanted("batched spec 4x32x32x32 fp32"):
             rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,

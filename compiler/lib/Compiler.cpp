@@ -561,6 +561,10 @@ bool Compilation::run() {
     return false;
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
     result.metadata.sharedBytes = unsigned(shared.getInt());
+  // 128 bytes per tensor map (see TensorMapCreateOp).
+  if (auto maps = (*module)->getAttrOfType<IntegerAttr>(
+          mlir::tilegpu::kTensorMapCountAttrName))
+    result.metadata.globalScratchBytes = unsigned(128 * maps.getInt());
   return emitMachineCode(*module);
 }
 

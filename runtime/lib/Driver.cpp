@@ -98,6 +98,8 @@ void initialize(DriverState &s) {
       bind(lib, a.cuCtxSynchronize, "cuCtxSynchronize", why) &&
       bind(lib, a.cuMemAlloc, "cuMemAlloc_v2", why) &&
       bind(lib, a.cuMemFree, "cuMemFree_v2", why) &&
+      bind(lib, a.cuMemAllocAsync, "cuMemAllocAsync", why) &&
+      bind(lib, a.cuMemFreeAsync, "cuMemFreeAsync", why) &&
       bind(lib, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2", why) &&
       bind(lib, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2", why) &&
       bind(lib, a.cuMemsetD8, "cuMemsetD8_v2", why) &&

@@ -185,12 +185,23 @@ void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
   }
 
   const DriverApi &api = driver();
+  // The programs' global scratch (their tensor maps), allocated and freed
+  // in stream order: launches on other streams get their own.
+  CUdeviceptr scratch = 0;
+  auto cuStream = static_cast<CUstream>(stream);
+  if (metadata_.globalScratchBytes) {
+    size_t bytes = size_t(grid.x) * grid.y * grid.z * metadata_.globalScratchBytes;
+    checkCuda(api.cuMemAllocAsync(&scratch, bytes, cuStream),
+              "cuMemAllocAsync(global scratch)", metadata_.kernel);
+    params.push_back(&scratch);
+  }
   noteLaunch(metadata_.kernel);
-  checkCuda(api.cuLaunchKernel(static_cast<CUfunction>(function_), grid.x,
-                               grid.y, grid.z, metadata_.threadsPerBlock, 1, 1,
-                               metadata_.sharedBytes,
-                               static_cast<CUstream>(stream),
-                               params.empty() ? nullptr : params.data(),
-                               nullptr),
-            "cuLaunchKernel", metadata_.kernel);
+  CUresult launched = api.cuLaunchKernel(
+      static_cast<CUfunction>(function_), grid.x, grid.y, grid.z,
+      metadata_.threadsPerBlock, 1, 1, metadata_.sharedBytes, cuStream,
+      params.empty() ? nullptr : params.data(), nullptr);
+  if (scratch)
+    checkCuda(api.cuMemFreeAsync(scratch, cuStream),
+              "cuMemFreeAsync(global scratch)", metadata_.kernel);
+  checkCuda(launched, "cuLaunchKernel", metadata_.kernel);
 }

@@ -476,6 +476,8 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.arch = getString(*v, "arch");
   if (const JsonValue *v = root.find("num_stages"))
     md.numStages = getUnsigned(*v, "num_stages");
+  if (const JsonValue *v = root.find("global_scratch_bytes"))
+    md.globalScratchBytes = getUnsigned(*v, "global_scratch_bytes");
   if (md.numWarps == 0)
     fail("field \"num_warps\" must be positive");
   if (md.numStages == 0)
@@ -528,6 +530,8 @@ std::string KernelMetadata::toJSON() const {
   out += ", \"arch\": ";
   writeString(out, arch);
   out += ", \"num_stages\": " + std::to_string(numStages);
+  if (globalScratchBytes)
+    out += ", \"global_scratch_bytes\": " + std::to_string(globalScratchBytes);
   out += ", \"params\": [";
   for (size_t i = 0; i < params.size(); ++i) {
     if (i)

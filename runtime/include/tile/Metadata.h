@@ -39,6 +39,12 @@ struct KernelMetadata {
   /// Dynamic shared memory in bytes the launch must provide.
   unsigned sharedBytes = 0;
   std::string arch = "sm_90";
+  /// Bytes of global memory each program needs for itself (the tensor maps
+  /// of its bulk copies). When not 0 the PTX entry takes one more pointer
+  /// after `params`: the address of programs x globalScratchBytes bytes,
+  /// 128-byte aligned, that the launch provides (the runtime allocates it
+  /// on the launch's stream).
+  unsigned globalScratchBytes = 0;
   /// Software-pipeline stages the kernel was compiled for (Triton's
   /// num_stages); informational, a launch does not need it.
   unsigned numStages = 3;

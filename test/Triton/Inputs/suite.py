@@ -59,7 +59,7 @@ class Case:
     """
 
     def __init__(self, name, kernel, grid, args, outputs, constexprs=None,
-                 num_warps=4, num_stages=None, exact_vs_triton=()):
+                 num_warps=4, num_stages=None, exact_vs_triton=(), signature=None):
         self.name = name
         self.kernel = kernel
         self.grid = tuple(grid)
@@ -68,6 +68,9 @@ class Case:
         self.constexprs = dict(constexprs or {})
         self.num_warps = num_warps
         self.num_stages = num_stages
+        # tile-run's --signature, when the runtime parameters' types are to
+        # be specialized as Triton's JIT does (integers divisible by 16).
+        self.signature = signature
         self.exact_vs_triton = tuple(exact_vs_triton)
         names = [n for n, _ in self.args]
         for out in self.outputs:
@@ -115,6 +118,8 @@ def tile_run_command(tile_run, name, case, directory, backend="interp"):
                "--num-warps", str(case.num_warps), "-o", out]
     if case.num_stages is not None:
         command += ["--num-stages", str(case.num_stages)]
+    if case.signature is not None:
+        command += ["--signature", case.signature]
     for key, value in case.constexprs.items():
         command += ["-D", f"{key}={constexpr_text(value)}"]
     for param, value in case.args:

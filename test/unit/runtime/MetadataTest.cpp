@@ -68,6 +68,19 @@ TEST(Metadata, NumStages) {
             std::string::npos);
 }
 
+// A kernel with bulk copies takes its programs' global scratch: written
+// only when there is some, read back, absent meaning none.
+TEST(Metadata, GlobalScratchBytes) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "global_scratch_bytes": 256, "params": []})");
+  EXPECT_EQ(md.globalScratchBytes, 256u);
+  EXPECT_NE(md.toJSON().find(R"("global_scratch_bytes": 256)"), std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).globalScratchBytes, 256u);
+  md.globalScratchBytes = 0;
+  EXPECT_EQ(md.toJSON().find("global_scratch_bytes"), std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).globalScratchBytes, 0u);
+}
+
 TEST(Metadata, ToJSONMatchesDesignLayout) {
   KernelMetadata md;
   md.kernel = "axpy";

@@ -10,6 +10,7 @@
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -18,10 +19,12 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_CONVERTTILEGPUTONVVM
@@ -105,13 +108,15 @@ struct ConvertTileGPUToNVVM
         func.removeArgAttr(i, tile::kDivisibilityAttrName);
         func.removeArgAttr(i, "tile.name");
         func.removeArgAttr(i, "tile.unsigned");
+        func.removeArgAttr(i, kGlobalScratchAttrName);
       }
       func->removeAttr("tile.constexprs");
     });
 
     assignSharedOffsets(module);
     if (failed(convertTensors(module, widths, runs)) ||
-        failed(convertSCFToCF(module)) || failed(convertToLLVM(module)))
+        failed(convertSCFToCF(module)) || failed(convertToLLVM(module)) ||
+        failed(convertNVVMToPTX(module)))
       return signalPassFailure();
 
     unsigned threads = getNumWarps(module) * 32;
@@ -138,6 +143,7 @@ struct ConvertTileGPUToNVVM
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
     populateAtomicToLLVMPatterns(converter, widths, patterns);
     populateBarrierToLLVMPatterns(converter, patterns);
+    populateBulkCopyToLLVMPatterns(converter, patterns);
     populateDebugToLLVMPatterns(converter, patterns);
     populateHintToLLVMPatterns(converter, patterns);
     populateConvertLayoutToLLVMPatterns(converter, patterns);
@@ -176,6 +182,24 @@ struct ConvertTileGPUToNVVM
                         scf::ExecuteRegionOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     return applyPartialConversion(module, target, std::move(patterns));
+  }
+
+  /// NVVM ops that have no LLVM intrinsic in the form used (thread 0's
+  /// predicated mbarrier and bulk-copy ops, mbarrier waits) become inline
+  /// PTX.
+  LogicalResult convertNVVMToPTX(ModuleOp module) {
+    RewritePatternSet patterns(&getContext());
+    populateNVVMToLLVMConversionPatterns(patterns);
+    SmallVector<Operation *> ops;
+    module.walk([&](NVVM::BasicPtxBuilderInterface op) { ops.push_back(op); });
+    if (ops.empty())
+      return success();
+    // Only these ops: the rest of the module stays as it is.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps)
+        .enableFolding(false)
+        .enableConstantCSE(false);
+    return applyOpPatternsGreedily(ops, std::move(patterns), config);
   }
 
   LogicalResult convertToLLVM(ModuleOp module) {

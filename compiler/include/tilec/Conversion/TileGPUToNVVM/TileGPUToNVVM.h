@@ -52,6 +52,9 @@ void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.debug_barrier as a CTA barrier.
 void populateBarrierToLLVMPatterns(const TileGPUTypeConverter &converter,
                                    RewritePatternSet &patterns);
+/// Tensor maps, bulk tensor copies and their mbarriers (BulkCopyToLLVM.cpp).
+void populateBulkCopyToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                    RewritePatternSet &patterns);
 /// tile.hint (passed through) and tile.assume (llvm.assume).
 void populateHintToLLVMPatterns(const TileGPUTypeConverter &converter,
                                 RewritePatternSet &patterns);

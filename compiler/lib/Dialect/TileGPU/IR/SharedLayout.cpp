@@ -25,8 +25,15 @@ SharedEncodingAttr mlir::tilegpu::chooseSharedEncoding(
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
 }
 
+bool mlir::tilegpu::isBarrierRing(MemDescType type) {
+  return type.getElementType().isInteger(64) && type.getRank() <= 2 &&
+         type.getShape().back() == 1;
+}
+
 SmallVector<int64_t> mlir::tilegpu::getSharedAllocShape(MemDescType type) {
   SmallVector<int64_t> shape(type.getShape());
+  if (isBarrierRing(type))
+    return shape;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   int64_t least = std::max<int64_t>(16, 256 / std::max(bits, 1u));
   for (size_t d = shape.size() >= 2 ? shape.size() - 2 : 0; d < shape.size(); ++d)

@@ -325,6 +325,20 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+LogicalResult TensorMapCreateOp::verify() {
+  ArrayRef<int32_t> box = getBox();
+  if (box.empty() || box.size() > 5 || getDims().size() != box.size() ||
+      getStrides().size() + 1 != box.size())
+    return emitOpError("needs 1 to 5 dimensions, a box extent and an extent "
+                       "for each, and a stride for each but the innermost");
+  if (llvm::any_of(box, [](int32_t n) { return n < 1 || n > 256; }))
+    return emitOpError("box extents must lie in [1, 256]");
+  int32_t swizzle = getSwizzle();
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitOpError("swizzle must be 0, 32, 64 or 128 bytes");
+  return success();
+}
+
 LogicalResult WarpgroupDotWaitOp::verify() {
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(
       cast<RankedTensorType>(getInput().getType()).getEncoding());

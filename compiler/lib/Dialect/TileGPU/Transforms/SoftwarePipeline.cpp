@@ -19,6 +19,9 @@
 // at 128 x 256 x 64 leaves one stage less: 638 against 561 TFLOP/s.)
 //
 
+#include "TensorBox.h"
+
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
@@ -129,18 +132,43 @@ int64_t getNumStages(scf::ForOp loop) {
   return 3;
 }
 
-/// `i`-th iteration's number modulo `stages`, from the induction variable.
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
+/// The number of the loop's current iteration, from the induction variable.
+Value emitIteration(OpBuilder &b, Location loc, scf::ForOp loop) {
   Value iv = loop.getInductionVar();
-  Value iteration = arith::DivSIOp::create(
+  return arith::DivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
       loop.getStep());
+}
+
+/// `value` as an i32.
+Value toI32(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isInteger(32))
+    return value;
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), value);
+}
+
+/// The current iteration's buffer of a ring of `stages`: its number modulo
+/// `stages`.
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
+  Value iteration = emitIteration(b, loc, loop);
   Value slot = arith::RemSIOp::create(
       b, loc, iteration,
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(iv.getType(), stages)));
-  if (!slot.getType().isInteger(32))
-    slot = arith::TruncIOp::create(b, loc, b.getI32Type(), slot);
-  return slot;
+      arith::ConstantOp::create(
+          b, loc, b.getIntegerAttr(iteration.getType(), stages)));
+  return toI32(b, loc, slot);
+}
+
+/// The parity of the phase the current iteration's mbarrier completes: it
+/// completes once per round of the ring.
+Value emitPhase(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
+  Value iteration = emitIteration(b, loc, loop);
+  Type type = iteration.getType();
+  Value round = arith::DivSIOp::create(
+      b, loc, iteration,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages)));
+  Value parity = arith::AndIOp::create(
+      b, loc, round, arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1)));
+  return toI32(b, loc, parity);
 }
 
 /// The loop's buffers filled by loads of its own iterations.
@@ -206,6 +234,135 @@ void keepInFlight(tile::DotOp dot, scf::ForOp loop) {
   result.replaceAllUsesExcept(last, last);
 }
 
+/// How the copy engine fills the ring of a loop's load: the tensor map's
+/// operands and the copy's coordinates, innermost dimension first.
+struct BulkCopy {
+  TensorBox box;
+  SmallVector<unsigned> dims; ///< the tile's dimensions, innermost first
+  SmallVector<int32_t> boxShape;
+  int32_t swizzle = 0;
+};
+
+/// The swizzle span in bytes that `encoding` lays rows out with, as bulk
+/// tensor copies name it (see SharedLayout.h), or nullopt.
+std::optional<int32_t> getSwizzleBytes(SharedEncodingAttr encoding,
+                                       unsigned elementBytes) {
+  if (encoding.getVec() * elementBytes != 16)
+    return std::nullopt;
+  switch (encoding.getMaxPhase()) {
+  case 8:
+    return encoding.getPerPhase() == 1 ? std::optional<int32_t>(128) : std::nullopt;
+  case 4:
+    return encoding.getPerPhase() == 2 ? std::optional<int32_t>(64) : std::nullopt;
+  case 2:
+    return encoding.getPerPhase() == 4 ? std::optional<int32_t>(32) : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// True when `value` is a multiple of `bytes` / `elementBytes` elements
+/// (pointers: of `bytes` bytes), as far as the axis analysis knows.
+bool isAligned(tile::AxisInfoAnalysis &axis, Value value, unsigned elementBytes,
+               int64_t bytes) {
+  const tile::AxisInfo &info = axis.get(value);
+  if (info.divisibility.empty())
+    return false;
+  int64_t unit = isa<tile::PointerType>(value.getType()) ? 1 : elementBytes;
+  return info.divisibility.front() * unit % bytes == 0;
+}
+
+/// The bulk copy that can fill `alloc`'s ring with `load`'s tile in
+/// `loop`, or nullopt: the load must read a box of a tensor fixed for the
+/// whole loop, along rows that are the buffer's, 16-byte aligned (base and
+/// strides) as the copy engine wants, into a buffer laid out as it writes
+/// (128-byte panels of a 32-, 64- or 128-byte swizzle, unpadded).
+std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
+                                     scf::ForOp loop,
+                                     tile::AxisInfoAnalysis &axis) {
+  MemDescType type = alloc.getType();
+  auto encoding = dyn_cast<SharedEncodingAttr>(type.getEncoding());
+  if (!encoding || type.getRank() != 2 ||
+      ArrayRef<int64_t>(getSharedAllocShape(type)) != type.getShape())
+    return std::nullopt;
+  unsigned elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  std::optional<int32_t> swizzle = getSwizzleBytes(encoding, elementBytes);
+  SharedPanels panels = getSharedPanels(encoding, type.getShape());
+  if (!swizzle || panels.width * elementBytes != *swizzle || panels.rows > 256)
+    return std::nullopt;
+  std::optional<TensorBox> box = matchTensorBox(load);
+  if (!box)
+    return std::nullopt;
+  unsigned inner = encoding.getOrder()[0], outer = 1 - inner;
+  if (box->strides[inner] || !box->strides[outer])
+    return std::nullopt;
+  SmallVector<Value> fixed = {box->base, box->strides[outer]};
+  llvm::append_range(fixed, box->extents);
+  if (!llvm::all_of(fixed, [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) ||
+      !isAligned(axis, box->base, elementBytes, 16) ||
+      !isAligned(axis, box->strides[outer], elementBytes, 16))
+    return std::nullopt;
+  BulkCopy copy;
+  copy.box = *box;
+  copy.dims = {inner, outer};
+  copy.boxShape = {int32_t(panels.width), int32_t(panels.rows)};
+  copy.swizzle = *swizzle;
+  return copy;
+}
+
+/// The kernel's global-scratch parameter (the bytes its tensor maps live
+/// in, see TensorMapCreateOp), appended on first use.
+Value getGlobalScratch(func::FuncOp func) {
+  unsigned n = func.getNumArguments();
+  if (n && func.getArgAttr(n - 1, kGlobalScratchAttrName))
+    return func.getArgument(n - 1);
+  MLIRContext *context = func.getContext();
+  auto type = tile::PointerType::get(context, IntegerType::get(context, 8));
+  NamedAttrList attrs;
+  attrs.append(kGlobalScratchAttrName, UnitAttr::get(context));
+  attrs.append("tile.name", StringAttr::get(context, "global_scratch"));
+  (void)func.insertArgument(n, type, attrs.getDictionary(context),
+                            func.getLoc());
+  return func.getArgument(n);
+}
+
+/// The tensor map of `copy`, built once where its operands are known: before
+/// the outermost loop around `loop` that does not define them.
+Value createTensorMap(const BulkCopy &copy, scf::ForOp loop) {
+  auto func = loop->getParentOfType<func::FuncOp>();
+  Value scratch = getGlobalScratch(func);
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
+  int32_t index = count ? int32_t(count.getInt()) : 0;
+  module->setAttr(kTensorMapCountAttrName,
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 32),
+                                   index + 1));
+
+  const TensorBox &box = copy.box;
+  SmallVector<Value> operands = {box.base, box.strides[copy.dims[1]]};
+  llvm::append_range(operands, box.extents);
+  Operation *at = loop;
+  for (auto outer = at->getParentOfType<scf::ForOp>(); outer;
+       outer = outer->getParentOfType<scf::ForOp>()) {
+    if (!llvm::all_of(operands, [&](Value v) { return outer.isDefinedOutsideOfLoop(v); }))
+      break;
+    at = outer;
+  }
+  OpBuilder b(at);
+  Location loc = loop.getLoc();
+  SmallVector<Value> dims, strides;
+  for (unsigned d : copy.dims)
+    dims.push_back(box.extents[d]);
+  Value stride = box.strides[copy.dims[1]];
+  if (!stride.getType().isInteger(64))
+    stride = arith::ExtSIOp::create(b, loc, b.getI64Type(), stride);
+  strides.push_back(stride);
+  return TensorMapCreateOp::create(
+      b, loc, scratch.getType(), scratch, box.base, dims, strides,
+      b.getDenseI32ArrayAttr(copy.boxShape), b.getI32IntegerAttr(copy.swizzle),
+      b.getI32IntegerAttr(index));
+}
+
 /// `op` (of stage 0 in the loop's last iterations) predicated by `pred`:
 /// memory reads and copies get it in their masks; pure ops need nothing.
 Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
@@ -230,7 +387,24 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
     rewriter.modifyOpInPlace(load, [&] { load.getMaskMutable().assign(mask); });
     return op;
   }
-  if (isa<AsyncCommitGroupOp, AsyncWaitOp, MemDescIndexOp>(op) ||
+  auto andPred = [&](Value old) -> Value {
+    return old ? arith::AndIOp::create(rewriter, op->getLoc(), old, pred)
+               : pred;
+  };
+  if (auto copy = dyn_cast<AsyncTMACopyOp>(op)) {
+    Value both = andPred(copy.getPred());
+    rewriter.modifyOpInPlace(copy, [&] { copy.getPredMutable().assign(both); });
+    return op;
+  }
+  if (auto expect = dyn_cast<BarrierExpectOp>(op)) {
+    Value both = andPred(expect.getPred());
+    rewriter.modifyOpInPlace(expect,
+                             [&] { expect.getPredMutable().assign(both); });
+    return op;
+  }
+  // A CTA barrier may run in iterations past the end: every thread does.
+  if (isa<AsyncCommitGroupOp, AsyncWaitOp, MemDescIndexOp,
+          tile::DebugBarrierOp>(op) ||
       isMemoryEffectFree(op))
     return op;
   return nullptr;
@@ -238,6 +412,9 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
 
 /// Rewrites `loop` so that its pipelinable buffers fill `stages - 1`
 /// iterations ahead; false (and the loop untouched) when there are none.
+/// A buffer whose load reads a box of a tensor (planBulkCopy) is filled by
+/// the copy engine, completing on a ring of mbarriers; the others by
+/// cp.async, completing in commit groups.
 LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
   if (allocs.empty() || stages < 2)
@@ -248,19 +425,47 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   for (tile::DotOp dot : inFlight)
     keepInFlight(dot, loop);
 
-  // A wait for this iteration's buffers before the first of them is read.
+  SmallVector<std::optional<BulkCopy>, 2> bulk;
+  std::optional<tile::AxisInfoAnalysis> axis;
+  if (hasBulkTensorCopies(loop))
+    axis.emplace(loop->getParentOfType<func::FuncOp>());
+  bool anyBulk = false, anyAsync = false;
+  for (LocalAllocOp alloc : allocs) {
+    auto load = alloc.getSrc().getDefiningOp<tile::LoadOp>();
+    bulk.push_back(axis ? planBulkCopy(alloc, load, loop, *axis) : std::nullopt);
+    anyBulk |= bulk.back().has_value();
+    anyAsync |= !bulk.back().has_value();
+  }
+
+  // A wait for this iteration's cp.async buffers before the first of them
+  // is read.
   LocalAllocOp first = allocs.front();
   for (LocalAllocOp alloc : allocs)
     if (alloc->isBeforeInBlock(first))
       first = alloc;
   builder.setInsertionPoint(first);
-  AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(stages - 2));
+  if (anyAsync)
+    AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(stages - 2));
+
+  // Each bulk-copied buffer has a ring of mbarriers, one per stage: the
+  // copies' thread arrives on this iteration's, expecting the buffer's
+  // bytes, and every thread waits on it where the tile was stored. (One
+  // barrier per load, not per iteration: an iteration that reads one
+  // buffer before loading the next, as attention does, needs to wait for
+  // the first only.)
+  MLIRContext *context = loop.getContext();
+  Type i64 = builder.getI64Type();
+  auto barrierEncoding = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
+  auto barrierType = MemDescType::get(context, {1}, i64, barrierEncoding);
+  auto ringOfBarriers = MemDescType::get(context, {stages, 1}, i64, barrierEncoding);
+  SmallVector<LocalAllocOp> barrierRings;
 
   // Rings of buffers, one per stage, before the loop; in the loop, copies
   // into this iteration's buffer where the loads were, and reads of it
   // where the tiles were stored.
   SmallVector<Operation *> copies;
-  for (LocalAllocOp alloc : allocs) {
+  Operation *ctaBarrier = nullptr;
+  for (auto [alloc, plan] : llvm::zip(allocs, bulk)) {
     MemDescType type = alloc.getType();
     SmallVector<int64_t> ringShape = {stages};
     llvm::append_range(ringShape, type.getShape());
@@ -272,10 +477,45 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
         Value());
     auto load = alloc.getSrc().getDefiningOp<tile::LoadOp>();
     builder.setInsertionPoint(load);
-    Value slot = emitSlot(builder, load.getLoc(), loop, stages);
-    Value buffer = MemDescIndexOp::create(builder, load.getLoc(), type, ring, slot);
-    copies.push_back(AsyncCopyOp::create(builder, load.getLoc(), load.getPtr(),
-                                         buffer, load.getMask()));
+    Location at = load.getLoc();
+    Value slot = emitSlot(builder, at, loop, stages);
+    Value buffer = MemDescIndexOp::create(builder, at, type, ring, slot);
+    if (plan) {
+      Value map = createTensorMap(*plan, loop);
+      builder.setInsertionPoint(loop);
+      auto barriers = LocalAllocOp::create(builder, at, ringOfBarriers, Value());
+      barrierRings.push_back(barriers);
+      builder.setInsertionPoint(load);
+      Value barrier = MemDescIndexOp::create(builder, at, barrierType, barriers, slot);
+      if (!ctaBarrier) {
+        // Every thread is done with the buffers this iteration overwrites
+        // (read in the iteration before) when the copies' thread passes a
+        // CTA barrier.
+        ctaBarrier = tile::DebugBarrierOp::create(builder, at);
+        copies.push_back(ctaBarrier);
+      }
+      copies.push_back(BarrierExpectOp::create(
+          builder, at, barrier,
+          builder.getI32IntegerAttr(getSharedAllocBytes(type)), Value()));
+      SmallVector<Value> coords;
+      for (unsigned d : plan->dims) {
+        Value offset = plan->box.offsets[d];
+        coords.push_back(offset ? offset
+                                : arith::ConstantOp::create(
+                                      builder, at, builder.getI32IntegerAttr(0)));
+      }
+      copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
+                                              barrier, Value()));
+      builder.setInsertionPoint(alloc);
+      Value readSlot = emitSlot(builder, alloc.getLoc(), loop, stages);
+      Value readBarrier = MemDescIndexOp::create(builder, alloc.getLoc(),
+                                                 barrierType, barriers, readSlot);
+      BarrierWaitOp::create(builder, alloc.getLoc(), readBarrier,
+                            emitPhase(builder, alloc.getLoc(), loop, stages));
+    } else {
+      copies.push_back(AsyncCopyOp::create(builder, at, load.getPtr(), buffer,
+                                           load.getMask()));
+    }
     builder.setInsertionPoint(alloc);
     Value readSlot = emitSlot(builder, alloc.getLoc(), loop, stages);
     auto read = MemDescIndexOp::create(builder, alloc.getLoc(), type, ring,
@@ -284,19 +524,20 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     alloc.erase();
     load.erase();
   }
-  Operation *lastCopy = copies.front();
-  for (Operation *copy : copies)
-    if (lastCopy->isBeforeInBlock(copy))
-      lastCopy = copy;
-  builder.setInsertionPointAfter(lastCopy);
-  Operation *commit = AsyncCommitGroupOp::create(builder, loc);
+  if (anyAsync) {
+    Operation *lastCopy = nullptr;
+    for (Operation *copy : copies)
+      if (isa<AsyncCopyOp>(copy) && (!lastCopy || lastCopy->isBeforeInBlock(copy)))
+        lastCopy = copy;
+    builder.setInsertionPointAfter(lastCopy);
+    copies.push_back(AsyncCommitGroupOp::create(builder, loc));
+  }
 
   // Stage 0: the copies, their commit and everything they need from this
   // iteration or, through iteration arguments, from the previous one (the
   // advancing pointers); the last stage: the rest.
   llvm::SetVector<Operation *> early;
   SmallVector<Operation *> worklist(copies);
-  worklist.push_back(commit);
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   while (!worklist.empty()) {
     Operation *op = worklist.pop_back_val();
@@ -328,6 +569,10 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   // reading them first.
   builder.setInsertionPoint(loop);
   auto barrier = tile::DebugBarrierOp::create(builder, loc);
+  for (LocalAllocOp barriers : barrierRings)
+    BarrierInitOp::create(builder, loc, barriers);
+  if (anyBulk)
+    tile::DebugBarrierOp::create(builder, loc);
 
   scf::PipeliningOption options;
   options.getScheduleFn = [schedule](scf::ForOp,
@@ -342,26 +587,37 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   FailureOr<scf::ForOp> pipelined =
       scf::pipelineForLoop(rewriter, loop, options, &modified);
   if (failed(pipelined)) {
-    // Unpipelined, each iteration must wait for its own copies.
+    // Unpipelined, each iteration must wait for its own copies (a bulk
+    // copy's wait follows it anyway).
     assert(!modified && "the pipeliner gave up halfway");
     loop.walk([](AsyncWaitOp wait) {
       wait.setPending(0);
     });
     loop.walk([](WarpgroupDotWaitOp wait) { wait.setPending(0); });
-    barrier.erase();
-    return failure();
+    if (!anyBulk)
+      barrier.erase();
   }
   // Copies predicated off still write zeros: let them land before the
-  // buffers' bytes could serve anything else.
-  builder.setInsertionPointAfter(*pipelined);
-  AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(0));
-  return success();
+  // buffers' bytes could serve anything else. Bulk copies predicated off
+  // never start; those that did were waited for. The mbarriers are
+  // invalidated once every thread is done waiting on them, so that their
+  // bytes may serve other buffers.
+  builder.setInsertionPointAfter(succeeded(pipelined) ? *pipelined : loop);
+  if (anyAsync && succeeded(pipelined))
+    AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(0));
+  if (anyBulk)
+    tile::DebugBarrierOp::create(builder, loc);
+  for (LocalAllocOp barriers : barrierRings)
+    BarrierInvalOp::create(builder, loc, barriers);
+  return success(succeeded(pipelined));
 }
 
-/// True when only cp.async writes `buffer`: it is a buffer of a ring that
-/// tilegpu.async_copy fills and dots read. wgmma reads such buffers without
-/// a proxy fence once the copies' wait has passed, as Triton's fence
-/// insertion also assumes (the dot differential test checks it on the GPU).
+/// True when only cp.async or bulk copies write `buffer`: it is a buffer of
+/// a ring that tilegpu.async_copy or tilegpu.async_tma_copy fills and dots
+/// read. wgmma reads such buffers without a proxy fence once the copies'
+/// wait has passed, as Triton's fence insertion also assumes (the dot
+/// differential test checks it on the GPU); bulk copies write through the
+/// async proxy anyway.
 bool isFilledByAsyncCopies(Value buffer) {
   auto slot = buffer.getDefiningOp<MemDescIndexOp>();
   auto ring = slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
@@ -372,17 +628,19 @@ bool isFilledByAsyncCopies(Value buffer) {
     if (!index)
       return false;
     for (Operation *use : index->getUsers())
-      if (!isa<AsyncCopyOp, tile::DotOp>(use))
+      if (!isa<AsyncCopyOp, AsyncTMACopyOp, tile::DotOp>(use))
         return false;
   }
   return true;
 }
 
 /// True when the last op before `op` that touches memory is a barrier:
-/// tile.debug_barrier, or a tilegpu.async_wait, which ends with one.
+/// tile.debug_barrier, or a tilegpu.async_wait, which ends with one; or the
+/// wait for a bulk copy, after which its bytes are visible to the waiting
+/// threads, all of them.
 bool followsBarrier(Operation *op) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isa<AsyncWaitOp, tile::DebugBarrierOp>(prev))
+    if (isa<AsyncWaitOp, tile::DebugBarrierOp, BarrierWaitOp>(prev))
       return true;
     if (!isMemoryEffectFree(prev))
       return false;
@@ -472,6 +730,9 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       module.walk([&](LocalAllocOp alloc) { used += getSharedAllocBytes(alloc.getType()); });
       for (LocalAllocOp alloc : allocs)
         perStage += getSharedAllocBytes(alloc.getType());
+      // A ring of mbarriers per bulk-copied buffer, aligned to 128 bytes.
+      if (hasBulkTensorCopies(module))
+        used += 128 * int64_t(allocs.size());
       used -= perStage; // the loop's buffers become its rings
       int64_t stages = getNumStages(loop);
       while (stages >= 2 && used + stages * perStage > limit)

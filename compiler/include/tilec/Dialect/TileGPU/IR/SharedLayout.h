@@ -21,10 +21,16 @@ SharedEncodingAttr chooseSharedEncoding(MLIRContext *context,
                                         ArrayRef<unsigned> order,
                                         unsigned elementBits);
 
+/// True for a ring of mbarriers (`memdesc<Sx1xi64>`, one 8-byte barrier
+/// per pipeline stage) or one of them (`memdesc<1xi64>`), which no
+/// instruction reads as a matrix.
+bool isBarrierRing(MemDescType type);
+
 /// The shape a buffer of `type` takes in shared memory: its last two
 /// dimensions (the matrix) rounded up to powers of two and to at least 32
 /// bytes and 16 elements, so that every instruction's operand tile fits;
 /// leading dimensions (batch, ring) as they are. The padding is zero.
+/// Barrier rings keep their shape.
 SmallVector<int64_t> getSharedAllocShape(MemDescType type);
 
 /// The bytes a buffer of `type` takes in shared memory (its allocated

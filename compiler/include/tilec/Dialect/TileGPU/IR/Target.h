@@ -23,6 +23,16 @@ unsigned getComputeCapability(Operation *op);
 constexpr llvm::StringLiteral kArchSpecificAttrName = "tilegpu.arch_specific";
 /// Whether dots of the module of `op` may run on wgmma: sm_90a.
 bool hasWgmma(Operation *op);
+/// Whether loops of the module of `op` may fill buffers with bulk tensor
+/// copies whose tensor maps the kernel builds itself: the copies need
+/// sm_90, building their maps (tensormap.replace) sm_90a.
+inline bool hasBulkTensorCopies(Operation *op) { return hasWgmma(op); }
+/// Kernel-argument attribute (unit) of the global-scratch parameter that
+/// tilegpu-pipeline appends for its tensor maps.
+constexpr llvm::StringLiteral kGlobalScratchAttrName = "tilegpu.global_scratch";
+/// Module attribute (i32): the tensor maps each program builds in its part
+/// of the global scratch, 128 bytes each.
+constexpr llvm::StringLiteral kTensorMapCountAttrName = "tilegpu.tensor_maps";
 
 /// Whether wgmma reads operands of `elementType` K-major only: it
 /// transposes 16-bit ones (f16, bf16) as it reads them, tf32 and 8-bit

@@ -7,6 +7,10 @@ include "tilec/Dialect/TileGPU/IR/TileGPUAttrs.td"
 include "tilec/Dialect/TileGPU/IR/TileGPUTypes.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// A scalar !tile.ptr (the Tile dialect's pointer type).
+def TileGPU_ScalarPointer : Type<CPred<"::mlir::isa<::mlir::tile::PointerType>($_self)">,
+                                 "a !tile.ptr">;
+
 def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure,
     SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Moves a tile's elements to the threads of another layout";
@@ -135,6 +139,118 @@ def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared", [
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Builds a bulk-copy tensor map in the program's global scratch";
+  let description = [{
+    Thread 0 writes the 128-byte tensor map (CUtensorMap) of a tensor at
+    `base` into slot `index` of this program's part of `scratch` (the
+    kernel's trailing global-scratch parameter) and fences it for the
+    tensor-map proxy; the result is its address. Dimensions, strides and
+    the box run innermost first, as bulk tensor copies number them: `dims`
+    are the extents (i32), `strides` the element strides of every dimension
+    but the innermost, which is contiguous, and `box` the extents one copy
+    moves. Out-of-bounds elements read as zero; `swizzle` is the shared
+    memory swizzle span in bytes (32, 64 or 128; 0 for none).
+    ```mlir
+    %map = tilegpu.tensormap_create %scratch, %a[%k, %m] strides [%lda] {box = array<i32: 64, 128>, index = 0 : i32, swizzle = 128 : i32} : !tile.ptr<i8>, !tile.ptr<f16> -> !tile.ptr<i8>
+    ```
+  }];
+  let arguments = (ins TileGPU_ScalarPointer:$scratch, TileGPU_ScalarPointer:$base,
+                       Variadic<I32>:$dims, Variadic<I64>:$strides,
+                       DenseI32ArrayAttr:$box, I32Attr:$swizzle,
+                       I32Attr:$index);
+  let results = (outs TileGPU_ScalarPointer:$result);
+  let assemblyFormat = [{
+    $scratch `,` $base `[` $dims `]` `strides` `[` $strides `]` attr-dict `:`
+    type($scratch) `,` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Global to shared memory by the bulk tensor copy engine (TMA)";
+  let description = [{
+    Where `pred` holds (absent: always), thread 0 starts copying the box of
+    `tensormap` at `coords` (innermost first, as the map numbers its
+    dimensions) into `dst`, one bulk tensor copy per 128-byte column panel
+    of `dst` (see SharedPanels). The copies complete on `barrier`, whose
+    phase `tilegpu.barrier_expect` told the bytes to wait for.
+    ```mlir
+    tilegpu.async_tma_copy %map[%k, %m], %slot, %bar, %pred : !tile.ptr<i8>, !tilegpu.memdesc<128x64xf16, #shared>, !tilegpu.memdesc<1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_ScalarPointer:$tensormap, Variadic<I32>:$coords,
+                       TileGPU_MemDescType:$dst, TileGPU_MemDescType:$barrier,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $tensormap `[` $coords `]` `,` $dst `,` $barrier (`,` $pred^)? attr-dict
+    `:` type($tensormap) `,` type($dst) `,` type($barrier)
+  }];
+}
+
+def TileGPU_BarrierInitOp : TileGPU_Op<"barrier_init", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Thread 0 initializes a ring of mbarriers, each for one arrival";
+  let description = [{
+    mbarrier.init of every slot of `barriers` (a `memdesc<Sx1xi64>`) with an
+    arrival count of 1, then a proxy fence so that bulk copies see them. A
+    CTA barrier must follow before any thread waits on them.
+    ```mlir
+    tilegpu.barrier_init %bars : !tilegpu.memdesc<3x1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Thread 0 arrives on an mbarrier expecting `bytes` of copies";
+  let description = [{
+    mbarrier.arrive.expect_tx where `pred` holds: the barrier's current
+    phase completes once bulk copies have written `bytes` bytes to it.
+    ```mlir
+    tilegpu.barrier_expect %bar, %pred {bytes = 49152 : i32} : !tilegpu.memdesc<1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I32Attr:$bytes,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $barrier (`,` $pred^)? attr-dict `:` type($barrier)
+  }];
+}
+
+def TileGPU_BarrierWaitOp : TileGPU_Op<"barrier_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Every thread waits for an mbarrier's phase of parity `phase`";
+  let description = [{
+    mbarrier.try_wait.parity until the phase completes: afterwards the
+    bulk copies it counted are visible to the waiting thread.
+    ```mlir
+    tilegpu.barrier_wait %bar, %phase : !tilegpu.memdesc<1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, I32:$phase);
+  let assemblyFormat = "$barrier `,` $phase attr-dict `:` type($barrier)";
+}
+
+def TileGPU_BarrierInvalOp : TileGPU_Op<"barrier_inval", [
+    MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Thread 0 invalidates a ring of mbarriers";
+  let description = [{
+    mbarrier.inval of every slot, so that the memory may serve other
+    buffers. Every thread must be done waiting on them (a CTA barrier
+    before).
+    ```mlir
+    tilegpu.barrier_inval %bars : !tilegpu.memdesc<3x1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
 }
 
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

@@ -1,0 +1,288 @@
+//===- BulkCopyToLLVM.cpp - Tensor maps, bulk tensor copies, mbarriers ----===//
+//
+// Thread 0 does everything a bulk copy needs but the wait: it builds the
+// tensor maps (in the program's part of the kernel's global scratch, with
+// tensormap.replace on a zeroed map, fenced for the tensor-map proxy),
+// initializes the mbarriers, arrives on them expecting the copies' bytes
+// and issues the copies (cp.async.bulk.tensor, one per 128-byte column
+// panel of the buffer, see SharedPanels). Every thread waits on the
+// mbarrier before it reads the buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+constexpr unsigned kSharedClusterAddressSpace = 7;
+constexpr int64_t kTensorMapBytes = 128;
+
+/// True in thread 0 of the CTA (and where `pred` holds, if given).
+Value emitThreadZero(OpBuilder &b, Location loc, Value pred = Value()) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
+                                     i32Constant(b, loc, 0));
+  return pred ? LLVM::AndOp::create(b, loc, first, pred) : first;
+}
+
+/// The address `bytes` past the shared-memory address `base`.
+Value offsetShared(OpBuilder &b, Location loc, Value base, int64_t bytes) {
+  if (!bytes)
+    return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
+}
+
+/// The address of each mbarrier of a ring of `type` at `base`, 8 bytes apart.
+SmallVector<Value> getBarrierAddresses(OpBuilder &b, Location loc, Value base,
+                                       MemDescType type) {
+  SmallVector<Value> addresses;
+  for (int64_t s = 0; s < type.getShape().front(); ++s)
+    addresses.push_back(offsetShared(b, loc, base, 8 * s));
+  return addresses;
+}
+
+/// The program's number among all of the grid's: x fastest.
+Value emitProgramIndex(OpBuilder &b, Location loc) {
+  Type i32 = b.getI32Type();
+  Value x = NVVM::BlockIdXOp::create(b, loc, i32);
+  Value y = NVVM::BlockIdYOp::create(b, loc, i32);
+  Value z = NVVM::BlockIdZOp::create(b, loc, i32);
+  Value nx = NVVM::GridDimXOp::create(b, loc, i32);
+  Value ny = NVVM::GridDimYOp::create(b, loc, i32);
+  Value yz = LLVM::AddOp::create(b, loc, y, LLVM::MulOp::create(b, loc, z, ny));
+  return LLVM::AddOp::create(b, loc, x, LLVM::MulOp::create(b, loc, yz, nx));
+}
+
+/// The copy engine's element type for `bytes`-wide elements: unsigned
+/// integers, since it moves bits and fills zeros (CUtensorMapDataType).
+int getTensorMapElementType(unsigned bytes) {
+  switch (bytes) {
+  case 1:
+    return 0; // UINT8
+  case 2:
+    return 1; // UINT16
+  case 4:
+    return 2; // UINT32
+  default:
+    return 4; // UINT64
+  }
+}
+
+/// CUtensorMapSwizzle for a span of `bytes`.
+int getTensorMapSwizzle(int32_t bytes) {
+  switch (bytes) {
+  case 32:
+    return 1;
+  case 64:
+    return 2;
+  case 128:
+    return 3;
+  default:
+    return 0;
+  }
+}
+
+struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TensorMapCreateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
+    if (!count)
+      return rewriter.notifyMatchFailure(op, "the module counts no tensor maps");
+    // Slot `index` of this program's maps.
+    Type i64 = rewriter.getI64Type();
+    Value program = LLVM::ZExtOp::create(rewriter, loc, i64,
+                                         emitProgramIndex(rewriter, loc));
+    Value slot = LLVM::AddOp::create(
+        rewriter, loc,
+        LLVM::MulOp::create(rewriter, loc, program,
+                            LLVM::ConstantOp::create(rewriter, loc, i64,
+                                                     count.getInt())),
+        LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex()));
+    Value byteOffset = LLVM::MulOp::create(
+        rewriter, loc, slot,
+        LLVM::ConstantOp::create(rewriter, loc, i64, kTensorMapBytes));
+    Value map = LLVM::GEPOp::create(rewriter, loc, adaptor.getScratch().getType(),
+                                    rewriter.getI8Type(), adaptor.getScratch(),
+                                    ValueRange{byteOffset});
+
+    auto pointee = cast<tile::PointerType>(op.getBase().getType()).getPointeeType();
+    unsigned elementBytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+    ArrayRef<int32_t> box = op.getBox();
+    unsigned rank = box.size();
+    // Operands: $0 the map, $1 thread 0, $2 the base, then the extents,
+    // then the strides in bytes.
+    SmallVector<Value> operands = {map, emitThreadZero(rewriter, loc),
+                                   adaptor.getBase()};
+    llvm::append_range(operands, adaptor.getDims());
+    Value elementSize = LLVM::ConstantOp::create(rewriter, loc, i64, elementBytes);
+    for (Value stride : adaptor.getStrides())
+      operands.push_back(LLVM::MulOp::create(rewriter, loc, stride, elementSize));
+    std::string ptx;
+    llvm::raw_string_ostream os(ptx);
+    for (int64_t at = 0; at < kTensorMapBytes; at += 16)
+      os << "@$1 st.global.v4.b32 [ $0 + " << at << " ], { 0, 0, 0, 0 };\n";
+    auto replace = [&](StringRef field, StringRef type, std::string args) {
+      os << "@$1 tensormap.replace.tile." << field << ".global.b1024." << type
+         << " [ $0 ], " << args << ";\n";
+    };
+    replace("global_address", "b64", "$2");
+    replace("rank", "b32", std::to_string(rank - 1));
+    for (unsigned d = 0; d < rank; ++d) {
+      replace("box_dim", "b32", llvm::formatv("{0}, {1}", d, box[d]).str());
+      replace("global_dim", "b32", llvm::formatv("{0}, ${1}", d, 3 + d).str());
+      replace("element_stride", "b32", llvm::formatv("{0}, 1", d).str());
+    }
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      replace("global_stride", "b64",
+              llvm::formatv("{0}, ${1}", d, 3 + rank + d).str());
+    replace("elemtype", "b32", std::to_string(getTensorMapElementType(elementBytes)));
+    replace("interleave_layout", "b32", "0");
+    replace("swizzle_mode", "b32", std::to_string(getTensorMapSwizzle(op.getSwizzle())));
+    replace("fill_mode", "b32", "0");
+    // The copies that read the map (issued by this thread) go through the
+    // tensor-map proxy; the writes above went through the generic one.
+    os << "@$1 fence.proxy.tensormap::generic.release.gpu;\n";
+    os << "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;";
+    std::string constraints = "l,b,l";
+    for (unsigned d = 0; d < rank; ++d)
+      constraints += ",r";
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      constraints += ",l";
+    emitPTX(rewriter, loc, ptx, constraints, operands, {}, /*hasSideEffects=*/true);
+    requirePTXVersion(op, 83);
+    rewriter.replaceOp(op, map);
+    return success();
+  }
+};
+
+struct AsyncTMACopyToLLVM : OpConversionPattern<AsyncTMACopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncTMACopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType type = op.getDst().getType();
+    auto encoding = cast<SharedEncodingAttr>(type.getEncoding());
+    SharedPanels panels = getSharedPanels(encoding, type.getShape());
+    unsigned elementBytes =
+        std::max(1u, type.getElementType().getIntOrFloatBitWidth() / 8);
+    int64_t panelBytes = panels.rows * panels.width * elementBytes;
+    Value pred = emitThreadZero(rewriter, loc, adaptor.getPred());
+    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                                 kSharedClusterAddressSpace);
+    // The copy engine writes shared::cluster addresses; a CTA's own shared
+    // memory is part of its cluster's.
+    Value map = LLVM::AddrSpaceCastOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
+        adaptor.getTensormap());
+    SmallVector<Value> coords(adaptor.getCoords());
+    Value innermost = coords.front();
+    for (int64_t p = 0; p < panels.rowLength / panels.width; ++p) {
+      coords.front() = LLVM::AddOp::create(
+          rewriter, loc, innermost, i32Constant(rewriter, loc, p * panels.width));
+      Value dst = LLVM::AddrSpaceCastOp::create(
+          rewriter, loc, clusterPtr,
+          offsetShared(rewriter, loc, adaptor.getDst(), p * panelBytes));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, dst, map, coords, adaptor.getBarrier(),
+          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), pred);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierInitToLLVM : OpConversionPattern<BarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pred = emitThreadZero(rewriter, loc);
+    for (Value barrier : getBarrierAddresses(rewriter, loc, adaptor.getBarriers(),
+                                             op.getBarriers().getType()))
+      NVVM::MBarrierInitOp::create(rewriter, loc, barrier,
+                                   i32Constant(rewriter, loc, 1), pred);
+    // The copy engine completes them through the async proxy.
+    MLIRContext *context = rewriter.getContext();
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKindAttr::get(context, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierExpectToLLVM : OpConversionPattern<BarrierExpectOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),
+        i32Constant(rewriter, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, emitThreadZero(rewriter, loc, adaptor.getPred()));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierWaitToLLVM : OpConversionPattern<BarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // A suspend-time hint of 10 ms, as CUTLASS's waits give: the thread
+    // sleeps in the instruction rather than spinning on it.
+    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
+        op, adaptor.getBarrier(), adaptor.getPhase(),
+        i32Constant(rewriter, op.getLoc(), 10000000));
+    return success();
+  }
+};
+
+struct BarrierInvalToLLVM : OpConversionPattern<BarrierInvalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierInvalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pred = emitThreadZero(rewriter, loc);
+    for (Value barrier : getBarrierAddresses(rewriter, loc, adaptor.getBarriers(),
+                                             op.getBarriers().getType()))
+      emitPTX(rewriter, loc, "@$1 mbarrier.inval.shared::cta.b64 [ $0 ];", "r,b",
+              {LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                        barrier),
+               pred},
+              {}, /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tilegpu::populateBulkCopyToLLVMPatterns(
+    const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<TensorMapCreateToLLVM, AsyncTMACopyToLLVM, BarrierInitToLLVM,
+               BarrierExpectToLLVM, BarrierWaitToLLVM, BarrierInvalToLLVM>(
+      converter, patterns.getContext());
+}
