@@ -410,6 +410,21 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
+/// Erases the CTA barriers of `block` that follow another one with only
+/// pure ops between: the wait of an 8-warp dot in flight ends with one, and
+/// the bulk copies' thread passes one right after.
+void eraseRepeatedBarriers(Block &block) {
+  for (auto barrier : llvm::make_early_inc_range(block.getOps<tile::DebugBarrierOp>()))
+    for (Operation *prev = barrier->getPrevNode(); prev; prev = prev->getPrevNode()) {
+      if (isa<tile::DebugBarrierOp>(prev)) {
+        barrier.erase();
+        break;
+      }
+      if (!isMemoryEffectFree(prev))
+        break;
+    }
+}
+
 /// Rewrites `loop` so that its pipelinable buffers fill `stages - 1`
 /// iterations ahead; false (and the loop untouched) when there are none.
 /// A buffer whose load reads a box of a tensor (planBulkCopy) is filled by
@@ -602,7 +617,9 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   // never start; those that did were waited for. The mbarriers are
   // invalidated once every thread is done waiting on them, so that their
   // bytes may serve other buffers.
-  builder.setInsertionPointAfter(succeeded(pipelined) ? *pipelined : loop);
+  scf::ForOp result = succeeded(pipelined) ? *pipelined : loop;
+  eraseRepeatedBarriers(*result.getBody());
+  builder.setInsertionPointAfter(result);
   if (anyAsync && succeeded(pipelined))
     AsyncWaitOp::create(builder, loc, builder.getI32IntegerAttr(0));
   if (anyBulk)
