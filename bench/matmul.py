@@ -296,20 +296,15 @@ def main():
                 rows, cublas = blocked(args, matmul, workdir, dtype, "tf32", shape, 1,
                                        LEADERS[:2] if args.quick else LEADERS)
                 results.append({"workload": name, "rows": rows, "cublas": cublas})
-        grouped_module = load_tl("grouped_matmul", GROUPED)
-        for dtype in ("fp16", "bf16"):
-            name = f"grouped {dtype} (4096, 4096, 4096)"
-            if wanted(name):
-                rows, cublas = grouped(args, grouped_module, workdir, dtype, (4096,) * 3,
-                                       LEADERS[:2] if args.quick else LEADERS)
-                results.append({"workload": name, "rows": rows, "cublas": cublas})
-        descriptor_module = load_tl("descriptor_matmul", DESCRIPTOR)
-        for dtype in ("fp16", "bf16"):
-            name = f"descriptor {dtype} (4096, 4096, 4096)"
-            if wanted(name):
-                rows, cublas = descriptor(args, descriptor_module, workdir, dtype,
-                                          (4096,) * 3, LEADERS[:2] if args.quick else LEADERS)
-                results.append({"workload": name, "rows": rows, "cublas": cublas})
+        for label, workload, module in (
+                ("grouped", grouped, load_tl("grouped_matmul", GROUPED)),
+                ("descriptor", descriptor, load_tl("descriptor_matmul", DESCRIPTOR))):
+            for dtype in ("fp16", "bf16"):
+                name = f"{label} {dtype} (4096, 4096, 4096)"
+                if wanted(name):
+                    rows, cublas = workload(args, module, workdir, dtype, (4096,) * 3,
+                                            LEADERS[:2] if args.quick else LEADERS)
+                    results.append({"workload": name, "rows": rows, "cublas": cublas})
         if wanted("batched spec 4x32x32x32 fp32"):
             rows, cublas = blocked(args, matmul, workdir, "fp32", "tf32", (32, 32, 32), 4,
                                    [(32, 32, 32, 4, 1), (16, 16, 16, 1, 1)])

@@ -213,9 +213,7 @@ struct AtomicToLLVM : OpConversionPattern<AtomicOp> {
       layout = getThreadLayout(tensorType);
       owned = emitOwnership(rewriter, loc, *layout);
     } else {
-      Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-      owned.push_back(LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                           tid, i32Constant(rewriter, loc, 0)));
+      owned.push_back(emitIsFirstThread(rewriter, loc));
     }
 
     unsigned computeCapability = getComputeCapability(op);

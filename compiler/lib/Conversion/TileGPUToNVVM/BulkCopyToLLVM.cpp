@@ -29,9 +29,7 @@ constexpr int64_t kTensorMapBytes = 128;
 
 /// True in thread 0 of the CTA (and where `pred` holds, if given).
 Value emitThreadZero(OpBuilder &b, Location loc, Value pred = Value()) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value first = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                                     i32Constant(b, loc, 0));
+  Value first = emitIsFirstThread(b, loc);
   return pred ? LLVM::AndOp::create(b, loc, first, pred) : first;
 }
 

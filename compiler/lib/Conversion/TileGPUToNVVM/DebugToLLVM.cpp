@@ -83,14 +83,6 @@ Value toPrintArgument(OpBuilder &b, Location loc, Value v,
   return LLVM::ZExtOp::create(b, loc, wide, v);
 }
 
-/// Whether this is the program's thread 0, which prints what the program
-/// holds once (scalars, text).
-Value isFirstThread(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                              i32Constant(b, loc, 0));
-}
-
 /// vprintf(format, buffer) with `fields` stored in the buffer, where
 /// `when` holds (always when null).
 void emitPrintf(OpBuilder &b, Location loc, Operation *op, Value when,
@@ -142,7 +134,7 @@ struct PrintToLLVM : OpConversionPattern<tile::PrintOp> {
       auto bufferType = LLVM::LLVMStructType::getLiteral(
           context, SmallVector<Type>(3, i32));
       Value buffer = allocaAtEntry(rewriter, loc, op, bufferType);
-      emitPrintf(rewriter, loc, op, isFirstThread(rewriter, loc), format,
+      emitPrintf(rewriter, loc, op, emitIsFirstThread(rewriter, loc), format,
                  buffer, bufferType, pids);
     }
     for (auto [k, arg] : llvm::enumerate(op.getArgs())) {
@@ -174,7 +166,7 @@ struct PrintToLLVM : OpConversionPattern<tile::PrintOp> {
       } else {
         // A scalar prints once per program, from thread 0.
         indices.emplace_back();
-        owners.push_back(isFirstThread(rewriter, loc));
+        owners.push_back(emitIsFirstThread(rewriter, loc));
       }
       for (auto [e, value] : llvm::enumerate(values)) {
         SmallVector<Value> fieldValues(pids);

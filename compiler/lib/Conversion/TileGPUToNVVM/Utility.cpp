@@ -16,6 +16,12 @@ Value mlir::tilegpu::i32Constant(OpBuilder &b, Location loc, int64_t value) {
                                   b.getI32IntegerAttr(value));
 }
 
+Value mlir::tilegpu::emitIsFirstThread(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
+                              i32Constant(b, loc, 0));
+}
+
 ThreadLayout mlir::tilegpu::getThreadLayout(Type tensorType) {
   std::optional<ThreadLayout> layout =
       ThreadLayout::get(cast<RankedTensorType>(tensorType));

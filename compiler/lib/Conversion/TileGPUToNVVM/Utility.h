@@ -13,6 +13,10 @@ namespace mlir::tilegpu {
 /// An i32 constant.
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
+/// Whether this is the program's thread 0: the one that prints, does a
+/// scalar atomic, or issues the bulk copies for the whole program.
+Value emitIsFirstThread(OpBuilder &b, Location loc);
+
 /// Per tensor dimension, the index of each element this thread holds:
 /// result[e][d]; indices of padding lie past the extent.
 SmallVector<SmallVector<Value>> emitElementIndices(OpBuilder &b, Location loc,

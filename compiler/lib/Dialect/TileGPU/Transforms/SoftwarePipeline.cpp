@@ -241,6 +241,14 @@ struct BulkCopy {
   SmallVector<unsigned> dims; ///< the tile's dimensions, innermost first
   SmallVector<int32_t> boxShape;
   int32_t swizzle = 0;
+
+  /// The values the tensor map is built from: the base, the outer stride
+  /// and the extents.
+  SmallVector<Value> getMapOperands() const {
+    SmallVector<Value> operands = {box.base, box.strides[dims[1]]};
+    llvm::append_range(operands, box.extents);
+    return operands;
+  }
 };
 
 /// The swizzle span in bytes that `encoding` lays rows out with, as bulk
@@ -296,17 +304,16 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
   unsigned inner = encoding.getOrder()[0], outer = 1 - inner;
   if (box->strides[inner] || !box->strides[outer])
     return std::nullopt;
-  SmallVector<Value> fixed = {box->base, box->strides[outer]};
-  llvm::append_range(fixed, box->extents);
-  if (!llvm::all_of(fixed, [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) ||
-      !isAligned(axis, box->base, elementBytes, 16) ||
-      !isAligned(axis, box->strides[outer], elementBytes, 16))
-    return std::nullopt;
   BulkCopy copy;
   copy.box = *box;
   copy.dims = {inner, outer};
   copy.boxShape = {int32_t(panels.width), int32_t(panels.rows)};
   copy.swizzle = *swizzle;
+  if (!llvm::all_of(copy.getMapOperands(),
+                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) ||
+      !isAligned(axis, box->base, elementBytes, 16) ||
+      !isAligned(axis, box->strides[outer], elementBytes, 16))
+    return std::nullopt;
   return copy;
 }
 
@@ -339,8 +346,7 @@ Value createTensorMap(const BulkCopy &copy, scf::ForOp loop) {
                                    index + 1));
 
   const TensorBox &box = copy.box;
-  SmallVector<Value> operands = {box.base, box.strides[copy.dims[1]]};
-  llvm::append_range(operands, box.extents);
+  SmallVector<Value> operands = copy.getMapOperands();
   Operation *at = loop;
   for (auto outer = at->getParentOfType<scf::ForOp>(); outer;
        outer = outer->getParentOfType<scf::ForOp>()) {
@@ -387,21 +393,19 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
     rewriter.modifyOpInPlace(load, [&] { load.getMaskMutable().assign(mask); });
     return op;
   }
-  auto andPred = [&](Value old) -> Value {
-    return old ? arith::AndIOp::create(rewriter, op->getLoc(), old, pred)
-               : pred;
+  // Thread 0's bulk-copy ops: their own predicate.
+  auto andPred = [&](auto thread0Op) -> Operation * {
+    Value old = thread0Op.getPred();
+    Value both =
+        old ? arith::AndIOp::create(rewriter, op->getLoc(), old, pred) : pred;
+    rewriter.modifyOpInPlace(thread0Op,
+                             [&] { thread0Op.getPredMutable().assign(both); });
+    return op;
   };
-  if (auto copy = dyn_cast<AsyncTMACopyOp>(op)) {
-    Value both = andPred(copy.getPred());
-    rewriter.modifyOpInPlace(copy, [&] { copy.getPredMutable().assign(both); });
-    return op;
-  }
-  if (auto expect = dyn_cast<BarrierExpectOp>(op)) {
-    Value both = andPred(expect.getPred());
-    rewriter.modifyOpInPlace(expect,
-                             [&] { expect.getPredMutable().assign(both); });
-    return op;
-  }
+  if (auto copy = dyn_cast<AsyncTMACopyOp>(op))
+    return andPred(copy);
+  if (auto expect = dyn_cast<BarrierExpectOp>(op))
+    return andPred(expect);
   // A CTA barrier may run in iterations past the end: every thread does.
   if (isa<AsyncCommitGroupOp, AsyncWaitOp, MemDescIndexOp,
           tile::DebugBarrierOp>(op) ||
@@ -410,19 +414,21 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   return nullptr;
 }
 
+/// The last op before `op` in its block that touches memory, or null.
+Operation *getPreviousMemoryOp(Operation *op) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode())
+    if (!isMemoryEffectFree(prev))
+      return prev;
+  return nullptr;
+}
+
 /// Erases the CTA barriers of `block` that follow another one with only
 /// pure ops between: the wait of an 8-warp dot in flight ends with one, and
 /// the bulk copies' thread passes one right after.
 void eraseRepeatedBarriers(Block &block) {
   for (auto barrier : llvm::make_early_inc_range(block.getOps<tile::DebugBarrierOp>()))
-    for (Operation *prev = barrier->getPrevNode(); prev; prev = prev->getPrevNode()) {
-      if (isa<tile::DebugBarrierOp>(prev)) {
-        barrier.erase();
-        break;
-      }
-      if (!isMemoryEffectFree(prev))
-        break;
-    }
+    if (isa_and_nonnull<tile::DebugBarrierOp>(getPreviousMemoryOp(barrier)))
+      barrier.erase();
 }
 
 /// Rewrites `loop` so that its pipelinable buffers fill `stages - 1`
@@ -521,18 +527,18 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
       }
       copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
                                               barrier, Value()));
-      builder.setInsertionPoint(alloc);
-      Value readSlot = emitSlot(builder, alloc.getLoc(), loop, stages);
-      Value readBarrier = MemDescIndexOp::create(builder, alloc.getLoc(),
-                                                 barrierType, barriers, readSlot);
-      BarrierWaitOp::create(builder, alloc.getLoc(), readBarrier,
-                            emitPhase(builder, alloc.getLoc(), loop, stages));
     } else {
       copies.push_back(AsyncCopyOp::create(builder, at, load.getPtr(), buffer,
                                            load.getMask()));
     }
     builder.setInsertionPoint(alloc);
     Value readSlot = emitSlot(builder, alloc.getLoc(), loop, stages);
+    if (plan) {
+      Value readBarrier = MemDescIndexOp::create(
+          builder, alloc.getLoc(), barrierType, barrierRings.back(), readSlot);
+      BarrierWaitOp::create(builder, alloc.getLoc(), readBarrier,
+                            emitPhase(builder, alloc.getLoc(), loop, stages));
+    }
     auto read = MemDescIndexOp::create(builder, alloc.getLoc(), type, ring,
                                        readSlot);
     alloc.getResult().replaceAllUsesWith(read.getResult());
@@ -656,13 +662,8 @@ bool isFilledByAsyncCopies(Value buffer) {
 /// wait for a bulk copy, after which its bytes are visible to the waiting
 /// threads, all of them.
 bool followsBarrier(Operation *op) {
-  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
-    if (isa<AsyncWaitOp, tile::DebugBarrierOp, BarrierWaitOp>(prev))
-      return true;
-    if (!isMemoryEffectFree(prev))
-      return false;
-  }
-  return false;
+  return isa_and_nonnull<AsyncWaitOp, tile::DebugBarrierOp, BarrierWaitOp>(
+      getPreviousMemoryOp(op));
 }
 
 /// wgmma reads its operands through the async proxy, and each warpgroup
