@@ -18,7 +18,7 @@ rounded after every instruction (tilec sums in fp32 and rounds once).
 fp8 sums are allowed wgmma's shorter fp8 accumulator (see
 accumulation_bound).
 
-    python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton]
+    python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton] [--arch sm_90a [--specialize]]
 """
 import argparse
 import importlib.machinery
@@ -42,7 +42,10 @@ DTYPES = [("fp16", "fp32", "tf32"), ("fp16", "fp16", "tf32"),
           ("i8", "i32", "tf32"), ("fp64", "fp64", "ieee")]
 SHAPES = [(1, 1, 1), (3, 3, 3), (17, 17, 17), (100, 3, 17), (3, 100, 127),
           (127, 127, 127), (1000, 17, 100), (17, 1000, 3), (100, 127, 1000),
-          (1, 1000, 17), (3, 17, 1000), (127, 1, 100)]
+          (1, 1000, 17), (3, 17, 1000), (127, 1, 100),
+          # Rows of 16 elements' multiples (with --specialize, the copy
+          # engine's boxes), ragged against the blocks.
+          (112, 48, 208), (144, 144, 1008)]
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps)
 BLOCKS = [(16, 16, 16, 4), (32, 32, 32, 4), (64, 64, 32, 4), (128, 128, 32, 8),
           (128, 64, 64, 4), (3, 3, 3, 1), (16, 8, 16, 1), (64, 128, 16, 8),
@@ -138,8 +141,16 @@ def split_block(block):
     return (None,) + tuple(block) if len(block) == 4 else tuple(block)
 
 
+def specialized(ints):
+    """Triton's JIT specialization of integer arguments: the signature's
+    entries (divisible by 16, equal to 1, or neither) and the values still
+    passed (a 1 becomes a constant)."""
+    entry = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
+    return [entry(v) for v in ints], [v for v in ints if entry(v) != "1"]
+
+
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
-             arch="sm_90"):
+             arch="sm_90", specialize=False):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes[:3]
@@ -165,8 +176,12 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
         grid = f"{-(-m // bm)},{-(-n // bn)},{-(-batch // bz)}"
         kernel, blocks = "batched_dot_kernel", f"{bz}, {bm}, {bn}, {bk}"
         ints = (batch,) + ints
-    signature = f"*{a_t}, *{a_t}, *{c_t}" + ", i32" * len(ints) + \
-        f", {blocks}, '{precision}'"
+    if specialize:
+        entries, ints = specialized(ints)
+        pointers = [f"*{t}:16" for t in (a_t, a_t, c_t)]
+    else:
+        entries, pointers = ["i32"] * len(ints), [f"*{t}" for t in (a_t, a_t, c_t)]
+    signature = ", ".join(pointers + entries) + f", {blocks}, '{precision}'"
     cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
            backend, "-o", out, "--num-warps", str(warps), "--arch", arch, "--signature",
            signature] + paths + [str(v) for v in ints]
@@ -267,6 +282,10 @@ def main():
                         help="also run real Triton where it can")
     parser.add_argument("--arch", default="sm_90",
                         help="tile-run's --arch for the GPU runs (sm_90a: wgmma)")
+    parser.add_argument("--specialize", action="store_true",
+                        help="integers specialized as Triton's JIT does (divisible "
+                             "by 16, equal to 1) and buffers 16-byte aligned: with "
+                             "sm_90a, the copy engine reads the aligned shapes' tiles")
     args = parser.parse_args()
     rng = np.random.default_rng(8)
     triton_module = load_triton_module() if args.triton else None
@@ -279,10 +298,11 @@ def main():
                  f"{dtypes[0]}->{dtypes[1]} {' '.join(dtypes[2:])}")
         with tempfile.TemporaryDirectory() as workdir:
             interp, interp_tail, sentinel = tile_run(
-                args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b)
+                args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b,
+                specialize=args.specialize)
             gpu, gpu_tail, _ = tile_run(
                 args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b,
-                args.arch)
+                args.arch, args.specialize)
         ref, magnitude = reference(a, b, dtypes)
         problems = []
         if not np.all(gpu_tail == sentinel) or not np.all(interp_tail == sentinel):

@@ -122,7 +122,16 @@ def tile_run_command(tile_run, name, case, directory, backend="interp"):
         command += ["--signature", case.signature]
     for key, value in case.constexprs.items():
         command += ["-D", f"{key}={constexpr_text(value)}"]
-    for param, value in case.args:
+    # A parameter the signature fixes (an integer specialized as 1) is no
+    # longer passed, as in Triton's AOT launchers.
+    fixed = set()
+    if case.signature is not None:
+        entries = [e.strip() for e in case.signature.split(",")]
+        fixed = {i for i, e in enumerate(entries[:len(case.args)])
+                 if not e.startswith(("*", "i", "u", "fp", "bf"))}
+    for i, (param, value) in enumerate(case.args):
+        if i in fixed:
+            continue
         if isinstance(value, np.ndarray):
             path = os.path.join(directory, param + ".npy")
             np.save(path, value)

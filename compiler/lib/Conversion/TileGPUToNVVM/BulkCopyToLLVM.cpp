@@ -1,8 +1,9 @@
 //===- BulkCopyToLLVM.cpp - Tensor maps, bulk tensor copies, mbarriers ----===//
 //
 // Thread 0 does everything a bulk copy needs but the wait: it builds the
-// tensor maps (in the program's part of the kernel's global scratch, with
-// tensormap.replace on a zeroed map, fenced for the tensor-map proxy),
+// tensor maps (with tensormap.replace on a zeroed map in shared memory,
+// which the first warp copies into the program's part of the kernel's
+// global scratch, fenced for the tensor-map proxy),
 // initializes the mbarriers, arrives on them expecting the copies' bytes
 // and issues the copies (cp.async.bulk.tensor, one per 128-byte column
 // panel of the buffer, see SharedPanels). Every thread waits on the
@@ -122,41 +123,54 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
     unsigned elementBytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
     ArrayRef<int32_t> box = op.getBox();
     unsigned rank = box.size();
-    // Operands: $0 the map, $1 thread 0, $2 the base, then the extents,
-    // then the strides in bytes.
-    SmallVector<Value> operands = {map, emitThreadZero(rewriter, loc),
-                                   adaptor.getBase()};
+    // Operands: $0 the map, $1 thread 0, $2 the base, $3 the staging
+    // buffer, $4 the first warp, then the extents, then the strides in
+    // bytes.
+    Type i32 = rewriter.getI32Type();
+    Value firstWarp = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::ult,
+        NVVM::ThreadIdXOp::create(rewriter, loc, i32), i32Constant(rewriter, loc, 32));
+    SmallVector<Value> operands = {
+        map, emitThreadZero(rewriter, loc), adaptor.getBase(),
+        LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getStaging()),
+        firstWarp};
     llvm::append_range(operands, adaptor.getDims());
     Value elementSize = LLVM::ConstantOp::create(rewriter, loc, i64, elementBytes);
     for (Value stride : adaptor.getStrides())
       operands.push_back(LLVM::MulOp::create(rewriter, loc, stride, elementSize));
+    constexpr unsigned kFirstDim = 5;
     std::string ptx;
     llvm::raw_string_ostream os(ptx);
     for (int64_t at = 0; at < kTensorMapBytes; at += 16)
-      os << "@$1 st.global.v4.b32 [ $0 + " << at << " ], { 0, 0, 0, 0 };\n";
+      os << "@$1 st.shared.v4.b32 [ $3 + " << at << " ], { 0, 0, 0, 0 };\n";
     auto replace = [&](StringRef field, StringRef type, std::string args) {
-      os << "@$1 tensormap.replace.tile." << field << ".global.b1024." << type
-         << " [ $0 ], " << args << ";\n";
+      os << "@$1 tensormap.replace.tile." << field << ".shared::cta.b1024."
+         << type << " [ $3 ], " << args << ";\n";
     };
     replace("global_address", "b64", "$2");
     replace("rank", "b32", std::to_string(rank - 1));
     for (unsigned d = 0; d < rank; ++d) {
       replace("box_dim", "b32", llvm::formatv("{0}, {1}", d, box[d]).str());
-      replace("global_dim", "b32", llvm::formatv("{0}, ${1}", d, 3 + d).str());
+      replace("global_dim", "b32",
+              llvm::formatv("{0}, ${1}", d, kFirstDim + d).str());
       replace("element_stride", "b32", llvm::formatv("{0}, 1", d).str());
     }
     for (unsigned d = 0; d + 1 < rank; ++d)
       replace("global_stride", "b64",
-              llvm::formatv("{0}, ${1}", d, 3 + rank + d).str());
+              llvm::formatv("{0}, ${1}", d, kFirstDim + rank + d).str());
     replace("elemtype", "b32", std::to_string(getTensorMapElementType(elementBytes)));
     replace("interleave_layout", "b32", "0");
     replace("swizzle_mode", "b32", std::to_string(getTensorMapSwizzle(op.getSwizzle())));
     replace("fill_mode", "b32", "0");
-    // The copies that read the map (issued by this thread) go through the
-    // tensor-map proxy; the writes above went through the generic one.
-    os << "@$1 fence.proxy.tensormap::generic.release.gpu;\n";
+    // The first warp copies the map out (a warp-wide instruction: its
+    // other lanes must see thread 0's writes first), releasing it to the
+    // tensor-map proxy, through which the copies that read it (issued by
+    // thread 0) go after the acquire.
+    os << "bar.warp.sync -1;\n";
+    os << "@$4 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic"
+          ".release.gpu.sync.aligned [ $0 ], [ $3 ], 128;\n";
     os << "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;";
-    std::string constraints = "l,b,l";
+    std::string constraints = "l,b,l,r,b";
     for (unsigned d = 0; d < rank; ++d)
       constraints += ",r";
     for (unsigned d = 0; d + 1 < rank; ++d)

@@ -336,6 +336,10 @@ LogicalResult TensorMapCreateOp::verify() {
   int32_t swizzle = getSwizzle();
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitOpError("swizzle must be 0, 32, 64 or 128 bytes");
+  MemDescType staging = getStaging().getType();
+  if (staging.getShape() != ArrayRef<int64_t>{16} ||
+      !staging.getElementType().isInteger(64))
+    return emitOpError("stages the map in a 128-byte buffer (memdesc<16xi64>)");
   return success();
 }
 

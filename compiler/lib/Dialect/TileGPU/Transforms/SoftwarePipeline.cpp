@@ -31,6 +31,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -238,16 +239,57 @@ void keepInFlight(tile::DotOp dot, scf::ForOp loop) {
 /// operands and the copy's coordinates, innermost dimension first.
 struct BulkCopy {
   TensorBox box;
-  SmallVector<unsigned> dims; ///< the tile's dimensions, innermost first
+  scf::ForOp loop;              ///< the loop the box may advance in
+  SmallVector<int64_t> shape;   ///< the tile's
+  SmallVector<unsigned> dims;   ///< the tile's dimensions, innermost first
   SmallVector<int32_t> boxShape;
   int32_t swizzle = 0;
 
   /// The values the tensor map is built from: the base, the outer stride
-  /// and the extents.
+  /// and the extents (or, where the load is unmasked, what the box's end
+  /// is computed from).
   SmallVector<Value> getMapOperands() const {
     SmallVector<Value> operands = {box.base, box.strides[dims[1]]};
-    llvm::append_range(operands, box.extents);
+    for (unsigned d : dims) {
+      if (box.extents[d]) {
+        operands.push_back(box.extents[d]);
+        continue;
+      }
+      if (box.offsets[d])
+        operands.push_back(box.offsets[d]);
+      if (box.advances[d]) {
+        scf::ForOp forOp = loop; // its accessors are not const
+        operands.append(
+            {forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep()});
+      }
+    }
     return operands;
+  }
+
+  /// The tensor's extent along `d`: the mask's bound, or where the box (of
+  /// the loop's last iteration, if it advances) ends.
+  Value emitExtent(OpBuilder &b, Location loc, unsigned d) const {
+    if (box.extents[d])
+      return box.extents[d];
+    Type i32 = b.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, value));
+    };
+    Value end = constant(shape[d]);
+    if (box.offsets[d])
+      end = arith::AddIOp::create(b, loc, box.offsets[d], end);
+    if (!box.advances[d])
+      return end;
+    scf::ForOp forOp = loop;
+    Value trips = arith::CeilDivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, forOp.getUpperBound(),
+                              forOp.getLowerBound()),
+        forOp.getStep());
+    Value last = arith::SubIOp::create(b, loc, toI32(b, loc, trips), constant(1));
+    return arith::AddIOp::create(
+        b, loc, end,
+        arith::MulIOp::create(b, loc, last, constant(box.advances[d])));
   }
 };
 
@@ -298,7 +340,7 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
   SharedPanels panels = getSharedPanels(encoding, type.getShape());
   if (!swizzle || panels.width * elementBytes != *swizzle || panels.rows > 256)
     return std::nullopt;
-  std::optional<TensorBox> box = matchTensorBox(load);
+  std::optional<TensorBox> box = matchTensorBox(load, loop);
   if (!box)
     return std::nullopt;
   unsigned inner = encoding.getOrder()[0], outer = 1 - inner;
@@ -306,6 +348,8 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
     return std::nullopt;
   BulkCopy copy;
   copy.box = *box;
+  copy.loop = loop;
+  copy.shape = llvm::to_vector(type.getShape());
   copy.dims = {inner, outer};
   copy.boxShape = {int32_t(panels.width), int32_t(panels.rows)};
   copy.swizzle = *swizzle;
@@ -315,6 +359,81 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
       !isAligned(axis, box->strides[outer], elementBytes, 16))
     return std::nullopt;
   return copy;
+}
+
+/// The coordinate along dimension `d` of the box that `box`'s load reads in
+/// the current iteration of `loop`.
+Value emitCoordinate(OpBuilder &b, Location loc, const TensorBox &box,
+                     unsigned d, scf::ForOp loop) {
+  Value offset = box.offsets[d];
+  if (!offset)
+    offset = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  if (!box.advances[d])
+    return offset;
+  Value iteration = toI32(b, loc, emitIteration(b, loc, loop));
+  Value advance = arith::ConstantOp::create(
+      b, loc, b.getI32IntegerAttr(int32_t(box.advances[d])));
+  return arith::AddIOp::create(
+      b, loc, offset, arith::MulIOp::create(b, loc, iteration, advance));
+}
+
+/// Stops `loop` carrying values that nothing reads but their own next
+/// value (the pointers of loads that bulk copies replaced, still advanced
+/// each iteration): the ops that advanced them go, and each yields its
+/// initial value, which canonicalization folds away. (Not the argument
+/// itself: scf's pipeliner takes only values of ops as yields.)
+void dropUnreadIterArgs(scf::ForOp loop) {
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (auto [arg, next, result] :
+       llvm::zip(loop.getRegionIterArgs(), yield->getOpOperands(),
+                 loop.getResults())) {
+    if (!result.use_empty() || arg == next.get())
+      continue;
+    // Every op that reads the argument, transitively, must be pure and
+    // feed nothing but this operand of the yield.
+    SmallVector<Value> worklist = {arg};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    bool unread = true;
+    while (unread && !worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      for (OpOperand &use : value.getUses()) {
+        Operation *user = use.getOwner();
+        if (user == yield.getOperation()) {
+          unread &= &use == &next;
+          continue;
+        }
+        if (user->getBlock() != loop.getBody() || !isMemoryEffectFree(user) ||
+            user->getNumRegions()) {
+          unread = false;
+          break;
+        }
+        if (seen.insert(user).second)
+          llvm::append_range(worklist, user->getResults());
+      }
+    }
+    if (!unread)
+      continue;
+    next.set(loop.getInitArgs()[arg.getArgNumber() - 1]);
+    for (Operation *op : seen)
+      op->dropAllUses();
+    for (Operation *op : seen)
+      op->erase();
+  }
+}
+
+/// Moves the scalar computations of `loop` that do not change from
+/// iteration to iteration (a batch's base pointer, written in the loop
+/// body) before it, where a tensor map can be built from them. Tiles stay:
+/// hoisted, they would hold registers through the loop.
+void hoistInvariantScalars(scf::ForOp loop) {
+  moveLoopInvariantCode(
+      {&loop.getRegion()},
+      [&](Value value, Region *) { return loop.isDefinedOutsideOfLoop(value); },
+      [&](Operation *op, Region *) {
+        return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+               llvm::none_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
+      },
+      [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
 }
 
 /// The kernel's global-scratch parameter (the bytes its tensor maps live
@@ -358,13 +477,21 @@ Value createTensorMap(const BulkCopy &copy, scf::ForOp loop) {
   Location loc = loop.getLoc();
   SmallVector<Value> dims, strides;
   for (unsigned d : copy.dims)
-    dims.push_back(box.extents[d]);
+    dims.push_back(copy.emitExtent(b, loc, d));
   Value stride = box.strides[copy.dims[1]];
   if (!stride.getType().isInteger(64))
     stride = arith::ExtSIOp::create(b, loc, b.getI64Type(), stride);
   strides.push_back(stride);
+  // Written in shared memory, where tensormap.replace is cheap, then copied
+  // out with the tensor-map proxy's release in one instruction.
+  MLIRContext *context = b.getContext();
+  auto staging = LocalAllocOp::create(
+      b, loc,
+      MemDescType::get(context, {16}, b.getI64Type(),
+                       SharedEncodingAttr::get(context, 1, 1, 1, {0})),
+      Value());
   return TensorMapCreateOp::create(
-      b, loc, scratch.getType(), scratch, box.base, dims, strides,
+      b, loc, scratch.getType(), scratch, box.base, dims, strides, staging,
       b.getDenseI32ArrayAttr(copy.boxShape), b.getI32IntegerAttr(copy.swizzle),
       b.getI32IntegerAttr(index));
 }
@@ -448,8 +575,10 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
 
   SmallVector<std::optional<BulkCopy>, 2> bulk;
   std::optional<tile::AxisInfoAnalysis> axis;
-  if (hasBulkTensorCopies(loop))
+  if (hasBulkTensorCopies(loop)) {
+    hoistInvariantScalars(loop);
     axis.emplace(loop->getParentOfType<func::FuncOp>());
+  }
   bool anyBulk = false, anyAsync = false;
   for (LocalAllocOp alloc : allocs) {
     auto load = alloc.getSrc().getDefiningOp<tile::LoadOp>();
@@ -519,12 +648,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
           builder, at, barrier,
           builder.getI32IntegerAttr(getSharedAllocBytes(type)), Value()));
       SmallVector<Value> coords;
-      for (unsigned d : plan->dims) {
-        Value offset = plan->box.offsets[d];
-        coords.push_back(offset ? offset
-                                : arith::ConstantOp::create(
-                                      builder, at, builder.getI32IntegerAttr(0)));
-      }
+      for (unsigned d : plan->dims)
+        coords.push_back(emitCoordinate(builder, at, plan->box, d, loop));
       copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
                                               barrier, Value()));
     } else {
@@ -545,6 +670,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     alloc.erase();
     load.erase();
   }
+  dropUnreadIterArgs(loop);
   if (anyAsync) {
     Operation *lastCopy = nullptr;
     for (Operation *copy : copies)
@@ -748,9 +874,10 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       module.walk([&](LocalAllocOp alloc) { used += getSharedAllocBytes(alloc.getType()); });
       for (LocalAllocOp alloc : allocs)
         perStage += getSharedAllocBytes(alloc.getType());
-      // A ring of mbarriers per bulk-copied buffer, aligned to 128 bytes.
+      // A ring of mbarriers and a tensor map's staging buffer per
+      // bulk-copied buffer, each aligned to 128 bytes.
       if (hasBulkTensorCopies(module))
-        used += 128 * int64_t(allocs.size());
+        used += 256 * int64_t(allocs.size());
       used -= perStage; // the loop's buffers become its rings
       int64_t stages = getNumStages(loop);
       while (stages >= 2 && used + stages * perStage > limit)

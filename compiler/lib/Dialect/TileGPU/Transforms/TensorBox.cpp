@@ -10,12 +10,15 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// `o + arange(n)` laid along dimension `dim` of the tile (1 elsewhere).
+/// `o + arange(n)` laid along dimension `dim` of the tile (1 elsewhere),
+/// or `(o + arange(n)) % modulus`.
 struct Index {
   int dim = -1;
-  Value offset; ///< scalar i32; null: 0
+  Value offset;  ///< scalar i32; null: 0
+  Value modulus; ///< scalar i32; null: none
   bool operator==(const Index &other) const {
-    return dim == other.dim && offset == other.offset;
+    return dim == other.dim && offset == other.offset &&
+           modulus == other.modulus;
   }
 };
 
@@ -73,7 +76,14 @@ std::optional<Index> matchIndex(Value v) {
     std::optional<Index> inner = matchIndex(expand.getSrc());
     if (!inner)
       return std::nullopt;
-    return Index{dim, inner->offset};
+    return Index{dim, inner->offset, inner->modulus};
+  }
+  if (auto rem = dyn_cast_or_null<arith::RemSIOp>(def)) {
+    std::optional<Index> inner = matchIndex(rem.getLhs());
+    Value modulus = getSplatted(rem.getRhs());
+    if (!inner || inner->modulus || !modulus || !modulus.getType().isInteger(32))
+      return std::nullopt;
+    return Index{dim, inner->offset, modulus};
   }
   if (auto range = dyn_cast_or_null<tile::MakeRangeOp>(def)) {
     if (range.getStart() != 0)
@@ -86,7 +96,7 @@ std::optional<Index> matchIndex(Value v) {
       Value offset = getSplatted(lhs);
       std::optional<Index> inner = matchIndex(rhs);
       if (offset && offset.getType().isInteger(32) && inner &&
-          !inner->offset && inner->dim == dim)
+          !inner->offset && !inner->modulus && inner->dim == dim)
         return Index{dim, offset};
     }
   }
@@ -149,6 +159,87 @@ bool collectBounds(Value v, SmallVectorImpl<std::pair<Index, Value>> &bounds) {
   return true;
 }
 
+/// Pointers carried by a loop and advanced by a scalar each iteration.
+struct Advancing {
+  Value init;  ///< the pointers of the first iteration
+  Value delta; ///< the scalar the pointers advance by
+};
+
+/// `ptrs` as pointers that `loop` carries and advances, if they are.
+std::optional<Advancing> matchAdvancing(Value ptrs, scf::ForOp loop) {
+  auto arg = dyn_cast<BlockArgument>(skipMoves(ptrs));
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0)
+    return std::nullopt;
+  unsigned index = arg.getArgNumber() - 1;
+  Value next = loop.getBody()->getTerminator()->getOperand(index);
+  auto add = skipMoves(next).getDefiningOp<tile::AddPtrOp>();
+  if (!add || skipMoves(add.getPtr()) != arg)
+    return std::nullopt;
+  Value delta = getSplatted(add.getOffset());
+  if (!delta)
+    return std::nullopt;
+  return Advancing{loop.getInitArgs()[index], delta};
+}
+
+/// The integer constant `v` is, if it is one.
+std::optional<int64_t> getConstant(Value v) {
+  APInt value;
+  if (!v || !matchPattern(v, m_ConstantInt(&value)))
+    return std::nullopt;
+  return value.getSExtValue();
+}
+
+/// The dimension whose index `delta` advances and by how much, given each
+/// dimension's stride: `c` moves c elements along the unit-stride
+/// dimension, `c * stride_d` (or `stride_d * c`) c along dimension d.
+std::optional<std::pair<unsigned, int64_t>>
+matchAdvance(Value delta, ArrayRef<Value> strides) {
+  Value stride;
+  std::optional<int64_t> count = getConstant(delta);
+  if (auto mul = delta.getDefiningOp<arith::MulIOp>()) {
+    for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
+                            std::pair(mul.getRhs(), mul.getLhs())})
+      if ((count = getConstant(rhs))) {
+        stride = lhs;
+        break;
+      }
+  } else if (!count) {
+    stride = delta;
+    count = 1;
+  }
+  if (!count || *count <= 0 || llvm::count(strides, stride) != 1)
+    return std::nullopt;
+  return std::pair(unsigned(llvm::find(strides, stride) - strides.begin()),
+                   *count);
+}
+
+/// The extent `E` of a bound `E - x` on the index of a dimension that
+/// advances by `advance` per iteration of `loop`, where x is that many
+/// times the iteration's number: `E - k * advance` for k counting
+/// iterations from 0, or `E - k` for k stepping by `advance`.
+Value matchShrinkingBound(Value bound, scf::ForOp loop, int64_t advance) {
+  auto sub = bound.getDefiningOp<arith::SubIOp>();
+  if (!sub || !loop.isDefinedOutsideOfLoop(sub.getLhs()))
+    return Value();
+  Value x = sub.getRhs();
+  int64_t scale = 1;
+  if (auto mul = x.getDefiningOp<arith::MulIOp>()) {
+    for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
+                            std::pair(mul.getRhs(), mul.getLhs())})
+      if (std::optional<int64_t> c = getConstant(rhs)) {
+        x = lhs;
+        scale = *c;
+        break;
+      }
+  }
+  std::optional<int64_t> lower = getConstant(loop.getLowerBound());
+  std::optional<int64_t> step = getConstant(loop.getStep());
+  if (x != loop.getInductionVar() || lower != 0 || !step ||
+      *step * scale != advance)
+    return Value();
+  return sub.getLhs();
+}
+
 /// The base pointer of `ptrs` and the terms of its offsets.
 Value collectPointerTerms(Value ptrs, SmallVectorImpl<Term> &terms) {
   ptrs = skipMoves(ptrs);
@@ -160,39 +251,146 @@ Value collectPointerTerms(Value ptrs, SmallVectorImpl<Term> &terms) {
   return collectPointerTerms(add.getPtr(), terms);
 }
 
+/// True when the mask `mask` of a store keeps `index < extent`.
+bool keepsBelow(Value mask, const Index &index, Value extent) {
+  SmallVector<std::pair<Index, Value>> bounds;
+  if (!mask || !collectBounds(mask, bounds))
+    return false;
+  return llvm::any_of(bounds, [&](const auto &bound) {
+    return bound.first == index && bound.second == extent;
+  });
+}
+
+/// True when the elements of `load`'s tile whose `index` along `dim` lies
+/// at or past `extent` never reach memory, so that they may hold anything:
+/// the tile is only the A (dim 0) or B (dim 1) operand of a dot that
+/// `loop` accumulates (each of whose rows, or columns, depends on the
+/// operand's alone), and the accumulator leaves it only through elementwise
+/// ops into stores masked by `index < extent`. This is how Triton's
+/// tutorials wrap the rows of their edge tiles, `(o + arange) % M`: the
+/// copy engine reads zeros there instead.
+bool isUnobservablePast(tile::LoadOp load, unsigned dim, const Index &index,
+                        Value extent, scf::ForOp loop) {
+  if (!load->hasOneUse())
+    return false;
+  auto alloc = dyn_cast<LocalAllocOp>(*load->user_begin());
+  if (!alloc || !alloc->hasOneUse())
+    return false;
+  auto dot = dyn_cast<tile::DotOp>(*alloc->user_begin());
+  if (!dot || dot.getType().getRank() != 2 ||
+      (dim == 0 ? dot.getA() : dot.getB()) != alloc.getResult() ||
+      dot.getA() == dot.getB())
+    return false;
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!acc || acc.getOwner() != loop.getBody() || acc.getArgNumber() == 0 ||
+      !acc.hasOneUse())
+    return false;
+  unsigned carried = acc.getArgNumber() - 1;
+  Operation *yield = loop.getBody()->getTerminator();
+
+  // Everything the dot's result flows into: element for element, so that
+  // the rows (or columns) past the extent stay apart from the others.
+  // Values outside the flow do not depend on the tile at all (its only
+  // reader is the dot), so elementwise ops may combine them with it.
+  SmallVector<Value> worklist = {dot.getResult()};
+  llvm::DenseSet<Value> derived;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!derived.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == yield) {
+        if (use.getOperandNumber() != carried)
+          return false;
+        worklist.push_back(loop.getResult(carried));
+        continue;
+      }
+      if (auto store = dyn_cast<tile::StoreOp>(user)) {
+        if (use.get() != store.getValue() || store.getPtr() == value ||
+            store.getMask() == value ||
+            !keepsBelow(store.getMask(), index, extent))
+          return false;
+        continue;
+      }
+      bool elementwise = user->hasTrait<OpTrait::Elementwise>() ||
+                         isa<ConvertLayoutOp, WarpgroupDotWaitOp>(user);
+      if (!elementwise || user->getNumRegions())
+        return false;
+      llvm::append_range(worklist, user->getResults());
+    }
+  }
+  return true;
+}
+
 } // namespace
 
-std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load) {
+std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load,
+                                                      scf::ForOp loop) {
   auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
-  if (!type || !load.getMask())
+  if (!type)
     return std::nullopt;
   unsigned rank = type.getRank();
+  Value ptrs = load.getPtr();
+  std::optional<Advancing> advancing = matchAdvancing(ptrs, loop);
+  if (advancing)
+    ptrs = advancing->init;
   SmallVector<Term> terms;
-  Value base = collectPointerTerms(load.getPtr(), terms);
+  Value base = collectPointerTerms(ptrs, terms);
   SmallVector<std::pair<Index, Value>> bounds;
-  if (!base || !collectBounds(load.getMask(), bounds) ||
-      terms.size() != rank || bounds.size() != rank)
+  if (!base || terms.size() != rank ||
+      (load.getMask() && !collectBounds(load.getMask(), bounds)))
     return std::nullopt;
 
   TensorBox box;
   box.base = base;
   box.offsets.resize(rank);
+  box.advances.assign(rank, 0);
   box.extents.resize(rank);
   box.strides.resize(rank);
   SmallVector<bool> seen(rank, false);
+  unsigned boundsUsed = 0;
   for (const Term &term : terms) {
     int d = term.index.dim;
     if (d < 0 || seen[d] || type.getDimSize(d) == 1)
       return std::nullopt;
     seen[d] = true;
-    auto bound = llvm::find_if(bounds, [&](const auto &b) {
-      return b.first == term.index;
-    });
-    if (bound == bounds.end())
-      return std::nullopt;
     box.offsets[d] = term.index.offset;
-    box.extents[d] = bound->second;
     box.strides[d] = term.stride;
+    // Wrapped modulo an extent, it may end there if what lies past it is
+    // never seen.
+    if (Value modulus = term.index.modulus) {
+      if (!isUnobservablePast(load, d, Index{d, term.index.offset}, modulus,
+                              loop))
+        return std::nullopt;
+      box.extents[d] = modulus;
+      continue;
+    }
+    // Unmasked along d, the tensor ends where the box does (null).
+    for (const auto &[index, bound] : bounds)
+      if (index == term.index && !box.extents[d]) {
+        box.extents[d] = bound;
+        ++boundsUsed;
+      }
+  }
+  // Every bound must be one of the box's.
+  if (boundsUsed != bounds.size())
+    return std::nullopt;
+  if (advancing) {
+    auto advance = matchAdvance(advancing->delta, box.strides);
+    if (!advance)
+      return std::nullopt;
+    auto [d, count] = *advance;
+    box.advances[d] = count;
+    // A wrapped index does not advance as a box does.
+    for (const Term &term : terms)
+      if (term.index.dim == int(d) && term.index.modulus)
+        return std::nullopt;
+    if (box.extents[d]) {
+      box.extents[d] = matchShrinkingBound(box.extents[d], loop, count);
+      if (!box.extents[d])
+        return std::nullopt;
+    }
   }
   return box;
 }

@@ -9,9 +9,23 @@
 //   ptrs = base + sum_d (o_d + arange(n_d)) * s_d   (along dimension d)
 //   mask = and_d (o_d + arange(n_d)) < extent_d     (and optionally >= 0)
 //
+// A dimension the mask does not bound is one the program promises to stay
+// inside: the tensor may end where the box does.
+//
 // Such a load is a box of the tensor (base, extents, strides) at
 // coordinates o_d. tilegpu-pipeline asks here before it copies a loop's
 // tile with the copy engine instead of cp.async.
+//
+// In a loop, the box may also move: the pointers carried from iteration to
+// iteration and advanced by a fixed number of rows or columns, the mask's
+// bound on that dimension shrinking by as many each iteration, as the
+// classic blocked matmul walks K:
+//
+//   for k in range(0, cdiv(K, BLOCK_K)):
+//       a = tl.load(a_ptrs, mask=(rows < M) & (ks < K - k * BLOCK_K))
+//       a_ptrs += BLOCK_K * stride_ak
+//
+// Then iteration i reads the box at o_d + i * BLOCK_K along K, of extent K.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +33,8 @@
 #define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_TENSORBOX_H
 
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <optional>
 
@@ -28,13 +44,18 @@ namespace mlir::tilegpu {
 struct TensorBox {
   Value base;                  ///< the tensor's origin, a scalar !tile.ptr
   SmallVector<Value> offsets;  ///< i32 coordinate of the box's first element
-  SmallVector<Value> extents;  ///< i32 extent of the tensor
+  SmallVector<int64_t> advances; ///< added to the offset per iteration
+  /// i32 extent of the tensor; null where the load is unmasked: then the
+  /// tensor ends where the box does (its last box, if it advances).
+  SmallVector<Value> extents;
   SmallVector<Value> strides;  ///< integer element stride; null: 1
 };
 
-/// The box `load` reads, or nullopt when its pointers or mask have another
-/// form. The load's `other`, if any, must be zero (checked by the caller).
-std::optional<TensorBox> matchTensorBox(tile::LoadOp load);
+/// The box `load` reads in the iterations of `loop` (its pointers may be
+/// carried by the loop and advance), or nullopt when its pointers or mask
+/// have another form. The load's `other`, if any, must be zero (checked by
+/// the caller).
+std::optional<TensorBox> matchTensorBox(tile::LoadOp load, scf::ForOp loop);
 
 } // namespace mlir::tilegpu
 

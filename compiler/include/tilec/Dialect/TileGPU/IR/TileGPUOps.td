@@ -146,8 +146,9 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
   let summary = "Builds a bulk-copy tensor map in the program's global scratch";
   let description = [{
     Thread 0 writes the 128-byte tensor map (CUtensorMap) of a tensor at
-    `base` into slot `index` of this program's part of `scratch` (the
-    kernel's trailing global-scratch parameter) and fences it for the
+    `base` into `staging`, a 128-byte shared-memory buffer, and the first
+    warp copies it into slot `index` of this program's part of `scratch`
+    (the kernel's trailing global-scratch parameter), fenced for the
     tensor-map proxy; the result is its address. Dimensions, strides and
     the box run innermost first, as bulk tensor copies number them: `dims`
     are the extents (i32), `strides` the element strides of every dimension
@@ -155,17 +156,19 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
     moves. Out-of-bounds elements read as zero; `swizzle` is the shared
     memory swizzle span in bytes (32, 64 or 128; 0 for none).
     ```mlir
-    %map = tilegpu.tensormap_create %scratch, %a[%k, %m] strides [%lda] {box = array<i32: 64, 128>, index = 0 : i32, swizzle = 128 : i32} : !tile.ptr<i8>, !tile.ptr<f16> -> !tile.ptr<i8>
+    %map = tilegpu.tensormap_create %scratch, %a[%k, %m] strides [%lda] {box = array<i32: 64, 128>, index = 0 : i32, swizzle = 128 : i32} via %staging : !tile.ptr<i8>, !tile.ptr<f16>, <16xi64, #shared> -> !tile.ptr<i8>
     ```
   }];
   let arguments = (ins TileGPU_ScalarPointer:$scratch, TileGPU_ScalarPointer:$base,
                        Variadic<I32>:$dims, Variadic<I64>:$strides,
+                       TileGPU_MemDescType:$staging,
                        DenseI32ArrayAttr:$box, I32Attr:$swizzle,
                        I32Attr:$index);
   let results = (outs TileGPU_ScalarPointer:$result);
   let assemblyFormat = [{
-    $scratch `,` $base `[` $dims `]` `strides` `[` $strides `]` attr-dict `:`
-    type($scratch) `,` type($base) `->` type($result)
+    $scratch `,` $base `[` $dims `]` `strides` `[` $strides `]` attr-dict
+    `via` $staging `:` type($scratch) `,` type($base) `,` type($staging)
+    `->` type($result)
   }];
   let hasVerifier = 1;
 }
