@@ -32,9 +32,14 @@ WORKLOADS = {
     "mm_fp16": ("matmul", "fp16", "tf32", 128, 128, 32, 8, 4),
     # Hopper's best configurations (run with --arch sm_90a for wgmma).
     "mm_fp16_256": ("matmul", "fp16", "tf32", 128, 256, 64, 8, 4),
+    "mm_fp16_256_s3": ("matmul", "fp16", "tf32", 128, 256, 64, 8, 3),
     "mm_bf16_256": ("matmul", "bf16", "tf32", 128, 256, 64, 8, 3),
     "mm_tf32_256": ("matmul", "fp32", "tf32", 256, 128, 32, 8, 3),
+    # The tutorial-style kernel (bench/kernels/grouped_matmul.tl), GROUP_M 8.
+    "grouped_fp16_256": ("grouped", "fp16", None, 128, 256, 64, 8, 3),
 }
+GROUPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels",
+                       "grouped_matmul.tl")
 
 
 def sass(cubin, path):
@@ -59,6 +64,19 @@ def workload(args, name, workdir):
         triton_args = (a, b, c, m, n, k, k, 1, n, 1, n, 1)
         consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
         source = "splitk_matmul"
+    elif form == "grouped":
+        m = n = k = 4096
+        module, kernel_name = load_tl("grouped_matmul", GROUPED), "grouped_matmul_kernel"
+        a = torch.randn(m, k, device="cuda", dtype=torch_dtype)
+        b = torch.randn(k, n, device="cuda", dtype=torch_dtype)
+        c = torch.empty(m, n, device="cuda", dtype=torch_dtype)
+        grid = ((m // bm) * (n // bn),)
+        ints = [m, n, k, k, n, n]
+        signature = [f"*{dtype}:16"] * 3 + ["i32:16"] * 3 + [
+            "i32:16", "1", "i32:16", "1", "i32:16", "1", str(bm), str(bn), str(bk), "8"]
+        triton_args = (a, b, c, m, n, k, k, 1, n, 1, n, 1)
+        consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8)
+        source = GROUPED
     else:
         m = n = k = 4096
         module, kernel_name = load_tl("matmul"), "matmul_kernel"
@@ -76,11 +94,13 @@ def workload(args, name, workdir):
         source = "matmul"
     options = ["--kernel", kernel_name, "--num-stages", str(stages), "--arch", args.arch]
     signature = ", ".join(signature)
-    tilec = TilecKernel(args.tilec, source, signature, workdir, warps, options)
+    path = source if source.endswith(".tl") else os.path.join(
+        os.path.dirname(__file__), "..", "dsl-examples", source + ".tl")
+    tilec = TilecKernel(args.tilec, os.path.basename(path)[:-3], signature, workdir,
+                        warps, options, path=path)
     launch = tilec.bind(grid, a, b, c, *ints)
     cubin = os.path.join(args.out, f"{name}_tilec.cubin")
-    subprocess.run([args.tilec, os.path.join(os.path.dirname(__file__), "..",
-                                             "dsl-examples", source + ".tl"),
+    subprocess.run([args.tilec, path,
                     "--signature", signature, "--num-warps", str(warps),
                     "--emit=cubin", "-o", cubin] + options, check=True)
     sass(cubin, os.path.join(args.out, f"{name}_tilec.sass"))

@@ -169,7 +169,9 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
     os << "bar.warp.sync -1;\n";
     os << "@$4 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic"
           ".release.gpu.sync.aligned [ $0 ], [ $3 ], 128;\n";
-    os << "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;";
+    os << "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;\n";
+    // The copy engine fetches the map now rather than at the first copy.
+    os << "@$1 prefetch.tensormap [ $0 ];";
     std::string constraints = "l,b,l,r,b";
     for (unsigned d = 0; d < rank; ++d)
       constraints += ",r";
