@@ -431,6 +431,7 @@ void hoistInvariantScalars(scf::ForOp loop) {
       [&](Value value, Region *) { return loop.isDefinedOutsideOfLoop(value); },
       [&](Operation *op, Region *) {
         return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+               isSpeculatable(op) &&
                llvm::none_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
       },
       [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
