@@ -31,6 +31,8 @@ import tempfile
 
 import numpy as np
 
+import harness
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL = os.path.join(ROOT, "bench", "differential", "dot.tl")
 SENTINELS = 64
@@ -141,14 +143,6 @@ def split_block(block):
     return (None,) + tuple(block) if len(block) == 4 else tuple(block)
 
 
-def specialized(ints):
-    """Triton's JIT specialization of integer arguments: the signature's
-    entries (divisible by 16, equal to 1, or neither) and the values still
-    passed (a 1 becomes a constant)."""
-    entry = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-    return [entry(v) for v in ints], [v for v in ints if entry(v) != "1"]
-
-
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
              arch="sm_90", specialize=False):
     m, n, k = shape
@@ -177,7 +171,7 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
         kernel, blocks = "batched_dot_kernel", f"{bz}, {bm}, {bn}, {bk}"
         ints = (batch,) + ints
     if specialize:
-        entries, ints = specialized(ints)
+        entries, ints = harness.specialize(ints)
         pointers = [f"*{t}:16" for t in (a_t, a_t, c_t)]
     else:
         entries, pointers = ["i32"] * len(ints), [f"*{t}" for t in (a_t, a_t, c_t)]

@@ -22,6 +22,7 @@ from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_triton import TilecKernel, load_tl  # noqa: E402
+from harness import specialize  # noqa: E402
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 # BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages
@@ -53,14 +54,6 @@ def check(out, ref, dtype, what):
     if not err <= tol:
         raise SystemExit(f"{what}: relative error {err:.3g} above {tol}")
     return float(err)
-
-
-def specialize(ints):
-    """Triton's specialization of integer arguments: divisible by 16, or
-    equal to 1 (then a constant, no longer a parameter); the signature's
-    entries and the values still passed at launch."""
-    div = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-    return [div(v) for v in ints], [v for v in ints if div(v) != "1"]
 
 
 def measure(row, side, make_run, c, ref, dtype, what, flop):

@@ -454,8 +454,9 @@ Value getGlobalScratch(func::FuncOp func) {
 }
 
 /// The tensor map of `copy`, built once where its operands are known: before
-/// the outermost loop around `loop` that does not define them.
-Value createTensorMap(const BulkCopy &copy, scf::ForOp loop) {
+/// the outermost loop around `copy.loop` that does not define them.
+Value createTensorMap(const BulkCopy &copy) {
+  scf::ForOp loop = copy.loop;
   auto func = loop->getParentOfType<func::FuncOp>();
   Value scratch = getGlobalScratch(func);
   ModuleOp module = func->getParentOfType<ModuleOp>();
@@ -632,7 +633,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     Value slot = emitSlot(builder, at, loop, stages);
     Value buffer = MemDescIndexOp::create(builder, at, type, ring, slot);
     if (plan) {
-      Value map = createTensorMap(*plan, loop);
+      Value map = createTensorMap(*plan);
       builder.setInsertionPoint(loop);
       auto barriers = LocalAllocOp::create(builder, at, ringOfBarriers, Value());
       barrierRings.push_back(barriers);

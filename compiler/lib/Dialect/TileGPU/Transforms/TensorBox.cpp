@@ -3,6 +3,7 @@
 #include "TensorBox.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -181,25 +182,17 @@ std::optional<Advancing> matchAdvancing(Value ptrs, scf::ForOp loop) {
   return Advancing{loop.getInitArgs()[index], delta};
 }
 
-/// The integer constant `v` is, if it is one.
-std::optional<int64_t> getConstant(Value v) {
-  APInt value;
-  if (!v || !matchPattern(v, m_ConstantInt(&value)))
-    return std::nullopt;
-  return value.getSExtValue();
-}
-
 /// The dimension whose index `delta` advances and by how much, given each
 /// dimension's stride: `c` moves c elements along the unit-stride
 /// dimension, `c * stride_d` (or `stride_d * c`) c along dimension d.
 std::optional<std::pair<unsigned, int64_t>>
 matchAdvance(Value delta, ArrayRef<Value> strides) {
   Value stride;
-  std::optional<int64_t> count = getConstant(delta);
+  std::optional<int64_t> count = getConstantIntValue(delta);
   if (auto mul = delta.getDefiningOp<arith::MulIOp>()) {
     for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
                             std::pair(mul.getRhs(), mul.getLhs())})
-      if ((count = getConstant(rhs))) {
+      if ((count = getConstantIntValue(rhs))) {
         stride = lhs;
         break;
       }
@@ -226,14 +219,14 @@ Value matchShrinkingBound(Value bound, scf::ForOp loop, int64_t advance) {
   if (auto mul = x.getDefiningOp<arith::MulIOp>()) {
     for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
                             std::pair(mul.getRhs(), mul.getLhs())})
-      if (std::optional<int64_t> c = getConstant(rhs)) {
+      if (std::optional<int64_t> c = getConstantIntValue(rhs)) {
         x = lhs;
         scale = *c;
         break;
       }
   }
-  std::optional<int64_t> lower = getConstant(loop.getLowerBound());
-  std::optional<int64_t> step = getConstant(loop.getStep());
+  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (x != loop.getInductionVar() || lower != 0 || !step ||
       *step * scale != advance)
     return Value();
