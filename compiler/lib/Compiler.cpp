@@ -12,6 +12,7 @@
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Frontend/ASTDump.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/Frontend/Parser.h"
@@ -549,6 +550,8 @@ bool Compilation::run() {
                        UnitAttr::get(module->getContext()));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
+  // A warp-specialized kernel's producer warps come on top of num_warps.
+  result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
   if (options.stopAfter == Stage::TileGPU) {
     printModule(*module);
     return true;

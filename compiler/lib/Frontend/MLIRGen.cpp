@@ -1315,9 +1315,10 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       (callee.name != "range" && callee.name != "tl.range" && !isStatic))
     fail(loop.iter->loc, "loops must iterate over range(...), tl.range(...) "
                          "or tl.static_range(...)");
-  // tl.range's options (Triton 3.6): num_stages reaches the IR for the
-  // pipeliner; the others are scheduling hints tilec may ignore.
-  enum { NumStages = 3 };
+  // tl.range's options (Triton 3.6): num_stages and warp_specialize reach
+  // the IR for the pipeliner; the others are scheduling hints tilec may
+  // ignore.
+  enum { NumStages = 3, WarpSpecialize = 7 };
   Args args = bindArgs(*iter, callee.name,
                        {"arg1", "arg2", "step", "num_stages",
                         "loop_unroll_factor", "disallow_acc_multi_buffer",
@@ -1377,6 +1378,14 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
            "num_stages must be a non-negative int32, got " + Twine(n));
     forOp->setAttr(tile::kNumStagesAttrName,
                    builder.getI32IntegerAttr(int32_t(n)));
+  }
+  if (callee.name == "tl.range" && given(WarpSpecialize)) {
+    const TValue &v = *args.get(WarpSpecialize);
+    if (v.kind != TValue::Kind::Bool && v.kind != TValue::Kind::Int)
+      fail(args.locs[WarpSpecialize],
+           "warp_specialize must be a constant bool, got " + describe(v));
+    forOp->setAttr(tile::kWarpSpecializeAttrName,
+                   builder.getBoolAttr(v.intValue != 0));
   }
   Scope before = scope;
   mlir::Block *body = forOp.getBody();

@@ -2,7 +2,8 @@
 written into a wider buffer whose extra columns keep their NaN), a grid
 whose last group of tile rows is shorter than GROUP_SIZE_M, rows
 specialized as aligned (Triton's JIT specialization; on sm_90a, bulk
-copies), and the tutorial's wrapped form of the kernel."""
+copies, and with 256-row tiles warp specialization), and the tutorial's
+wrapped form of the kernel."""
 import numpy as np
 
 from suite import Case
@@ -55,4 +56,10 @@ def cases():
     yield case("wrapped", rng, 100, 72, 77, (32, 32, 32), 2, "leaky_relu",
                kernel="wrapped_matmul_kernel")
     yield case("wrapped_bulk_copies", rng, 200, 144, 176, (128, 64, 64), 2, "leaky_relu",
+               num_warps=8, signature=aligned, kernel="wrapped_matmul_kernel")
+    # 256-row tiles on two warpgroups: on sm_90a the cost model gives the
+    # copies a producer warpgroup of their own (warp specialization).
+    yield case("warp_specialized", rng, 300, 144, 176, (256, 128, 64), 2, "leaky_relu",
+               num_warps=8, signature=aligned)
+    yield case("wrapped_warp_specialized", rng, 300, 144, 176, (256, 128, 64), 1, "",
                num_warps=8, signature=aligned, kernel="wrapped_matmul_kernel")

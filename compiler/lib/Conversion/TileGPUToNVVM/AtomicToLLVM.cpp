@@ -312,12 +312,12 @@ struct AtomicToLLVM : OpConversionPattern<AtomicOp> {
     };
 
     // Only owners write (a copy holds 0, not the old value).
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
     for (auto [e, index] : llvm::enumerate(indices))
       emitPredicatedSharedStore(rewriter, loc, slotAddress(index),
                                 bitcastTo(rewriter, loc, olds[e], word),
                                 owned[e]);
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
     SmallVector<Value> shared;
     for (ArrayRef<Value> index : indices)
       shared.push_back(

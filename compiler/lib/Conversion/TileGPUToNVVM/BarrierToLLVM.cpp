@@ -1,10 +1,14 @@
 //===- BarrierToLLVM.cpp - Barriers and proxy fences ----------------------===//
 //
 // A program is a CTA: its barrier is bar.sync 0, which also makes the
-// memory accesses before it visible to the CTA after it. The proxy fence
-// extends that to the async proxy (wgmma's operand reads).
+// memory accesses before it visible to the CTA after it (in a
+// warp-specialized kernel's consumers, a named barrier of theirs; see
+// emitBarrier). The proxy fence extends that to the async proxy (wgmma's
+// operand reads).
 //
 //===----------------------------------------------------------------------===//
+
+#include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
@@ -22,7 +26,8 @@ struct DebugBarrierToNVVM : OpConversionPattern<tile::DebugBarrierOp> {
   LogicalResult
   matchAndRewrite(tile::DebugBarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    emitBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
     return success();
   }
 };

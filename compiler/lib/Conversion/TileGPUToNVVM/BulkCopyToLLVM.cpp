@@ -7,7 +7,9 @@
 // initializes the mbarriers, arrives on them expecting the copies' bytes
 // and issues the copies (cp.async.bulk.tensor, one per 128-byte column
 // panel of the buffer, see SharedPanels). Every thread waits on the
-// mbarrier before it reads the buffer.
+// mbarrier before it reads the buffer. In a warp-specialized kernel the
+// producer's first thread issues the copies instead (emitIsFirstThread),
+// and the consumer warps release each buffer on an mbarrier of their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,6 +51,15 @@ SmallVector<Value> getBarrierAddresses(OpBuilder &b, Location loc, Value base,
   for (int64_t s = 0; s < type.getShape().front(); ++s)
     addresses.push_back(offsetShared(b, loc, base, 8 * s));
   return addresses;
+}
+
+/// `instruction` on the mbarrier at `barrier` where `pred` holds, in a form
+/// (a sink destination, a predicate) that NVVM's ops do not offer.
+void emitOnBarrier(OpBuilder &b, Location loc, StringRef instruction,
+                   Value barrier, Value pred) {
+  emitPTX(b, loc, ("@$1 " + instruction + " [ $0 ];").str(), "r,b",
+          {LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), barrier), pred}, {},
+          /*hasSideEffects=*/true);
 }
 
 /// The program's number among all of the grid's: x fastest.
@@ -233,7 +244,8 @@ struct BarrierInitToLLVM : OpConversionPattern<BarrierInitOp> {
     for (Value barrier : getBarrierAddresses(rewriter, loc, adaptor.getBarriers(),
                                              op.getBarriers().getType()))
       NVVM::MBarrierInitOp::create(rewriter, loc, barrier,
-                                   i32Constant(rewriter, loc, 1), pred);
+                                   i32Constant(rewriter, loc, op.getCount()),
+                                   pred);
     // The copy engine completes them through the async proxy.
     MLIRContext *context = rewriter.getContext();
     NVVM::FenceProxyOp::create(
@@ -254,6 +266,44 @@ struct BarrierExpectToLLVM : OpConversionPattern<BarrierExpectOp> {
         rewriter, loc, /*res=*/Type(), adaptor.getBarrier(),
         i32Constant(rewriter, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
         /*relaxed=*/false, emitThreadZero(rewriter, loc, adaptor.getPred()));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BarrierArriveToLLVM : OpConversionPattern<BarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Once per warp: the barrier counts warps. Every lane of the warp got
+    // here (the op's code is not divergent), so lane 0's arrival releases
+    // what the warp's waits before it saw complete.
+    Location loc = op.getLoc();
+    Value pred = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::eq,
+        NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type()),
+        i32Constant(rewriter, loc, 0));
+    if (adaptor.getPred())
+      pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
+    emitOnBarrier(rewriter, loc, "mbarrier.arrive.shared::cta.b64 _,",
+                  adaptor.getBarrier(), pred);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TensorMapAcquireToLLVM : OpConversionPattern<TensorMapAcquireOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TensorMapAcquireOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitPTX(rewriter, op.getLoc(),
+            "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;\n"
+            "@$1 prefetch.tensormap [ $0 ];",
+            "l,b",
+            {adaptor.getTensormap(), emitThreadZero(rewriter, op.getLoc())},
+            {}, /*hasSideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -282,11 +332,8 @@ struct BarrierInvalToLLVM : OpConversionPattern<BarrierInvalOp> {
     Value pred = emitThreadZero(rewriter, loc);
     for (Value barrier : getBarrierAddresses(rewriter, loc, adaptor.getBarriers(),
                                              op.getBarriers().getType()))
-      emitPTX(rewriter, loc, "@$1 mbarrier.inval.shared::cta.b64 [ $0 ];", "r,b",
-              {LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
-                                        barrier),
-               pred},
-              {}, /*hasSideEffects=*/true);
+      emitOnBarrier(rewriter, loc, "mbarrier.inval.shared::cta.b64", barrier,
+                    pred);
     rewriter.eraseOp(op);
     return success();
   }
@@ -297,6 +344,7 @@ struct BarrierInvalToLLVM : OpConversionPattern<BarrierInvalOp> {
 void mlir::tilegpu::populateBulkCopyToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<TensorMapCreateToLLVM, AsyncTMACopyToLLVM, BarrierInitToLLVM,
-               BarrierExpectToLLVM, BarrierWaitToLLVM, BarrierInvalToLLVM>(
+               BarrierExpectToLLVM, BarrierArriveToLLVM, BarrierWaitToLLVM,
+               BarrierInvalToLLVM, TensorMapAcquireToLLVM>(
       converter, patterns.getContext());
 }

@@ -64,10 +64,10 @@ struct ButterflyToLLVM : OpConversionPattern<tile::ButterflyOp> {
         return LLVM::AddOp::create(rewriter, loc, thread,
                                    i32Constant(rewriter, loc, e * threads));
       };
-      NVVM::Barrier0Op::create(rewriter, loc);
+      emitBarrier(rewriter, loc);
       for (unsigned e = 0; e < numElems; ++e)
         storePartial(rewriter, loc, base, slots, slot(tid, e), group(src[e]));
-      NVVM::Barrier0Op::create(rewriter, loc);
+      emitBarrier(rewriter, loc);
       for (unsigned e = 0; e < numElems; ++e)
         result[e] = loadPartial(rewriter, loc, base, slots,
                                 slot(partner, e), group(src[e]))

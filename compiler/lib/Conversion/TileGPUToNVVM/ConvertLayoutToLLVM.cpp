@@ -256,7 +256,7 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
                                  ValueRange{linear});
     };
 
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
     if (plan.matrices)
       storeMatrices(rewriter, loc, src, *matrixLanes, srcValues, slotAddress);
     SmallVector<SmallVector<Value>> srcIndices;
@@ -271,7 +271,7 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
                             slotAddress(srcIndices[g]),
                             srcVec > 1 ? srcVec * slotBytes : 0);
     }
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
     SmallVector<Value> values;
     SmallVector<SmallVector<Value>> dstIndices =
         emitElementIndices(rewriter, loc, dst);

@@ -41,7 +41,7 @@ struct HistogramToLLVM : OpConversionPattern<tile::HistogramOp> {
     Value zero = i32Constant(rewriter, loc, 0);
 
     // Clear: thread t takes bins t, t + threads, ...
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
     for (int64_t first = 0; first < bins; first += threads) {
       Value index =
           LLVM::AddOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, first));
@@ -49,7 +49,7 @@ struct HistogramToLLVM : OpConversionPattern<tile::HistogramOp> {
                                           index, i32Constant(rewriter, loc, bins));
       emitPredicatedSharedStore(rewriter, loc, binAddress(index), zero, inside);
     }
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
 
     // Count.
     ValueRange values = adaptor.getSrc();
@@ -78,7 +78,7 @@ struct HistogramToLLVM : OpConversionPattern<tile::HistogramOp> {
       emitPTX(rewriter, loc, "@$1 red.shared.add.u32 [ $0 + 0 ], 1;", "l,b",
               ValueRange{address, inside}, {}, /*hasSideEffects=*/true);
     }
-    NVVM::Barrier0Op::create(rewriter, loc);
+    emitBarrier(rewriter, loc);
 
     // Read: padding elements of the result read the last bin.
     SmallVector<Value> result;

@@ -1,7 +1,7 @@
 //===- Pass.cpp - convert-tilegpu-to-nvvm ---------------------------------===//
 //
 // Three steps: tensors become the values each thread holds (1:N), scf
-// becomes cf, and then everything becomes the LLVM dialect with the stock
+// (and tilegpu.warp_specialize) becomes cf, and then everything becomes the LLVM dialect with the stock
 // ArithToLLVM / MathToLLVM / ControlFlowToLLVM / FuncToLLVM patterns.
 //
 //===----------------------------------------------------------------------===//
@@ -113,13 +113,19 @@ struct ConvertTileGPUToNVVM
       func->removeAttr("tile.constexprs");
     });
 
+    // setmaxnreg takes effect only where ptxas knows the registers each
+    // thread starts with: a CTA's share of the register file.
+    bool handsOverRegisters = false;
+    module.walk([&](WarpSpecializeOp split) {
+      handsOverRegisters |= split.getConsumerRegisters() != 0;
+    });
     assignSharedOffsets(module);
     if (failed(convertTensors(module, widths, runs)) ||
         failed(convertSCFToCF(module)) || failed(convertToLLVM(module)) ||
         failed(convertNVVMToPTX(module)))
       return signalPassFailure();
 
-    unsigned threads = getNumWarps(module) * 32;
+    unsigned threads = getNumThreads(module);
     module.walk([&](LLVM::LLVMFuncOp func) {
       if (func.isExternal())
         return;
@@ -129,6 +135,10 @@ struct ConvertTileGPUToNVVM
       // threads_per_block), as Triton's do: ptxas may rely on it.
       func->setAttr(NVVM::NVVMDialect::getReqntidAttrName(),
                     DenseI32ArrayAttr::get(context, {int32_t(threads), 1, 1}));
+      if (handsOverRegisters)
+        func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                      IntegerAttr::get(IntegerType::get(context, 32),
+                                       65536 / threads / 8 * 8));
     });
   }
 
@@ -164,6 +174,8 @@ struct ConvertTileGPUToNVVM
 
     target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     target.addIllegalDialect<tile::TileDialect, TileGPUDialect>();
+    // Until scf becomes cf: the ops inside ask which side they are on.
+    target.addLegalOp<WarpSpecializeOp, WarpYieldOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
       return converter.isSignatureLegal(func.getFunctionType()) &&
              converter.isLegal(&func.getBody());
@@ -177,9 +189,10 @@ struct ConvertTileGPUToNVVM
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     populateSCFToControlFlowConversionPatterns(patterns);
+    populateWarpSpecializeToCFPatterns(patterns);
     ConversionTarget target(*context);
     target.addIllegalOp<scf::ForOp, scf::IfOp, scf::WhileOp,
-                        scf::ExecuteRegionOp>();
+                        scf::ExecuteRegionOp, WarpSpecializeOp, WarpYieldOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     return applyPartialConversion(module, target, std::move(patterns));
   }

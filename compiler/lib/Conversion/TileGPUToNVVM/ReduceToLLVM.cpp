@@ -167,10 +167,10 @@ SmallVector<Partial> reduceAlongAxis(ConversionPatternRewriter &rewriter,
         rewriter, loc, warpAlongAxis,
         LLVM::ShlOp::create(rewriter, loc, b, i32Constant(rewriter, loc, j)));
   }
-  NVVM::Barrier0Op::create(rewriter, loc);
+  emitBarrier(rewriter, loc);
   for (auto [p, index] : llvm::zip(acc, outIndex))
     storePartial(rewriter, loc, base, slots, slot(warpAlongAxis, index), p);
-  NVVM::Barrier0Op::create(rewriter, loc);
+  emitBarrier(rewriter, loc);
   for (auto [p, index] : llvm::zip(acc, outIndex)) {
     Partial total;
     for (int64_t w = 0; w < distinctWarps; ++w) {

@@ -134,10 +134,10 @@ struct ScanToLLVM : OpConversionPattern<tile::ScanOp> {
         };
         Value other = LLVM::XOrOp::create(rewriter, loc, tid,
                                           i32Constant(rewriter, loc, 1 << tidBit));
-        NVVM::Barrier0Op::create(rewriter, loc);
+        emitBarrier(rewriter, loc);
         for (unsigned g : groups)
           storePartial(rewriter, loc, base, slots, slot(tid, g), total[g]);
-        NVVM::Barrier0Op::create(rewriter, loc);
+        emitBarrier(rewriter, loc);
         for (unsigned g : groups)
           partner[g] =
               loadPartial(rewriter, loc, base, slots, slot(other, g), total[g]);

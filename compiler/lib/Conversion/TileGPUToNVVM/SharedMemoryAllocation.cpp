@@ -5,12 +5,13 @@
 // reductions, atomics that share old values) is needed only during its op:
 // it starts after the buffers that are live there, so that an epilogue's
 // conversion reuses the pipeline's ring once the loop is done with it. A
-// buffer is live from its alloc to the last op of its block that uses it or
-// a view of it (memdesc_index results, loop-carried views), a whole loop
-// when the use is inside one. Reuse is safe because every writer of shared
-// memory synchronizes the CTA before it writes (earlier readers are done)
-// and async copies land in rings that are live until the wait after their
-// loop.
+// buffer is live from its alloc to the last op that uses it or a view of
+// it (memdesc_index results, loop-carried views), a whole loop when the use
+// is inside one; a warp-specialized producer's copies count as the
+// consumers' waits for them. Reuse is safe because every writer of shared
+// memory synchronizes the CTA (or the consumers) before it writes (earlier
+// readers are done) and async copies land in rings that are live until
+// the wait after their loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,7 @@
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -27,11 +29,21 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// The last op of the alloc's block that uses its buffer, directly or
-/// through a view, or holds such a use in its regions.
-Operation *getLastUse(LocalAllocOp alloc) {
-  Block *block = alloc->getBlock();
-  Operation *last = alloc;
+/// Whether `op` runs in a tilegpu.warp_specialize producer. Its uses of a
+/// buffer do not extend the buffer's life: the producer only fills
+/// buffers that the consumers wait for before they read them.
+bool isInProducer(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion())
+    if (auto split = dyn_cast<WarpSpecializeOp>(region->getParentOp()))
+      if (region == &split.getProducer())
+        return true;
+  return false;
+}
+
+/// The ops that use the alloc's buffer, directly or through a view.
+SmallVector<Operation *> getUsers(LocalAllocOp alloc) {
+  SmallVector<Operation *> users;
   SmallVector<Value> worklist = {alloc.getResult()};
   llvm::DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -40,9 +52,8 @@ Operation *getLastUse(LocalAllocOp alloc) {
       continue;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (Operation *ancestor = block->findAncestorOpInBlock(*user))
-        if (last->isBeforeInBlock(ancestor))
-          last = ancestor;
+      if (!isInProducer(user))
+        users.push_back(user);
       for (Value result : user->getResults())
         if (isa<MemDescType>(result.getType()))
           worklist.push_back(result);
@@ -60,7 +71,28 @@ Operation *getLastUse(LocalAllocOp alloc) {
       }
     }
   }
-  return last;
+  return users;
+}
+
+/// Whether `user` may run after `op` starts (or is `op`): it follows `op`
+/// in their innermost common block, contains it or is in it, or a loop
+/// inside `outer` (the buffer's block) runs both again.
+bool mayRunAfter(Operation *user, Operation *op, Block *outer) {
+  for (Block *block = op->getBlock(); block; ) {
+    Operation *mine = block->findAncestorOpInBlock(*op);
+    if (Operation *theirs = block->findAncestorOpInBlock(*user)) {
+      if (theirs == mine || !theirs->isBeforeInBlock(mine))
+        return true;
+      for (Block *b = block; b != outer; b = b->getParentOp()->getBlock())
+        if (isa<LoopLikeOpInterface>(b->getParentOp()))
+          return true;
+      return false;
+    }
+    if (block == outer)
+      return false;
+    block = block->getParentOp()->getBlock();
+  }
+  return false;
 }
 
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
@@ -73,15 +105,19 @@ bool usesScratch(Operation *op) {
 
 struct Buffer {
   LocalAllocOp alloc;
-  Operation *lastUse;
+  SmallVector<Operation *> users;
   int64_t end; // offset + bytes
 };
 
-/// Whether `buffer` is live while `op` runs.
+/// Whether `buffer` is live while `op` runs: allocated before it and used
+/// by something that may run after it starts.
 bool isLiveAt(const Buffer &buffer, Operation *op) {
-  Operation *ancestor = buffer.alloc->getBlock()->findAncestorOpInBlock(*op);
+  Block *block = buffer.alloc->getBlock();
+  Operation *ancestor = block->findAncestorOpInBlock(*op);
   return ancestor && buffer.alloc->isBeforeInBlock(ancestor) &&
-         !buffer.lastUse->isBeforeInBlock(ancestor);
+         llvm::any_of(buffer.users, [&](Operation *user) {
+           return mayRunAfter(user, op, block);
+         });
 }
 
 } // namespace
@@ -100,7 +136,7 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     alloc->setAttr(kSharedOffsetAttrName,
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());
-    buffers.push_back({alloc, getLastUse(alloc), end});
+    buffers.push_back({alloc, getUsers(alloc), end});
   });
   if (buffers.empty())
     return;

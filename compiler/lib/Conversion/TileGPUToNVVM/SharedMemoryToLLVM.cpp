@@ -49,17 +49,17 @@ struct LocalAllocToLLVM : OpConversionPattern<LocalAllocOp> {
     unsigned threads = getNumWarps(op) * 32;
     bool padded = isPadded(type);
     if (op.getSrc() || padded)
-      NVVM::Barrier0Op::create(rewriter, loc);
+      emitBarrier(rewriter, loc);
     if (padded)
       zeroShared(rewriter, loc, tile, threads);
     if (Value src = op.getSrc()) {
       if (padded)
-        NVVM::Barrier0Op::create(rewriter, loc);
+        emitBarrier(rewriter, loc);
       storeToShared(rewriter, loc, tile, getThreadLayout(src.getType()),
                     adaptor.getSrc());
     }
     if (op.getSrc() || padded)
-      NVVM::Barrier0Op::create(rewriter, loc);
+      emitBarrier(rewriter, loc);
     rewriter.replaceOp(op, tile.base);
     return success();
   }
@@ -192,7 +192,7 @@ struct AsyncWaitToLLVM : OpConversionPattern<AsyncWaitOp> {
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
-    NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    emitBarrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }

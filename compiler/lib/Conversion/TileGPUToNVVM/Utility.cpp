@@ -3,6 +3,7 @@
 #include "Utility.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -16,10 +17,43 @@ Value mlir::tilegpu::i32Constant(OpBuilder &b, Location loc, int64_t value) {
                                   b.getI32IntegerAttr(value));
 }
 
+/// The side of a tilegpu.warp_specialize that code in `block` runs on.
+enum class Side { All, Producer, Consumers };
+static Side getSide(Block *block) {
+  for (Region *region = block ? block->getParent() : nullptr; region;
+       region = region->getParentRegion())
+    if (auto split = dyn_cast<WarpSpecializeOp>(region->getParentOp()))
+      return region == &split.getProducer() ? Side::Producer : Side::Consumers;
+  return Side::All;
+}
+
 Value mlir::tilegpu::emitIsFirstThread(OpBuilder &b, Location loc) {
+  Block *block = b.getInsertionBlock();
+  int64_t first = getSide(block) == Side::Producer
+                      ? 32 * getNumWarps(block->getParentOp())
+                      : 0;
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                              i32Constant(b, loc, 0));
+                              i32Constant(b, loc, first));
+}
+
+void mlir::tilegpu::emitBarrier(OpBuilder &b, Location loc) {
+  Block *block = b.getInsertionBlock();
+  switch (getSide(block)) {
+  case Side::All:
+    NVVM::Barrier0Op::create(b, loc);
+    return;
+  case Side::Consumers: {
+    // Barrier 0 is the whole CTA's.
+    Value threads = i32Constant(b, loc, 32 * getNumWarps(block->getParentOp()));
+    NVVM::BarrierOp::create(b, loc, Type(), i32Constant(b, loc, 1), threads,
+                            NVVM::BarrierReductionAttr(), Value());
+    return;
+  }
+  case Side::Producer:
+    llvm_unreachable("a warp-specialized producer runs on one thread: it "
+                     "has no barrier to meet");
+  }
 }
 
 ThreadLayout mlir::tilegpu::getThreadLayout(Type tensorType) {

@@ -13,9 +13,18 @@ namespace mlir::tilegpu {
 /// An i32 constant.
 Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 
-/// Whether this is the program's thread 0: the one that prints, does a
-/// scalar atomic, or issues the bulk copies for the whole program.
+/// Whether this is the first thread of the threads that run the code at
+/// `b`'s insertion point: the one that prints, does a scalar atomic, or
+/// issues the bulk copies for all of them. That is the program's thread 0,
+/// except in a tilegpu.warp_specialize producer, whose first thread follows
+/// the consumers'.
 Value emitIsFirstThread(OpBuilder &b, Location loc);
+
+/// A barrier of the threads that run the code at `b`'s insertion point:
+/// the whole CTA (bar.sync 0), or, in a tilegpu.warp_specialize consumer,
+/// the consumers alone (bar.sync 1 with their count), since the producer
+/// never gets there.
+void emitBarrier(OpBuilder &b, Location loc);
 
 /// Per tensor dimension, the index of each element this thread holds:
 /// result[e][d]; indices of padding lie past the extent.

@@ -90,6 +90,11 @@ void populateWgmmaDotToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.dot as FMAs, on a blocked accumulator.
 void populateFMADotToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   RewritePatternSet &patterns);
+/// tilegpu.warp_specialize as branches on the thread's number, with the
+/// register hand-over (setmaxnreg) of each side. Runs with the scf to cf
+/// conversion, once the ops inside have been lowered (their barriers and
+/// first threads depend on the side they are on).
+void populateWarpSpecializeToCFPatterns(RewritePatternSet &patterns);
 /// Gives each tilegpu.local_alloc its bytes of shared memory (the
 /// `tilegpu.offset` attribute), and each op that takes scratch space its
 /// start (`tilegpu.scratch_offset`) after the buffers live during the op.

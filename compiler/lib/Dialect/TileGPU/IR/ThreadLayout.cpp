@@ -385,6 +385,16 @@ unsigned mlir::tilegpu::getNumWarps(Operation *op) {
   return 4;
 }
 
+unsigned mlir::tilegpu::getNumThreads(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  unsigned producers = 0;
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(kProducerWarpsAttrName))
+      producers = attr.getInt();
+  return 32 * (getNumWarps(op) + producers);
+}
+
 std::optional<SmallVector<unsigned>>
 mlir::tilegpu::getRegisterPermutation(const ThreadLayout &src,
                                       const ThreadLayout &dst) {

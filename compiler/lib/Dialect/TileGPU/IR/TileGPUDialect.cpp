@@ -353,6 +353,24 @@ LogicalResult WarpgroupDotWaitOp::verify() {
   return success();
 }
 
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg and the producer's own warps work on whole warpgroups.
+  int32_t warps = getProducerWarps();
+  if (warps < 4 || warps % 4 != 0)
+    return emitOpError("producer_warps must be a positive multiple of 4 (whole "
+                       "warpgroups), got ")
+           << warps;
+  int32_t producer = getProducerRegisters(), consumer = getConsumerRegisters();
+  if (consumer == 0)
+    return success();
+  auto valid = [](int32_t n) { return n >= 24 && n <= 256 && n % 8 == 0; };
+  if (!valid(producer) || !valid(consumer) || producer > consumer)
+    return emitOpError("registers must be multiples of 8 in [24, 256], the "
+                       "producer's at most the consumers', got ")
+           << producer << " and " << consumer;
+  return success();
+}
+
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getResult().getType())
     return getSrc();

@@ -19,7 +19,9 @@
 // at 128 x 256 x 64 leaves one stage less: 638 against 561 TFLOP/s.)
 //
 
+#include "RingSlots.h"
 #include "TensorBox.h"
+#include "WarpSpecialize.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
@@ -131,45 +133,6 @@ int64_t getNumStages(scf::ForOp loop) {
     if (auto attr = module->getAttrOfType<IntegerAttr>(tile::kNumStagesAttrName))
       return attr.getInt();
   return 3;
-}
-
-/// The number of the loop's current iteration, from the induction variable.
-Value emitIteration(OpBuilder &b, Location loc, scf::ForOp loop) {
-  Value iv = loop.getInductionVar();
-  return arith::DivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
-      loop.getStep());
-}
-
-/// `value` as an i32.
-Value toI32(OpBuilder &b, Location loc, Value value) {
-  if (value.getType().isInteger(32))
-    return value;
-  return arith::TruncIOp::create(b, loc, b.getI32Type(), value);
-}
-
-/// The current iteration's buffer of a ring of `stages`: its number modulo
-/// `stages`.
-Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
-  Value iteration = emitIteration(b, loc, loop);
-  Value slot = arith::RemSIOp::create(
-      b, loc, iteration,
-      arith::ConstantOp::create(
-          b, loc, b.getIntegerAttr(iteration.getType(), stages)));
-  return toI32(b, loc, slot);
-}
-
-/// The parity of the phase the current iteration's mbarrier completes: it
-/// completes once per round of the ring.
-Value emitPhase(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages) {
-  Value iteration = emitIteration(b, loc, loop);
-  Type type = iteration.getType();
-  Value round = arith::DivSIOp::create(
-      b, loc, iteration,
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages)));
-  Value parity = arith::AndIOp::create(
-      b, loc, round, arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1)));
-  return toI32(b, loc, parity);
 }
 
 /// The loop's buffers filled by loads of its own iterations.
@@ -673,6 +636,10 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     load.erase();
   }
   dropUnreadIterArgs(loop);
+  // Copies the engine alone makes may rather come from warps of their own.
+  if (anyBulk && !anyAsync && wantsWarpSpecialization(loop) &&
+      succeeded(specializeWarps(loop, copies, barrierRings, stages)))
+    return success();
   if (anyAsync) {
     Operation *lastCopy = nullptr;
     for (Operation *copy : copies)
@@ -877,9 +844,11 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       for (LocalAllocOp alloc : allocs)
         perStage += getSharedAllocBytes(alloc.getType());
       // A ring of mbarriers and a tensor map's staging buffer per
-      // bulk-copied buffer, each aligned to 128 bytes.
+      // bulk-copied buffer, each aligned to 128 bytes, and the ring of
+      // mbarriers on which consumer warps release slots.
       if (hasBulkTensorCopies(module))
-        used += 256 * int64_t(allocs.size());
+        used += 256 * int64_t(allocs.size()) +
+                (wantsWarpSpecialization(loop) ? 128 : 0);
       used -= perStage; // the loop's buffers become its rings
       int64_t stages = getNumStages(loop);
       while (stages >= 2 && used + stages * perStage > limit)

@@ -53,6 +53,11 @@ bool isCacheModifierFor(CacheModifier cache, bool isLoad);
 /// the kernel's default (`--num-stages`); on an scf.for, that loop's own
 /// (`tl.range(..., num_stages=N)`), which takes precedence.
 inline constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
+/// Loop attribute (bool): `tl.range(..., warp_specialize=)`, whether the
+/// loop's copies should be issued by producer warps of their own (true) or
+/// never (false); absent, the compiler decides.
+inline constexpr llvm::StringLiteral kWarpSpecializeAttrName =
+    "tile.warp_specialize";
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

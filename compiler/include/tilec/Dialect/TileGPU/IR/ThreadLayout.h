@@ -103,6 +103,13 @@ getRegisterPermutation(const ThreadLayout &src, const ThreadLayout &dst);
 /// The number of warps the module's layouts assume (`tilegpu.num_warps`).
 unsigned getNumWarps(Operation *op);
 
+/// Module attribute (i32): the warps, beyond `tilegpu.num_warps`, that the
+/// kernel's tilegpu.warp_specialize runs its producer on.
+constexpr llvm::StringLiteral kProducerWarpsAttrName = "tilegpu.producer_warps";
+/// The threads each program of the module of `op` is launched with: its
+/// layouts' warps and its producer warps.
+unsigned getNumThreads(Operation *op);
+
 /// K of one mma.sync instruction for operands of `elementBits` (8 for i8,
 /// 16 for f16/bf16, 32 for tf32): 256 bits of each row.
 inline int64_t getMmaInstrK(unsigned elementBits) { return 256 / elementBits; }

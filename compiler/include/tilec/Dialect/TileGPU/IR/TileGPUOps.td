@@ -173,6 +173,23 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
   let hasVerifier = 1;
 }
 
+def TileGPU_TensorMapAcquireOp : TileGPU_Op<"tensormap_acquire", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "The copies' thread acquires a tensor map another thread built";
+  let description = [{
+    tilegpu.tensormap_create releases its map to the tensor-map proxy and
+    acquires it for thread 0. A thread that issues bulk copies through the
+    map from other code (a tilegpu.warp_specialize producer) acquires it
+    here, after a CTA barrier that follows the create, and starts fetching
+    it (prefetch.tensormap).
+    ```mlir
+    tilegpu.tensormap_acquire %map : !tile.ptr<i8>
+    ```
+  }];
+  let arguments = (ins TileGPU_ScalarPointer:$tensormap);
+  let assemblyFormat = "$tensormap attr-dict `:` type($tensormap)";
+}
+
 def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Global to shared memory by the bulk tensor copy engine (TMA)";
@@ -197,16 +214,19 @@ def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegme
 
 def TileGPU_BarrierInitOp : TileGPU_Op<"barrier_init", [
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
-  let summary = "Thread 0 initializes a ring of mbarriers, each for one arrival";
+  let summary = "Thread 0 initializes a ring of mbarriers";
   let description = [{
     mbarrier.init of every slot of `barriers` (a `memdesc<Sx1xi64>`) with an
-    arrival count of 1, then a proxy fence so that bulk copies see them. A
-    CTA barrier must follow before any thread waits on them.
+    arrival count of `count` (1: the thread that issues bulk copies), then a
+    proxy fence so that bulk copies see them. A CTA barrier must follow
+    before any thread waits on them.
     ```mlir
     tilegpu.barrier_init %bars : !tilegpu.memdesc<3x1xi64>
+    tilegpu.barrier_init %empty {count = 8 : i32} : !tilegpu.memdesc<3x1xi64>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$barriers);
+  let arguments = (ins TileGPU_MemDescType:$barriers,
+                       DefaultValuedAttr<I32Attr, "1">:$count);
   let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
 }
 
@@ -222,6 +242,25 @@ def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
   }];
   let arguments = (ins TileGPU_MemDescType:$barrier, I32Attr:$bytes,
                        Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $barrier (`,` $pred^)? attr-dict `:` type($barrier)
+  }];
+}
+
+def TileGPU_BarrierArriveOp : TileGPU_Op<"barrier_arrive", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Each warp arrives once on an mbarrier";
+  let description = [{
+    Where `pred` holds (absent: always), the first lane of every warp that
+    runs this op does mbarrier.arrive, releasing what the warp did before
+    to the threads that wait on the phase: a consumer warp tells the
+    producer that it is done reading a buffer, so the barrier counts one
+    arrival per consumer warp (`tilegpu.barrier_init {count}`).
+    ```mlir
+    tilegpu.barrier_arrive %empty, %pred : !tilegpu.memdesc<1xi64>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$barrier, Optional<I1>:$pred);
   let assemblyFormat = [{
     $barrier (`,` $pred^)? attr-dict `:` type($barrier)
   }];
@@ -254,6 +293,45 @@ def TileGPU_BarrierInvalOp : TileGPU_Op<"barrier_inval", [
   }];
   let arguments = (ins TileGPU_MemDescType:$barriers);
   let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
+    RecursiveMemoryEffects, NoRegionArguments,
+    SingleBlockImplicitTerminator<"WarpYieldOp">]> {
+  let summary = "Producer warps and consumer warps run different code";
+  let description = [{
+    The program's `num_warps` warps (the consumers, which every layout of
+    the module counts) run `consumer`; `producer_warps` more warps, after
+    them, run `producer`, of which only the first thread does anything: it
+    issues the bulk copies that fill the consumers' buffers. The two sides
+    meet only through mbarriers: the producer waits for a slot's consumers
+    to release it (`tilegpu.barrier_arrive`), the consumers for its copies
+    (`tilegpu.barrier_wait`). CTA barriers in `consumer` synchronize the
+    consumers alone. Where `consumer_registers` is nonzero, the producer
+    warps give registers up (setmaxnreg.dec to `producer_registers`) and
+    the consumers take them (setmaxnreg.inc to `consumer_registers`).
+    Whatever follows the op runs on both sides; tilegpu-pipeline moves the
+    rest of the kernel into `consumer`.
+    ```mlir
+    tilegpu.warp_specialize attributes {consumer_registers = 232 : i32,
+        producer_registers = 40 : i32, producer_warps = 4 : i32} producer {
+      scf.for %i = %c0 to %n step %c1 { ... }
+    } consumer {
+      %acc = scf.for ... ; tile.store ...
+    }
+    ```
+  }];
+  let arguments = (ins I32Attr:$producer_warps, I32Attr:$producer_registers,
+                       I32Attr:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "attr-dict-with-keyword `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+}
+
+def TileGPU_WarpYieldOp : TileGPU_Op<"warp_yield", [
+    Pure, Terminator, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Ends a side of tilegpu.warp_specialize";
+  let assemblyFormat = "attr-dict";
 }
 
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

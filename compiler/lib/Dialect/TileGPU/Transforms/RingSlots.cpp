@@ -1,0 +1,47 @@
+//===- RingSlots.cpp - Where an iteration stands in a ring of buffers -----===//
+
+#include "RingSlots.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+Value mlir::tilegpu::emitIteration(OpBuilder &b, Location loc, scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
+  return arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+}
+
+Value mlir::tilegpu::toI32(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isInteger(32))
+    return value;
+  return arith::TruncIOp::create(b, loc, b.getI32Type(), value);
+}
+
+Value mlir::tilegpu::emitSlot(OpBuilder &b, Location loc, scf::ForOp loop,
+                              int64_t stages, int64_t back) {
+  Value iteration = emitIteration(b, loc, loop);
+  Type type = iteration.getType();
+  // Iterations count from 0: `stages - back` keeps the sum non-negative.
+  if (back)
+    iteration = arith::AddIOp::create(
+        b, loc, iteration,
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages - back)));
+  Value slot = arith::RemSIOp::create(
+      b, loc, iteration,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages)));
+  return toI32(b, loc, slot);
+}
+
+Value mlir::tilegpu::emitPhase(OpBuilder &b, Location loc, scf::ForOp loop,
+                               int64_t stages) {
+  Value iteration = emitIteration(b, loc, loop);
+  Type type = iteration.getType();
+  Value round = arith::DivSIOp::create(
+      b, loc, iteration,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages)));
+  Value parity = arith::AndIOp::create(
+      b, loc, round, arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, 1)));
+  return toI32(b, loc, parity);
+}

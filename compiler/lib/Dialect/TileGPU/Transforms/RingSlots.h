@@ -1,0 +1,33 @@
+//===- RingSlots.h - Where an iteration stands in a ring of buffers -*- C++ -*-===//
+//
+// A pipelined loop fills a ring of `stages` buffers: iteration i uses
+// buffer i % stages, and the ring's mbarriers complete once per round, so
+// the phase iteration i waits for has parity (i / stages) % 2.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_RINGSLOTS_H
+#define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_RINGSLOTS_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tilegpu {
+
+/// The number of the loop's current iteration, from the induction variable.
+Value emitIteration(OpBuilder &b, Location loc, scf::ForOp loop);
+
+/// `value` as an i32.
+Value toI32(OpBuilder &b, Location loc, Value value);
+
+/// The current iteration's buffer of a ring of `stages` (an i32), `back`
+/// iterations before it (wrapping around the ring).
+Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages,
+               int64_t back = 0);
+
+/// The parity of the phase the current iteration's mbarrier completes (an
+/// i32).
+Value emitPhase(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages);
+
+} // namespace mlir::tilegpu
+
+#endif // TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_RINGSLOTS_H

@@ -1,0 +1,309 @@
+//===- WarpSpecialize.cpp - A loop's copies on warps of their own ---------===//
+//
+// The split, for iteration i of a loop over a ring of S slots:
+//
+//   producer (one thread of warps after the consumers'):
+//     wait empty[i % S] (parity flipped: a slot's first round passes)
+//     arrive on full[i % S] expecting the bytes; copy into slot i % S
+//   consumers (the program's num_warps):
+//     wait full[i % S]; dot on slot i % S, left in flight
+//     wait for dot i - 1; each warp arrives on empty[(i - 1) % S]
+//
+// The producer runs up to S iterations ahead, bounded by the releases, and
+// never synchronizes with the consumers' CTA barriers, which become named
+// barriers of the consumers alone in the lowering. Everything the
+// consumers compute moves into their side: before the split stay only
+// what the producer needs (scalars, the tensor maps) and the buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WarpSpecialize.h"
+
+#include "RingSlots.h"
+
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// The producer's warps: one warpgroup, the unit setmaxnreg works on.
+constexpr int32_t kProducerWarps = 4;
+/// What the producer keeps of its registers: enough for a loop of
+/// addresses and coordinates.
+constexpr int32_t kProducerRegisters = 40;
+/// A CTA's register file.
+constexpr int64_t kRegistersPerCTA = 65536;
+
+/// Whether `op` may run before the split, on the producer's threads too:
+/// it computes a scalar, makes a buffer or builds a tensor map (whose
+/// lowering picks its threads by number among the first warp's).
+bool runsOnEveryThread(Operation *op) {
+  if (auto alloc = dyn_cast<LocalAllocOp>(op))
+    return !alloc.getSrc();
+  if (isa<TensorMapCreateOp>(op))
+    return true;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         llvm::none_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
+}
+
+/// The ring of buffers whose slot `buffer` is, or null.
+LocalAllocOp getRing(Value buffer) {
+  auto slot = buffer.getDefiningOp<MemDescIndexOp>();
+  return slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
+}
+
+/// Whether `dot`'s only user waits for the dot before it in flight
+/// (keepInFlight's wait in the loop).
+WarpgroupDotWaitOp getInFlightWait(Operation *user) {
+  auto dot = dyn_cast<tile::DotOp>(user);
+  if (!dot || !dot->hasOneUse())
+    return nullptr;
+  auto wait = dyn_cast<WarpgroupDotWaitOp>(*dot->user_begin());
+  return wait && wait.getPending() == 1 ? wait : nullptr;
+}
+
+/// The registers each of the loop's threads holds its dots' accumulators in.
+int64_t getAccumulatorRegisters(scf::ForOp loop) {
+  int64_t threads = 32 * int64_t(getNumWarps(loop)), registers = 0;
+  loop.getBody()->walk([&](tile::DotOp dot) {
+    auto type = cast<RankedTensorType>(dot.getType());
+    int64_t bits = std::max(32u, type.getElementTypeBitWidth());
+    registers += type.getNumElements() * bits / 32 / threads;
+  });
+  return registers;
+}
+
+/// From this many accumulator registers per thread, a program holds a
+/// whole SM's register file (128 x 256 fp32 on 8 warps): handing the
+/// producer's registers to the consumers costs no occupancy. Below, the
+/// even share that setmaxnreg needs at entry (a CTA's part of the file)
+/// would keep programs that fit two to an SM to one.
+constexpr int64_t kLargeAccumulator = 128;
+
+/// The register split for `warps` consumer warps beside the producer's:
+/// {producer, consumers}, or {0, 0} to leave registers as ptxas gives them.
+std::pair<int32_t, int32_t> splitRegisters(scf::ForOp loop, unsigned warps) {
+  int64_t threads = 32 * int64_t(warps + kProducerWarps);
+  int64_t atEntry = kRegistersPerCTA / threads / 8 * 8;
+  int64_t consumers = std::min<int64_t>(
+      256, (kRegistersPerCTA - 32 * kProducerWarps * kProducerRegisters) /
+               (32 * int64_t(warps)) / 8 * 8);
+  if (getAccumulatorRegisters(loop) < kLargeAccumulator || atEntry >= 248 ||
+      consumers <= atEntry)
+    return {0, 0};
+  return {kProducerRegisters, int32_t(consumers)};
+}
+
+} // namespace
+
+bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
+  if (auto asked = loop->getAttrOfType<BoolAttr>(tile::kWarpSpecializeAttrName))
+    return asked.getValue();
+  // Measured on the H100 (the tutorial's grouped matmul at 4096^3, ten
+  // alternating runs of each): the split pays where each of two or more
+  // consumer warpgroups computes 128 rows or more (256 x 128 x 64 on 8
+  // warps: fp16 608 against 590 TFLOP/s, bf16 626 against 611), not where
+  // it computes 64 (128 x 256 x 64: fp16 636 against 646, bf16 662
+  // against 669), nor with one warpgroup or smaller accumulators (up to
+  // 15% slower: the producer's warps cost more than the CTA barriers they
+  // save).
+  unsigned warps = getNumWarps(loop);
+  if (warps < 8)
+    return false;
+  bool tallRows = false;
+  loop.getBody()->walk([&](tile::DotOp dot) {
+    auto type = cast<RankedTensorType>(dot.getType());
+    tallRows |= type.getRank() == 2 && type.getDimSize(0) / (warps / 4) >= 128;
+  });
+  return tallRows && getAccumulatorRegisters(loop) >= kLargeAccumulator;
+}
+
+LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
+                                             ArrayRef<Operation *> copies,
+                                             ArrayRef<LocalAllocOp> fullRings,
+                                             int64_t stages) {
+  auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
+  unsigned warps = getNumWarps(loop);
+  if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
+    return failure();
+  Block *body = loop.getBody();
+  Block *top = loop->getBlock();
+
+  // The producer's ops: the copies and what they need from the iteration,
+  // which must be the induction variable's arithmetic alone.
+  llvm::SetVector<Operation *> producerOps;
+  llvm::SetVector<Value> needed; // from before the loop
+  SmallVector<Operation *> worklist;
+  SmallVector<LocalAllocOp> rings;
+  for (Operation *copy : copies) {
+    if (isa<tile::DebugBarrierOp>(copy))
+      continue;
+    worklist.push_back(copy);
+    if (auto tma = dyn_cast<AsyncTMACopyOp>(copy)) {
+      LocalAllocOp ring = getRing(tma.getDst());
+      if (!ring)
+        return failure();
+      rings.push_back(ring);
+    }
+  }
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!producerOps.insert(op))
+      continue;
+    if (!isa<AsyncTMACopyOp, BarrierExpectOp>(op) &&
+        (op->getNumRegions() || !isMemoryEffectFree(op)))
+      return failure();
+    for (Value operand : op->getOperands()) {
+      if (operand == loop.getInductionVar())
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(operand);
+          arg && arg.getOwner() == body)
+        return failure(); // carried from the iteration before
+      Operation *def = operand.getDefiningOp();
+      if (def && def->getBlock() == body)
+        worklist.push_back(def);
+      else
+        needed.insert(operand);
+    }
+  }
+
+  // Each ring is read only by dots left in flight: iteration i may release
+  // slot i - 1 once its wait for dot i - 1 has passed.
+  SmallVector<WarpgroupDotWaitOp> inFlightWaits;
+  for (LocalAllocOp ring : rings)
+    for (Operation *user : ring->getUsers()) {
+      if (user->getBlock() != body || producerOps.contains(user))
+        continue;
+      for (Operation *reader : user->getUsers()) {
+        WarpgroupDotWaitOp wait = getInFlightWait(reader);
+        if (!wait)
+          return failure();
+        inFlightWaits.push_back(wait);
+      }
+    }
+  if (inFlightWaits.empty())
+    return failure();
+
+  // Before the split stay what the producer needs and the buffers and
+  // tensor maps, all of which every thread may run.
+  llvm::SetVector<Operation *> setup;
+  SmallVector<Value> values(needed.begin(), needed.end());
+  llvm::append_range(values, ValueRange{loop.getLowerBound(),
+                                        loop.getUpperBound(), loop.getStep()});
+  for (Operation &op : *top) {
+    if (&op == loop.getOperation())
+      break;
+    if (isa<LocalAllocOp, TensorMapCreateOp>(op) && runsOnEveryThread(&op))
+      llvm::append_range(values, op.getResults());
+  }
+  while (!values.empty()) {
+    Operation *def = values.pop_back_val().getDefiningOp();
+    if (!def || !setup.insert(def))
+      continue;
+    if (def->getBlock() != top || !runsOnEveryThread(def))
+      return failure();
+    llvm::append_range(values, def->getOperands());
+  }
+
+  // The split is certain from here on. The rings' mbarriers, and a ring
+  // of `empty` ones on which each consumer warp releases its slot.
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  MLIRContext *context = loop.getContext();
+  auto barrierEncoding = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
+  Type i64 = b.getI64Type();
+  auto barrierType = MemDescType::get(context, {1}, i64, barrierEncoding);
+  auto empty = LocalAllocOp::create(
+      b, loc, MemDescType::get(context, {stages, 1}, i64, barrierEncoding),
+      Value());
+  setup.insert(empty);
+  // The rings' bytes may have served something else before: every thread
+  // is done with them before the copies start.
+  setup.insert(tile::DebugBarrierOp::create(b, loc));
+  for (LocalAllocOp full : fullRings)
+    setup.insert(BarrierInitOp::create(b, loc, full, b.getI32IntegerAttr(1)));
+  setup.insert(BarrierInitOp::create(b, loc, empty, b.getI32IntegerAttr(warps)));
+  setup.insert(tile::DebugBarrierOp::create(b, loc));
+
+  auto [producerRegisters, consumerRegisters] = splitRegisters(loop, warps);
+  b.setInsertionPoint(top->getTerminator());
+  auto split = WarpSpecializeOp::create(
+      b, loc, b.getI32IntegerAttr(kProducerWarps),
+      b.getI32IntegerAttr(producerRegisters),
+      b.getI32IntegerAttr(consumerRegisters));
+  for (Region *region : {&split.getProducer(), &split.getConsumer()}) {
+    b.setInsertionPointToStart(&region->emplaceBlock());
+    WarpYieldOp::create(b, loc);
+  }
+
+  // The producer: every iteration's copies, once their slot is free,
+  // through maps that thread 0 built.
+  b.setInsertionPoint(split.getProducer().front().getTerminator());
+  for (auto map : top->getOps<TensorMapCreateOp>())
+    if (needed.contains(map.getResult()))
+      TensorMapAcquireOp::create(b, loc, map.getResult());
+  auto producer = scf::ForOp::create(b, loc, loop.getLowerBound(),
+                                     loop.getUpperBound(), loop.getStep());
+  b.setInsertionPoint(producer.getBody()->getTerminator());
+  Value slot = emitSlot(b, loc, producer, stages);
+  Value released = MemDescIndexOp::create(b, loc, barrierType, empty, slot);
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  BarrierWaitOp::create(
+      b, loc, released,
+      arith::XOrIOp::create(b, loc, emitPhase(b, loc, producer, stages), one));
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), producer.getInductionVar());
+  for (Operation &op : body->without_terminator())
+    if (producerOps.contains(&op))
+      b.clone(op, mapping);
+
+  // The consumers: the rest of the kernel, the loop without its copies.
+  Block *consumer = &split.getConsumer().front();
+  for (Operation &op : llvm::make_early_inc_range(*top))
+    if (&op != split.getOperation() && &op != top->getTerminator() &&
+        !setup.contains(&op))
+      op.moveBefore(consumer->getTerminator());
+  for (Operation *copy : copies)
+    copy->erase();
+  for (Operation *op : llvm::reverse(producerOps))
+    if (!isa<AsyncTMACopyOp, BarrierExpectOp>(op) && op->use_empty())
+      op->erase();
+
+  // Each warp releases the slot of the dot its wait has just seen finish;
+  // no CTA barrier is needed between iterations any more.
+  WarpgroupDotWaitOp last = inFlightWaits.front();
+  for (WarpgroupDotWaitOp wait : inFlightWaits) {
+    if (auto barrier = dyn_cast_or_null<tile::DebugBarrierOp>(wait->getNextNode()))
+      barrier.erase();
+    if (last->isBeforeInBlock(wait))
+      last = wait;
+  }
+  b.setInsertionPointAfter(last);
+  Value iteration = emitIteration(b, loc, loop);
+  Value started = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::sgt, iteration,
+      arith::ConstantOp::create(b, loc, b.getIntegerAttr(iteration.getType(), 0)));
+  Value previous = MemDescIndexOp::create(
+      b, loc, barrierType, empty, emitSlot(b, loc, loop, stages, /*back=*/1));
+  BarrierArriveOp::create(b, loc, previous, started);
+
+  // The mbarriers' bytes may serve other buffers once every consumer is
+  // done waiting on them; the producer has issued its last copy by then.
+  b.setInsertionPointAfter(loop);
+  tile::DebugBarrierOp::create(b, loc);
+  for (LocalAllocOp full : fullRings)
+    BarrierInvalOp::create(b, loc, full);
+  BarrierInvalOp::create(b, loc, empty);
+
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  module->setAttr(kProducerWarpsAttrName, b.getI32IntegerAttr(kProducerWarps));
+  return success();
+}

@@ -1,0 +1,40 @@
+//===- WarpSpecialize.h - A loop's copies on warps of their own -*- C++ -*-===//
+//
+// tilegpu-pipeline's alternative to software pipelining for a loop whose
+// buffers the copy engine fills and whose dots stay in flight: a producer
+// warpgroup of its own issues the copies of every iteration as soon as
+// their slot of the ring is free, and the consumers (the program's
+// num_warps) only wait for them and compute. No CTA barrier passes
+// between iterations: each consumer warp releases a slot on an mbarrier
+// once its dot no longer reads it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_WARPSPECIALIZE_H
+#define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_WARPSPECIALIZE_H
+
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace mlir::tilegpu {
+
+/// Whether `loop` should run its copies on producer warps: what
+/// `tl.range(..., warp_specialize=)` says, or else what the cost model
+/// does.
+bool wantsWarpSpecialization(scf::ForOp loop);
+
+/// Splits the kernel at `loop` (a loop of the function's body) into a
+/// tilegpu.warp_specialize: the producer runs `copies` (tilegpu-pipeline's
+/// bulk copies of each iteration, with the barrier_expect ops and the CTA
+/// barrier before them) into rings of `stages` buffers completing on
+/// `fullRings`; the consumers run the loop without them and the rest of the
+/// kernel. Fails, leaving the IR untouched, unless every buffer the copies
+/// fill is read only by dots that the loop keeps in flight and the copies
+/// need nothing the consumers compute.
+LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
+                              ArrayRef<LocalAllocOp> fullRings, int64_t stages);
+
+} // namespace mlir::tilegpu
+
+#endif // TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_WARPSPECIALIZE_H
