@@ -57,6 +57,13 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
     `num_stages` comes from the loop's `tile.num_stages` attribute
     (`tl.range(..., num_stages=)`), else the module's; 1 (or less) leaves
     the loop as it is.
+
+    On sm_90a, a loop of the kernel's body whose buffers the copy engine
+    fills and whose dots stay in flight may be warp-specialized instead
+    (`tilegpu.warp_specialize`, see WarpSpecialize.h): a producer
+    warpgroup issues every iteration's copies once the consumers have
+    released the slot on an mbarrier. The loop's `tile.warp_specialize`
+    (`tl.range(..., warp_specialize=)`) decides, else a cost model.
   }];
   let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
                            "::mlir::arith::ArithDialect"];
