@@ -29,21 +29,22 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// Whether `op` runs in a tilegpu.warp_specialize producer. Its uses of a
-/// buffer do not extend the buffer's life: the producer only fills
+/// The tilegpu.warp_specialize whose producer runs `op`, or null. Its uses
+/// of a buffer do not extend the buffer's life: the producer only fills
 /// buffers that the consumers wait for before they read them.
-bool isInProducer(Operation *op) {
+WarpSpecializeOp getProducerSplit(Operation *op) {
   for (Region *region = op->getParentRegion(); region;
        region = region->getParentRegion())
     if (auto split = dyn_cast<WarpSpecializeOp>(region->getParentOp()))
       if (region == &split.getProducer())
-        return true;
-  return false;
+        return split;
+  return nullptr;
 }
 
 /// The ops that use the alloc's buffer, directly or through a view.
 SmallVector<Operation *> getUsers(LocalAllocOp alloc) {
   SmallVector<Operation *> users;
+  WarpSpecializeOp producerOnly;
   SmallVector<Value> worklist = {alloc.getResult()};
   llvm::DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -52,7 +53,9 @@ SmallVector<Operation *> getUsers(LocalAllocOp alloc) {
       continue;
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (!isInProducer(user))
+      if (WarpSpecializeOp split = getProducerSplit(user))
+        producerOnly = split;
+      else
         users.push_back(user);
       for (Value result : user->getResults())
         if (isa<MemDescType>(result.getType()))
@@ -71,6 +74,9 @@ SmallVector<Operation *> getUsers(LocalAllocOp alloc) {
       }
     }
   }
+  // A buffer that only the producer uses lives through the whole split.
+  if (users.empty() && producerOnly)
+    users.push_back(producerOnly);
   return users;
 }
 

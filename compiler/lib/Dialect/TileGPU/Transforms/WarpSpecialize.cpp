@@ -88,14 +88,27 @@ int64_t getAccumulatorRegisters(scf::ForOp loop) {
 /// would keep programs that fit two to an SM to one.
 constexpr int64_t kLargeAccumulator = 128;
 
+/// Registers a consumer thread needs beside its accumulators: addresses,
+/// descriptors and the loop's own (ptxas asks for 154 with 128 of
+/// accumulators for 64 x 256 wgmma).
+constexpr int64_t kConsumerOverhead = 32;
+
+/// The registers each thread of a program of `warps` consumer warps and
+/// the producer's starts with.
+int64_t getRegistersAtEntry(unsigned warps) {
+  int64_t threads = 32 * int64_t(warps + kProducerWarps);
+  return std::min<int64_t>(255, kRegistersPerCTA / threads / 8 * 8);
+}
+
 /// The register split for `warps` consumer warps beside the producer's:
 /// {producer, consumers}, or {0, 0} to leave registers as ptxas gives them.
 std::pair<int32_t, int32_t> splitRegisters(scf::ForOp loop, unsigned warps) {
-  int64_t threads = 32 * int64_t(warps + kProducerWarps);
-  int64_t atEntry = kRegistersPerCTA / threads / 8 * 8;
-  int64_t consumers = std::min<int64_t>(
-      256, (kRegistersPerCTA - 32 * kProducerWarps * kProducerRegisters) /
-               (32 * int64_t(warps)) / 8 * 8);
+  int64_t atEntry = getRegistersAtEntry(warps);
+  // The consumers take no more than the producer gives up: setmaxnreg.inc
+  // waits until the CTA's pool has them.
+  int64_t released = (atEntry - kProducerRegisters) * kProducerWarps;
+  int64_t consumers =
+      std::min<int64_t>(256, atEntry + released / int64_t(warps) / 8 * 8);
   if (getAccumulatorRegisters(loop) < kLargeAccumulator || atEntry >= 248 ||
       consumers <= atEntry)
     return {0, 0};
@@ -192,6 +205,14 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   if (inFlightWaits.empty())
     return failure();
 
+  // The consumers must keep the registers their accumulators need (16
+  // warps of 256 x 256 would get 104).
+  auto [producerRegisters, consumerRegisters] = splitRegisters(loop, warps);
+  int64_t consumerBudget =
+      consumerRegisters ? consumerRegisters : getRegistersAtEntry(warps);
+  if (getAccumulatorRegisters(loop) + kConsumerOverhead > consumerBudget)
+    return failure();
+
   // Before the split stay what the producer needs and the buffers and
   // tensor maps, all of which every thread may run.
   llvm::SetVector<Operation *> setup;
@@ -233,7 +254,6 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   setup.insert(BarrierInitOp::create(b, loc, empty, b.getI32IntegerAttr(warps)));
   setup.insert(tile::DebugBarrierOp::create(b, loc));
 
-  auto [producerRegisters, consumerRegisters] = splitRegisters(loop, warps);
   b.setInsertionPoint(top->getTerminator());
   auto split = WarpSpecializeOp::create(
       b, loc, b.getI32IntegerAttr(kProducerWarps),
