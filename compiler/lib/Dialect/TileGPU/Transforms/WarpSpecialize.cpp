@@ -60,8 +60,8 @@ LocalAllocOp getRing(Value buffer) {
   return slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
 }
 
-/// Whether `dot`'s only user waits for the dot before it in flight
-/// (keepInFlight's wait in the loop).
+/// When `user` is a dot left in flight, its only user: keepInFlight's wait
+/// for the dot before it; otherwise null.
 WarpgroupDotWaitOp getInFlightWait(Operation *user) {
   auto dot = dyn_cast<tile::DotOp>(user);
   if (!dot || !dot->hasOneUse())
