@@ -138,7 +138,7 @@ struct ConvertTileGPUToNVVM
       if (handsOverRegisters)
         func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                       IntegerAttr::get(IntegerType::get(context, 32),
-                                       65536 / threads / 8 * 8));
+                                       getEvenRegisterShare(threads)));
     });
   }
 

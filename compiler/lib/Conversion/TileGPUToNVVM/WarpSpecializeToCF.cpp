@@ -44,6 +44,9 @@ struct WarpSpecializeToCF : OpRewritePattern<WarpSpecializeOp> {
     }
     rewriter.inlineRegionBefore(op.getProducer(), end);
     rewriter.inlineRegionBefore(op.getConsumer(), end);
+    rewriter.setInsertionPointToEnd(entry);
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value firstProducer = i32Constant(rewriter, loc, consumers);
 
     // Each side's registers: the producer's warps give theirs up before
     // the consumers' take them.
@@ -55,16 +58,13 @@ struct WarpSpecializeToCF : OpRewritePattern<WarpSpecializeOp> {
     setRegisters(op.getConsumerRegisters(), NVVM::SetMaxRegisterAction::increase);
     Block *producers = rewriter.createBlock(producer);
     setRegisters(op.getProducerRegisters(), NVVM::SetMaxRegisterAction::decrease);
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
     Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                       tid, i32Constant(rewriter, loc, consumers));
+                                       tid, firstProducer);
     cf::CondBranchOp::create(rewriter, loc, first, producer, end);
 
     rewriter.setInsertionPointToEnd(entry);
-    tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
     Value isConsumer = LLVM::ICmpOp::create(
-        rewriter, loc, LLVM::ICmpPredicate::ult, tid,
-        i32Constant(rewriter, loc, consumers));
+        rewriter, loc, LLVM::ICmpPredicate::ult, tid, firstProducer);
     cf::CondBranchOp::create(rewriter, loc, isConsumer, consumer, producers);
     rewriter.eraseOp(op);
     return success();

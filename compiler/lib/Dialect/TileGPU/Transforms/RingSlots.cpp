@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 using namespace mlir;
+using namespace mlir::tilegpu;
 
 Value mlir::tilegpu::emitIteration(OpBuilder &b, Location loc, scf::ForOp loop) {
   Value iv = loop.getInductionVar();
@@ -32,6 +33,16 @@ Value mlir::tilegpu::emitSlot(OpBuilder &b, Location loc, scf::ForOp loop,
       b, loc, iteration,
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, stages)));
   return toI32(b, loc, slot);
+}
+
+MemDescType mlir::tilegpu::getBarrierType(MLIRContext *context,
+                                          std::optional<int64_t> stages) {
+  auto encoding = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
+  SmallVector<int64_t> shape = {1};
+  if (stages)
+    shape.insert(shape.begin(), *stages);
+  return MemDescType::get(context, shape, IntegerType::get(context, 64),
+                          encoding);
 }
 
 Value mlir::tilegpu::emitPhase(OpBuilder &b, Location loc, scf::ForOp loop,

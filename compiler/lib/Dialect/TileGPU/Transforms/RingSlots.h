@@ -9,6 +9,8 @@
 #ifndef TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_RINGSLOTS_H
 #define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_RINGSLOTS_H
 
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir::tilegpu {
@@ -27,6 +29,11 @@ Value emitSlot(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages,
 /// The parity of the phase the current iteration's mbarrier completes (an
 /// i32).
 Value emitPhase(OpBuilder &b, Location loc, scf::ForOp loop, int64_t stages);
+
+/// One mbarrier (`memdesc<1xi64>`), or with `stages`, a ring of them
+/// (`memdesc<stages x 1 x i64>`), one per slot.
+MemDescType getBarrierType(MLIRContext *context,
+                           std::optional<int64_t> stages = std::nullopt);
 
 } // namespace mlir::tilegpu
 

@@ -569,10 +569,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   // buffer before loading the next, as attention does, needs to wait for
   // the first only.)
   MLIRContext *context = loop.getContext();
-  Type i64 = builder.getI64Type();
-  auto barrierEncoding = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
-  auto barrierType = MemDescType::get(context, {1}, i64, barrierEncoding);
-  auto ringOfBarriers = MemDescType::get(context, {stages, 1}, i64, barrierEncoding);
+  MemDescType barrierType = getBarrierType(context);
+  MemDescType ringOfBarriers = getBarrierType(context, stages);
   SmallVector<LocalAllocOp> barrierRings;
 
   // Rings of buffers, one per stage, before the loop; in the loop, copies

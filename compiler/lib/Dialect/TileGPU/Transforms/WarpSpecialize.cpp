@@ -39,8 +39,6 @@ constexpr int32_t kProducerWarps = 4;
 /// What the producer keeps of its registers: enough for a loop of
 /// addresses and coordinates.
 constexpr int32_t kProducerRegisters = 40;
-/// A CTA's register file.
-constexpr int64_t kRegistersPerCTA = 65536;
 
 /// Whether `op` may run before the split, on the producer's threads too:
 /// it computes a scalar, makes a buffer or builds a tensor map (whose
@@ -96,8 +94,7 @@ constexpr int64_t kConsumerOverhead = 32;
 /// The registers each thread of a program of `warps` consumer warps and
 /// the producer's starts with.
 int64_t getRegistersAtEntry(unsigned warps) {
-  int64_t threads = 32 * int64_t(warps + kProducerWarps);
-  return std::min<int64_t>(255, kRegistersPerCTA / threads / 8 * 8);
+  return getEvenRegisterShare(32 * (warps + kProducerWarps));
 }
 
 /// The register split for `warps` consumer warps beside the producer's:
@@ -239,12 +236,9 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
-  auto barrierEncoding = SharedEncodingAttr::get(context, 1, 1, 1, {1, 0});
-  Type i64 = b.getI64Type();
-  auto barrierType = MemDescType::get(context, {1}, i64, barrierEncoding);
-  auto empty = LocalAllocOp::create(
-      b, loc, MemDescType::get(context, {stages, 1}, i64, barrierEncoding),
-      Value());
+  MemDescType barrierType = getBarrierType(context);
+  auto empty =
+      LocalAllocOp::create(b, loc, getBarrierType(context, stages), Value());
   setup.insert(empty);
   // The rings' bytes may have served something else before: every thread
   // is done with them before the copies start.

@@ -13,6 +13,8 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
+
 namespace mlir::tilegpu {
 
 /// The elements a thread holds of a tensor with a distributed encoding
@@ -109,6 +111,13 @@ constexpr llvm::StringLiteral kProducerWarpsAttrName = "tilegpu.producer_warps";
 /// The threads each program of the module of `op` is launched with: its
 /// layouts' warps and its producer warps.
 unsigned getNumThreads(Operation *op);
+
+/// The registers each of `threads` threads gets of a CTA's register file
+/// (64 K) shared evenly, in the units of 8 that ptxas and setmaxnreg use,
+/// at most 255.
+inline unsigned getEvenRegisterShare(unsigned threads) {
+  return std::min(255u, 65536 / threads / 8 * 8);
+}
 
 /// K of one mma.sync instruction for operands of `elementBits` (8 for i8,
 /// 16 for f16/bf16, 32 for tf32): 256 bits of each row.
