@@ -19,6 +19,7 @@ fp8 sums are allowed wgmma's shorter fp8 accumulator (see
 accumulation_bound).
 
     python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton] [--arch sm_90a [--specialize]]
+        [--only 'fp32->fp32 tf32'] [--sanitize racecheck]
 """
 import argparse
 import importlib.machinery
@@ -150,7 +151,7 @@ def split_block(block):
 
 
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
-             arch="sm_90", specialize=False):
+             arch="sm_90", specialize=False, sanitize=None):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes[:3]
@@ -185,6 +186,8 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
     cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
            backend, "-o", out, "--num-warps", str(warps), "--arch", arch, "--signature",
            signature] + paths + [str(v) for v in ints]
+    if sanitize and backend == "cuda":
+        cmd = ["compute-sanitizer", "--tool", sanitize, "--error-exitcode", "3"] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     c = np.load(os.path.join(out, "c_ptr.npy"))
     return c[:-SENTINELS].reshape(batch, m, n), c[-SENTINELS:], sentinel
@@ -286,23 +289,31 @@ def main():
                         help="integers specialized as Triton's JIT does (divisible "
                              "by 16, equal to 1) and buffers 16-byte aligned: with "
                              "sm_90a, the copy engine reads the aligned shapes' tiles")
+    parser.add_argument("--only", default="",
+                        help="comma-separated parts of case labels to run (e.g. "
+                             "'fp32->fp32 tf32'); all by default")
+    parser.add_argument("--sanitize", metavar="TOOL",
+                        help="run the GPU side under compute-sanitizer --tool TOOL "
+                             "(a report fails the case)")
     args = parser.parse_args()
     rng = np.random.default_rng(8)
     triton_module = load_triton_module() if args.triton else None
     counts = {"cases": 0, "failures": 0, "triton": 0, "exact": 0}
     for shape, batch, block, dtypes in cases(rng):
-        a, b = inputs(rng, shape, batch, dtypes)
+        a, b = inputs(rng, shape, batch, dtypes)  # drawn for every case alike
         bz, bm, bn, bk, warps = split_block(block)
         label = (f"{'x'.join(map(str, shape))} batch {batch} blocks "
                  f"{'' if bz is None else f'{bz}x'}{bm}x{bn}x{bk} w{warps} "
                  f"{dtypes[0]}->{dtypes[1]} {' '.join(dtypes[2:])}")
+        if args.only and not any(part in label for part in args.only.split(",")):
+            continue
         with tempfile.TemporaryDirectory() as workdir:
             interp, interp_tail, sentinel = tile_run(
                 args.tile_run, "interp", workdir, shape, batch, block, dtypes, a, b,
                 specialize=args.specialize)
             gpu, gpu_tail, _ = tile_run(
                 args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b,
-                args.arch, args.specialize)
+                args.arch, args.specialize, args.sanitize)
         ref, magnitude = reference(a, b, dtypes)
         problems = []
         if not np.all(gpu_tail == sentinel) or not np.all(interp_tail == sentinel):

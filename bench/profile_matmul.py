@@ -6,8 +6,8 @@ configurations, to be run under Nsight Compute, with both kernels' SASS
     ncu --set full -o prof python3 bench/profile_matmul.py --tilec build/bin/tilec --out DIR \
         [--arch sm_90a] [names...]
 
-Kernels are launched in the order printed (tilec, then Triton, per
-workload), which is the order of ncu's report.
+Kernels are launched in the order printed (tilec, then Triton, then
+cuBLAS with --cublas, per workload), which is the order of ncu's report.
 """
 import argparse
 import os
@@ -22,10 +22,13 @@ from compare_triton import TilecKernel, load_tl  # noqa: E402
 
 TORCH = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
 
-# name: (form, dtype, precision, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages)
+# name: (form, dtype, precision, BLOCK_M, BLOCK_N, BLOCK_K, warps, stages);
+# the split-K loop form's precision slot holds its SPLIT_K.
 WORKLOADS = {
     "slab_fp16": ("slab", "fp16", None, 64, 64, 256, 4, 1),
     "slab_fp32": ("slab", "fp32", None, 64, 64, 128, 4, 1),
+    "loop_fp16": ("loop", "fp16", 32, 64, 64, 64, 4, 3),
+    "loop_fp16_128": ("loop", "fp16", 64, 128, 128, 64, 4, 3),
     "mm_tf32": ("matmul", "fp32", "tf32", 128, 256, 32, 8, 3),
     "mm_ieee": ("matmul", "fp32", "ieee", 128, 128, 32, 4, 3),
     "mm_fp16_k64": ("matmul", "fp16", "tf32", 128, 128, 64, 4, 3),
@@ -50,19 +53,22 @@ def sass(cubin, path):
 def workload(args, name, workdir):
     form, dtype, precision, bm, bn, bk, warps, stages = WORKLOADS[name]
     torch_dtype = TORCH[dtype]
-    if form == "slab":
+    if form in ("slab", "loop"):
         m, n, k = 256, 256, 65536
-        module, kernel_name = load_tl("splitk_matmul"), "splitk_slab_kernel"
+        module = load_tl("splitk_matmul")
+        kernel_name = "splitk_slab_kernel" if form == "slab" else "splitk_kernel"
         a = torch.randn(m, k, device="cuda", dtype=torch_dtype)
         b = torch.randn(k, n, device="cuda", dtype=torch_dtype)
         c = torch.zeros(m, n, device="cuda", dtype=torch.float32)
-        grid = (m // bm, n // bn, k // bk)
+        grid = (m // bm, n // bn, k // bk if form == "slab" else precision)
         ints = [m, n, k, k, n, n]
         signature = [f"*{dtype}:16", f"*{dtype}:16", "*fp32:16", "i32:16", "i32:16",
                      "i32:16", "i32:16", "1", "i32:16", "1", "i32:16", "1",
-                     str(bm), str(bn), str(bk)]
+                     str(bm), str(bn), str(bk)] + ([] if form == "slab" else [str(precision)])
         triton_args = (a, b, c, m, n, k, k, 1, n, 1, n, 1)
         consts = dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
+        if form == "loop":
+            consts["SPLIT_K"] = precision
         source = "splitk_matmul"
     elif form == "grouped":
         m = n = k = 4096
@@ -120,6 +126,10 @@ def workload(args, name, workdir):
     with open(os.path.join(args.out, f"{name}_triton.ptx"), "w") as f:
         f.write(compiled.asm["ptx"])
     sass(triton_cubin, os.path.join(args.out, f"{name}_triton.sass"))
+    if args.cublas:
+        torch.matmul(a, b)
+        torch.cuda.synchronize()
+        print(f"{name}: cuBLAS (torch.matmul)", flush=True)
 
 
 def main():
@@ -127,6 +137,8 @@ def main():
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--arch", default="sm_90", help="tilec's --arch (sm_90a: wgmma)")
+    parser.add_argument("--cublas", action="store_true",
+                        help="launch torch.matmul on the same operands after each pair")
     parser.add_argument("names", nargs="*", default=list(WORKLOADS))
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)

@@ -85,14 +85,15 @@ func.func @too_few_rows(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr
 
 // -----
 
-// f32 at tf32 precision runs on wgmma too (K steps of 8), which reads B
-// K-major only: B's loads copy it transposed element by element, one
-// element per thread along N and 8 lanes along it (a warp's 4-byte copies
-// then fill 32 banks of the swizzled K rows), where coalescing alone would
-// give 32 lanes along N. IEEE f32 stays off the tensor cores.
+// f32 at tf32 precision runs on wgmma too (K steps of 8), which reads its
+// shared operand K-major only: the dot swaps its operands (C^T = B^T A^T),
+// B^T from registers and A^T from shared memory, which a row-major A is
+// K-major for. B's loads stay coalesced along N (no transposing copies);
+// the accumulator is the instruction's [N, M] layout exchanged. IEEE f32
+// stays off the tensor cores.
 // CHECK-LABEL: func.func @tf32
-// CHECK: tile.load {{.*}} : tensor<32x128x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>>
-// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>>
+// CHECK: tile.load {{.*}} : tensor<32x128x!tile.ptr<f32>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>>
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128], swapped = true}>>
 // CHECK: tile.dot {{.*}}, ieee : {{.*}} -> tensor<128x128xf32, #tilegpu.blocked
 module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
 func.func @tf32(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<f32>) {

@@ -426,6 +426,40 @@ TEST_F(MmaLayoutTest, WgmmaRegisterOperandIsTheAccumulatorsThreads) {
                                       layout({64, 64}, operand(0, mma({2, 2}), 2))));
 }
 
+TEST_F(MmaLayoutTest, SwappedWgmmaIsTheInstructionsTransposed) {
+  // tf32's C^T = B^T A^T: a 256 x 128 tile is the instruction's 128 x 256,
+  // two warpgroups along its M (the tile's N). Every register of every
+  // thread holds the transposed element of the instruction's, and the
+  // operands are the instruction's other ones, transposed: the tile's B is
+  // its register A, the tile's A its B.
+  auto instruction = MmaEncodingAttr::get(&context, 3, {8, 1}, {64, 256});
+  auto swapped =
+      MmaEncodingAttr::get(&context, 3, {8, 1}, {64, 256}, /*swapped=*/true);
+  EXPECT_EQ(swapped.getInstructionLayout(), instruction);
+  auto transposedPairs = [&](const ThreadLayout &tile, const ThreadLayout &hw) {
+    ASSERT_EQ(tile.getNumElems(), hw.getNumElems());
+    for (unsigned tid = 0; tid < 256; ++tid)
+      for (unsigned e = 0; e < tile.getNumElems(); ++e) {
+        SmallVector<int64_t> p = hw.getPosition(e, tid % 32, tid / 32);
+        EXPECT_EQ(tile.getPosition(e, tid % 32, tid / 32),
+                  SmallVector<int64_t>({p[1], p[0]}))
+            << "thread " << tid << " register " << e;
+      }
+  };
+  ThreadLayout acc = layout({256, 128}, swapped);
+  expectInverse(acc);
+  expectCoverage(acc, 8, 1);
+  transposedPairs(acc, layout({128, 256}, instruction));
+  transposedPairs(layout({32, 128}, operand(1, swapped, 1)),
+                  layout({128, 32}, operand(0, instruction, 1)));
+  transposedPairs(layout({256, 32}, operand(0, swapped, 1)),
+                  layout({32, 256}, operand(1, instruction, 1)));
+  // Small tiles pad to the instruction's extents, exchanged.
+  EXPECT_EQ(layout({3, 3}, swapped).getRootShape(), ArrayRef<int64_t>({256, 64}));
+  EXPECT_EQ(layout({3, 3}, operand(1, swapped, 1)).getRootShape(),
+            ArrayRef<int64_t>({8, 64}));
+}
+
 TEST_F(ThreadLayoutTest, FMAOperands) {
   // The FMA dot: A holds the accumulator's rows and all of K, B its columns.
   BlockedEncodingAttr parent = blocked({2, 2}, {8, 4}, {2, 2}, {1, 0});

@@ -29,6 +29,19 @@ SharedTile SharedTile::get(Value base, MemDescType type) {
   return tile;
 }
 
+SharedTile SharedTile::transposed() const {
+  // Two dimensions: the contiguous one and the rows, whichever way round.
+  SharedTile tile = *this;
+  std::swap(tile.shape[0], tile.shape[1]);
+  SmallVector<unsigned> order;
+  for (unsigned d : encoding.getOrder())
+    order.push_back(1 - d);
+  tile.encoding = SharedEncodingAttr::get(
+      encoding.getContext(), encoding.getVec(), encoding.getPerPhase(),
+      encoding.getMaxPhase(), order);
+  return tile;
+}
+
 int64_t SharedTile::getBytes() const {
   return ShapedType::getNumElements(shape) *
          (getMemoryBits(slotType) / 8);

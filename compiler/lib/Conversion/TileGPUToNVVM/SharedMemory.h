@@ -21,6 +21,10 @@ struct SharedTile {
   /// The tile of a `!tilegpu.memdesc` whose address is `base`.
   static SharedTile get(Value base, MemDescType type);
 
+  /// The same 2-D tile indexed the other way round: element (i, j) of the
+  /// result is (j, i) of this one, at the same address.
+  SharedTile transposed() const;
+
   int64_t getBytes() const;
   /// The address of the element at `index` (one i32 per dimension).
   Value getAddress(OpBuilder &b, Location loc, ArrayRef<Value> index) const;

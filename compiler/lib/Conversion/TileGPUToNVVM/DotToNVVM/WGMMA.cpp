@@ -19,6 +19,13 @@
 //     operands K-major); its panels are LBO = K S apart, and a K step is
 //     16 rows.
 //
+// A swapped layout (tf32) computes C^T = B^T A^T: the instruction's A is
+// the dot's B and its B the dot's A, each buffer seen transposed, and the
+// accumulator's registers are the instruction's (the layouts say which
+// element each holds). B^T stored N-major is read from its buffer into
+// registers, the fragments of mma.sync's A, whatever its order: tf32's
+// register A has no K-major rule.
+//
 // The operands are complete and visible to the async proxy when the dot
 // starts: tilegpu-pipeline put a barrier (and a proxy fence where they
 // were stored from registers) before it. After the last wgmma the
@@ -37,6 +44,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -167,30 +176,66 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     if (!mma || mma.getVersion() != 3)
       return rewriter.notifyMatchFailure(op, "not a wgmma dot");
     Location loc = op.getLoc();
-    auto aType = dyn_cast<MemDescType>(op.getA().getType());
-    auto bType = dyn_cast<MemDescType>(op.getB().getType());
-    if (!bType || adaptor.getB().size() != 1 ||
-        (aType && adaptor.getA().size() != 1))
+    MLIRContext *context = op.getContext();
+    // The instruction's operands and accumulator: those of the dot, or of
+    // C^T = B^T A^T where the layout is swapped, each shared tile then seen
+    // transposed and the accumulator's registers the instruction's own.
+    bool swapped = mma.getSwapped();
+    MmaEncodingAttr instruction = mma.getInstructionLayout();
+    Value aValue = swapped ? op.getB() : op.getA();
+    Value bValue = swapped ? op.getA() : op.getB();
+    ValueRange aAdapted = swapped ? adaptor.getB() : adaptor.getA();
+    ValueRange bAdapted = swapped ? adaptor.getA() : adaptor.getB();
+    auto aType = dyn_cast<MemDescType>(aValue.getType());
+    auto bType = dyn_cast<MemDescType>(bValue.getType());
+    if (!bType || bAdapted.size() != 1 || (aType && aAdapted.size() != 1))
       return op.emitError("internal: wgmma reads B from shared memory, which "
                           "tilegpu-pipeline did not stage");
+    auto view = [&](Value base, MemDescType type) {
+      SharedTile tile = SharedTile::get(base, type);
+      return swapped ? tile.transposed() : tile;
+    };
+    auto instructionShape = [&](ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> result(shape);
+      if (swapped)
+        std::swap(result[0], result[1]);
+      return result;
+    };
+    Type input = op.getA().getType().getElementType();
+    bool kMajorOnly = isWgmmaKMajorOnly(input);
+    unsigned kWidth = 32 / input.getIntOrFloatBitWidth();
+    // A in registers: its dot_op layout as the instruction's A.
+    auto aRegisterType = RankedTensorType::get(
+        instructionShape(cast<ShapedType>(aValue.getType()).getShape()), input,
+        DotOperandEncodingAttr::get(context, 0, instruction, kWidth));
     std::optional<OperandDescriptor> a;
     std::optional<RegisterOperand> aRegisters;
-    if (aType)
-      a = OperandDescriptor::get(SharedTile::get(adaptor.getA().front(), aType),
-                                 0);
-    else
-      aRegisters.emplace(op.getA().getType(), adaptor.getA());
-    std::optional<OperandDescriptor> b = OperandDescriptor::get(
-        SharedTile::get(adaptor.getB().front(), bType), 1);
-    if ((aType && !a) || !b)
+    std::optional<SharedTile> aShared; // read into registers before the dot
+    if (aType) {
+      SharedTile tile = view(aAdapted.front(), aType);
+      a = OperandDescriptor::get(tile, 0);
+      // A swapped B not stored K-major (a row-major B) is read into
+      // registers, which take it in any order.
+      if (swapped && (!a || (kMajorOnly && !a->kMajor))) {
+        a.reset();
+        aShared = tile;
+      }
+    } else {
+      aRegisters.emplace(aRegisterType, aAdapted);
+    }
+    std::optional<OperandDescriptor> b =
+        OperandDescriptor::get(view(bAdapted.front(), bType), 1);
+    if ((aType && !a && !aShared) || !b)
       return op.emitError("internal: a wgmma operand's shared layout is not "
                           "a 32, 64 or 128-byte swizzle");
 
-    ThreadLayout acc = getThreadLayout(op.getType());
+    SmallVector<int64_t> shape = instructionShape(op.getType().getShape());
+    ThreadLayout acc = getThreadLayout(
+        RankedTensorType::get(shape, op.getType().getElementType(), instruction));
     ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
     int64_t instrN = mma.getInstrShape()[1];
     unsigned groupsM = warps[0] / 4, groupsN = warps[1];
-    int64_t m = op.getType().getShape()[0], n = op.getType().getShape()[1];
+    int64_t m = shape[0], n = shape[1];
     int64_t k = op.getA().getType().getShape()[1];
     int64_t mReps = m / (64 * groupsM), nReps = n / (instrN * groupsN);
     int64_t regs = instrN / 2;
@@ -223,7 +268,6 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     // A K step is 32 bytes of each row: 16 halves, 8 floats read as tf32
     // (the low mantissa bits ignored) or 32 fp8; but for halves, K-major
     // only.
-    Type input = op.getA().getType().getElementType();
     auto ptxType = [](Type t) -> std::string {
       if (t.isBF16())
         return "bf16";
@@ -237,7 +281,6 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     };
     std::string types = ptxType(input) + "." + ptxType(bType.getElementType());
     int64_t kInstr = 256 / input.getIntOrFloatBitWidth();
-    bool kMajorOnly = isWgmmaKMajorOnly(input);
     if (kMajorOnly && !((!a || a->kMajor) && b->kMajor))
       return op.emitError("internal: a tf32 or fp8 wgmma operand is not "
                           "K-major");
@@ -273,7 +316,23 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
       return elems;
     };
 
+    // A read from shared memory into registers: all of it before the
+    // fence, so that nothing writes the instructions' registers while they
+    // run. A group still in flight (the previous iteration's, kept so by
+    // tilegpu-pipeline) reads registers that ptxas may hand these loads, as
+    // it does not track wgmma's register operands past the fence: it must
+    // finish first.
     SmallVector<Value> sums(adaptor.getAcc().begin(), adaptor.getAcc().end());
+    std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> aFragments;
+    if (aShared) {
+      sums = emitWait(rewriter, loc, sums, 0);
+      ThreadLayout aLayout = getThreadLayout(aRegisterType);
+      MmaFragmentLoader loader(rewriter, loc, *aShared, aLayout, input);
+      for (int64_t kStep = 0; kStep < k / kInstr; ++kStep)
+        for (int64_t mi = 0; mi < mReps; ++mi)
+          aFragments[{mi, kStep}] = loader.load(rewriter, loc, 0, mi, kStep);
+    }
+
     emitPTX(rewriter, loc, "wgmma.fence.sync.aligned;", "", {}, {},
             /*hasSideEffects=*/true);
     Value one = i32Constant(rewriter, loc, 1);
@@ -288,6 +347,8 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
           if (aGroup)
             extra.push_back(
                 aGroup->emit(rewriter, loc, 64 * groupsM * mi, kInstr * kStep));
+          else if (aShared)
+            extra = aFragments[{mi, kStep}];
           else
             extra = aRegisters->fragment(rewriter, loc, mi, kStep);
           extra.push_back(

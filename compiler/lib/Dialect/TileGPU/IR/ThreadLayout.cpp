@@ -47,6 +47,20 @@ void appendRepeats(SmallVector<LayoutBasis> &bases, int dim, int64_t period,
 
 unsigned log2(unsigned n) { return llvm::Log2_32(n); }
 
+/// The moves of a 2-D layout with its two dimensions exchanged, bit for
+/// bit: a swapped mma layout's from its instruction's.
+Bases exchangeDims(Bases b) {
+  for (auto *list : {&b.reg, &b.lane, &b.warp})
+    for (LayoutBasis &basis : *list)
+      if (!basis.isZero())
+        basis.dim = 1 - basis.dim;
+  return b;
+}
+
+SmallVector<int64_t> reversed(ArrayRef<int64_t> shape) {
+  return {shape.rbegin(), shape.rend()};
+}
+
 Bases blockedBases(BlockedEncodingAttr blocked, ArrayRef<int64_t> shape) {
   Bases b;
   for (unsigned d : blocked.getOrder()) {
@@ -65,6 +79,8 @@ Bases blockedBases(BlockedEncodingAttr blocked, ArrayRef<int64_t> shape) {
 /// n + 4, m + 1, m + 2, m + 4), warps over N, M, batch; then repetitions
 /// over N, M, batch.
 Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
+  if (mma.getSwapped())
+    return exchangeDims(mmaBases(mma.getInstructionLayout(), reversed(shape)));
   unsigned rank = shape.size();
   int m = rank - 2, n = rank - 1;
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
@@ -110,6 +126,10 @@ Bases mmaBases(MmaEncodingAttr mma, ArrayRef<int64_t> shape) {
 /// only (tilegpu-pipeline stages it there).
 Bases mmaOperandBases(MmaEncodingAttr mma, unsigned opIdx, unsigned kWidth,
                       ArrayRef<int64_t> shape) {
+  // A swapped layout's A is its instruction's B, transposed, and B its A.
+  if (mma.getSwapped())
+    return exchangeDims(mmaOperandBases(mma.getInstructionLayout(), 1 - opIdx,
+                                        kWidth, reversed(shape)));
   unsigned rank = shape.size();
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   int k = opIdx == 0 ? rank - 1 : rank - 2;
@@ -172,20 +192,26 @@ Bases blockedOperandBases(BlockedEncodingAttr parent, unsigned opIdx,
 /// of a tile whose extent there is `extent`.
 int64_t minimumExtent(Attribute root, unsigned d, unsigned rank,
                       int64_t extent) {
+  // A swapped layout's dimension d is its instruction's 1 - d.
   if (auto mma = dyn_cast<MmaEncodingAttr>(root))
     // Dimensions of one element stay 1, as broadcasts expect of them; the
     // layout passes use mma only for dots whose M and N exceed 1.
-    return extent > 1 ? mma.getInstrShape()[d] : 1;
+    return extent > 1 ? mma.getInstrShape()[mma.getSwapped() ? 1 - d : d] : 1;
   auto operand = dyn_cast<DotOperandEncodingAttr>(root);
   if (!operand || !isa<MmaEncodingAttr>(operand.getParent()) || d + 2 < rank)
     return 1;
-  bool isK = (operand.getOpIdx() == 0) == (d == rank - 1);
+  auto parent = cast<MmaEncodingAttr>(operand.getParent());
+  unsigned opIdx = operand.getOpIdx();
+  if (parent.getSwapped()) {
+    opIdx = 1 - opIdx;
+    d = 1 - d;
+  }
+  bool isK = (opIdx == 0) == (d == rank - 1);
   if (isK)
     return 8 * operand.getKWidth();
-  auto parent = cast<MmaEncodingAttr>(operand.getParent());
   if (parent.getVersion() == 3)
-    return operand.getOpIdx() == 0 ? 64 : parent.getInstrShape()[1];
-  return operand.getOpIdx() == 0 ? 16 : 8;
+    return opIdx == 0 ? 64 : parent.getInstrShape()[1];
+  return opIdx == 0 ? 16 : 8;
 }
 
 /// The rank of the tensors a distributed root encoding lays out; nothing

@@ -106,7 +106,10 @@ LogicalResult BlockedEncodingAttr::verify(
 
 LogicalResult MmaEncodingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, unsigned version,
-    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape) {
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> instrShape,
+    bool swapped) {
+  if (swapped && version != 3)
+    return emitError() << "only wgmma's layouts (version 3) swap operands";
   if (version != 2 && version != 3)
     return emitError() << "mma version " << version
                        << " is not supported (2: mma.sync, 3: wgmma)";

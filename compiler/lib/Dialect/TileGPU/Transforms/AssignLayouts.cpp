@@ -486,13 +486,17 @@ struct TileGPUAssignLayouts
       ClassInfo &info = infos[classes.leader(dot.getResult())];
       if (!info.encoding)
         info.encoding = encoding;
-      // tf32 and fp8 wgmma read B K-major: its loads copy it into rows
-      // along K, transposing where N is contiguous.
+      // tf32 and fp8 wgmma read their shared operand K-major: its loads
+      // copy it into rows along K, transposing where M or N is contiguous.
+      // That is B, or A where the operands are swapped (tf32).
       auto mma = dyn_cast<MmaEncodingAttr>(encoding);
       if (mma && mma.getVersion() == 3 &&
-          isWgmmaKMajorOnly(dot.getB().getType().getElementType()))
-        if (auto load = dot.getB().getDefiningOp<tile::LoadOp>())
-          infos[classes.leader(load.getPtr())].sharedRowDim = 0;
+          isWgmmaKMajorOnly(dot.getB().getType().getElementType())) {
+        Value shared = mma.getSwapped() ? dot.getA() : dot.getB();
+        if (auto load = shared.getDefiningOp<tile::LoadOp>())
+          infos[classes.leader(load.getPtr())].sharedRowDim =
+              mma.getSwapped() ? 1 : 0;
+      }
     });
 
     auto chooseOwn = [&](ClassInfo &info) {

@@ -1,8 +1,9 @@
 //===- DotLayouts.cpp - Which instruction a dot runs on -------------------===//
 //
 // mma.sync (m16n8k16 for f16 and bf16, m16n8k8 for tf32, m16n8k32 for i8)
-// runs on sm_80 and sm_90 alike; on sm_90a, f16 and bf16 dots whose tiles
-// split into whole warpgroup instructions run on wgmma. Warps split the accumulator where it has
+// runs on sm_80 and sm_90 alike; on sm_90a, f16, bf16, fp8 and tf32 dots
+// whose tiles split into whole warpgroup instructions run on wgmma (tf32
+// with its operands swapped). Warps split the accumulator where it has
 // the most instruction tiles left, as Triton's warpsPerTile does, so each
 // warp's share of A and B is as square as the tile allows; a batched dot
 // spreads warps over the batch first. Dots on FMAs get a blocked
@@ -42,6 +43,10 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
 /// fp8): warpgroups
 /// along M while M has 64 rows for each, then along N; one instruction as
 /// wide as a group's share of N, up to 256 columns.
+///
+/// tf32 swaps its operands (C^T = B^T A^T): wgmma reads tf32 K-major only,
+/// which a row-major B is not, but it takes its A from registers, where B
+/// can be loaded in any order; and a row-major A is K-major for its B.
 static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
   Type input = dot.getA().getType().getElementType();
   Type acc = dot.getAcc().getType().getElementType();
@@ -54,6 +59,8 @@ static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
       (bInput != input && !fp8))
     return {};
   int64_t m = shape[0], n = shape[1];
+  if (tf32)
+    std::swap(m, n);
   int64_t k = dot.getA().getType().getShape()[1];
   if (m % 64 != 0 || k % (256 / input.getIntOrFloatBitWidth()) != 0 ||
       n % 8 != 0)
@@ -68,7 +75,7 @@ static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
   if (share % instrN != 0)
     return {};
   return MmaEncodingAttr::get(dot.getContext(), 3, {4 * groupsM, groupsN},
-                              {64, unsigned(instrN)});
+                              {64, unsigned(instrN)}, /*swapped=*/tf32);
 }
 
 MmaEncodingAttr mlir::tilegpu::chooseMmaEncoding(tile::DotOp dot,

@@ -78,16 +78,20 @@ MemDescType getBufferType(RankedTensorType type,
 /// A dot operand converted into registers is stored to a buffer instead,
 /// once, where its value is defined: a tile defined outside a loop (attention's
 /// queries) is not stored again in every iteration. wgmma reads tf32 and
-/// fp8 operands K-major only (no transpose flag but for 16-bit types):
-/// their rows run along K whatever the loads' layout, B's copied element
-/// by element into its transposed rows. wgmma's A stays in registers unless it was
-/// loaded: a tile computed in registers (attention's probabilities, whose
-/// accumulator layout is already A's) would only make a round trip.
+/// fp8 operands from shared memory K-major only (no transpose flag but for
+/// 16-bit types): their rows run along K whatever the loads' layout, copied
+/// element by element into transposed rows where they are not. wgmma's
+/// register operand (A, or B where the operands are swapped) stays in
+/// registers unless it was loaded: a tile computed in registers
+/// (attention's probabilities, whose accumulator layout is already A's)
+/// would only make a round trip; a loaded one is read from its buffer into
+/// registers, in whatever order it was stored.
 void stageDotOperands(tile::DotOp dot) {
   auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
   bool wgmma = mma && mma.getVersion() == 3;
   bool kMajorOnly =
       wgmma && isWgmmaKMajorOnly(dot.getA().getType().getElementType());
+  unsigned registerOperand = wgmma && mma.getSwapped() ? 1 : 0;
   for (OpOperand &operand : dot->getOpOperands()) {
     unsigned opIdx = operand.getOperandNumber();
     if (opIdx > 1)
@@ -97,11 +101,11 @@ void stageDotOperands(tile::DotOp dot) {
         !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
       continue;
     Value src = convert.getSrc();
-    if (wgmma && opIdx == 0 && !src.getDefiningOp<tile::LoadOp>())
+    if (wgmma && opIdx == registerOperand && !src.getDefiningOp<tile::LoadOp>())
       continue;
     auto type = cast<RankedTensorType>(src.getType());
     std::optional<unsigned> rowDim;
-    if (kMajorOnly)
+    if (kMajorOnly && !(mma.getSwapped() && opIdx == registerOperand))
       rowDim = opIdx == 0 ? type.getRank() - 1 : type.getRank() - 2;
     // Defined in another block, it is an enclosing one's.
     OpBuilder builder(dot);

@@ -67,18 +67,42 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma"> {
     16 w + 15 with mma.sync's pattern repeated over every 8 columns;
     warpsPerCTA is [4 x warpgroups along M, warpgroups along N], warp ids
     running over the group's rows, then M, then N.
+    A `swapped` version 3 layout is the accumulator of C = A B computed as
+    C^T = B^T A^T: wgmma's M is the tile's N and its N the tile's M, so
+    that B can be read from registers (wgmma takes only its A there) and A
+    from shared memory K-major as stored. `warpsPerCTA` and `instrShape`
+    describe the instruction, in its [N, M]; the tile's layout is that
+    one's with its two dimensions exchanged, register for register. Its
+    dot operands are likewise the instruction's other operand, exchanged.
     ```mlir
     #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
     #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 128]}>
+    #tilegpu.mma<{version = 3, warpsPerCTA = [8, 1], instrShape = [64, 256], swapped = true}>
     ```
   }];
   let parameters = (ins "unsigned":$version,
                         ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        ArrayRefParameter<"unsigned">:$instrShape);
+                        ArrayRefParameter<"unsigned">:$instrShape,
+                        DefaultValuedParameter<"bool", "false">:$swapped);
+  let builders = [
+    AttrBuilder<(ins "unsigned":$version,
+                     "::llvm::ArrayRef<unsigned>":$warpsPerCTA,
+                     "::llvm::ArrayRef<unsigned>":$instrShape), [{
+      return $_get($_ctxt, version, warpsPerCTA, instrShape, false);
+    }]>
+  ];
   let assemblyFormat = [{
     `<` `{` `version` `=` $version `,`
             `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
-            `instrShape` `=` `[` $instrShape `]` `}` `>`
+            `instrShape` `=` `[` $instrShape `]`
+            (`,` `swapped` `=` $swapped^)? `}` `>`
+  }];
+  let extraClassDeclaration = [{
+    /// The same instruction's layout, not swapped: the accumulator of the
+    /// dot wgmma computes, [N, M] for a swapped layout.
+    MmaEncodingAttr getInstructionLayout() const {
+      return get(getContext(), getVersion(), getWarpsPerCTA(), getInstrShape());
+    }
   }];
   let genVerifyDecl = 1;
 }
