@@ -113,3 +113,23 @@ func.func @tf32(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<f32>) {
   return
 }
 }
+
+// -----
+
+// A tf32 tile whose N is no whole number of the instruction's 64 rows keeps
+// its operands' places: B is copied into K rows instead.
+// CHECK-LABEL: func.func @tf32_narrow
+// CHECK: tile.dot {{.*}} -> tensor<128x32xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32]}>>
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @tf32_narrow(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<128x32x!tile.ptr<f32>>
+  %b_ptrs = tile.splat %pb : tensor<32x32x!tile.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<128x32xf32>
+  %a = tile.load %a_ptrs : tensor<128x32x!tile.ptr<f32>>
+  %b = tile.load %b_ptrs : tensor<32x32x!tile.ptr<f32>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<128x32xf32>, tensor<32x32xf32> -> tensor<128x32xf32>
+  %c_ptrs = tile.splat %pc : tensor<128x32x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<128x32x!tile.ptr<f32>>
+  return
+}
+}

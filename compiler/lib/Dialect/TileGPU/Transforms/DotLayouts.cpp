@@ -37,16 +37,38 @@ static bool hasTensorCoreInstruction(tile::DotOp dot) {
   return false;
 }
 
+/// The wgmma layout of an m x n x k dot on `numWarps` warps (the
+/// instruction's m x n: the tile's n x m where `swapped`): warpgroups along
+/// M while M has 64 rows for each, then along N; one instruction as wide as
+/// a group's share of N, up to 256 columns. None where the tile does not
+/// split into whole m64nN instructions (K steps of `kStep`).
+static MmaEncodingAttr getWgmmaEncoding(MLIRContext *context, int64_t m,
+                                        int64_t n, int64_t k, int64_t kStep,
+                                        unsigned numWarps, bool swapped) {
+  if (m % 64 != 0 || k % kStep != 0 || n % 8 != 0)
+    return {};
+  unsigned groups = numWarps / 4;
+  unsigned groupsM = std::min<int64_t>(groups, llvm::bit_floor(uint64_t(m / 64)));
+  unsigned groupsN = groups / groupsM;
+  if (n % (8 * groupsN) != 0)
+    return {};
+  int64_t share = n / groupsN;
+  int64_t instrN = share <= 256 ? share : 256;
+  if (share % instrN != 0)
+    return {};
+  return MmaEncodingAttr::get(context, 3, {4 * groupsM, groupsN},
+                              {64, unsigned(instrN)}, swapped);
+}
+
 /// wgmma (sm_90a) for f16, bf16 and fp8 (e4m3, e5m2, mixed) dots into f32,
-/// and f32 dots at tf32 precision, whose tile the warpgroups split into
-/// whole m64nN instructions (K steps of 32 bytes: 16 halves, 8 floats, 32
-/// fp8): warpgroups
-/// along M while M has 64 rows for each, then along N; one instruction as
-/// wide as a group's share of N, up to 256 columns.
+/// and f32 dots at tf32 precision (K steps of 32 bytes: 16 halves, 8
+/// floats, 32 fp8).
 ///
-/// tf32 swaps its operands (C^T = B^T A^T): wgmma reads tf32 K-major only,
-/// which a row-major B is not, but it takes its A from registers, where B
-/// can be loaded in any order; and a row-major A is K-major for its B.
+/// tf32 swaps its operands (C^T = B^T A^T) where the tile's N splits into
+/// the instruction's M: wgmma reads tf32 K-major only, which a row-major B
+/// is not, but it takes its A from registers, where B can be loaded in any
+/// order; and a row-major A is K-major for its B. Other tf32 tiles copy B
+/// into K rows.
 static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
   Type input = dot.getA().getType().getElementType();
   Type acc = dot.getAcc().getType().getElementType();
@@ -58,24 +80,14 @@ static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
       !(input.isF16() || input.isBF16() || tf32 || fp8) || !acc.isF32() ||
       (bInput != input && !fp8))
     return {};
-  int64_t m = shape[0], n = shape[1];
-  if (tf32)
-    std::swap(m, n);
   int64_t k = dot.getA().getType().getShape()[1];
-  if (m % 64 != 0 || k % (256 / input.getIntOrFloatBitWidth()) != 0 ||
-      n % 8 != 0)
-    return {};
-  unsigned groups = numWarps / 4;
-  unsigned groupsM = std::min<int64_t>(groups, llvm::bit_floor(uint64_t(m / 64)));
-  unsigned groupsN = groups / groupsM;
-  if (n % (8 * groupsN) != 0)
-    return {};
-  int64_t share = n / groupsN;
-  int64_t instrN = share <= 256 ? share : 256;
-  if (share % instrN != 0)
-    return {};
-  return MmaEncodingAttr::get(dot.getContext(), 3, {4 * groupsM, groupsN},
-                              {64, unsigned(instrN)}, /*swapped=*/tf32);
+  int64_t kStep = 256 / input.getIntOrFloatBitWidth();
+  if (tf32)
+    if (MmaEncodingAttr swapped = getWgmmaEncoding(
+            dot.getContext(), shape[1], shape[0], k, kStep, numWarps, true))
+      return swapped;
+  return getWgmmaEncoding(dot.getContext(), shape[0], shape[1], k, kStep,
+                          numWarps, false);
 }
 
 MmaEncodingAttr mlir::tilegpu::chooseMmaEncoding(tile::DotOp dot,
