@@ -3,8 +3,9 @@
 inputs, in one process: checks the outputs agree and reports the speed ratio
 and the cold compile times.
 
-tilec's kernels are compiled by the tilec binary to PTX + JSON and launched
-through CuPy's RawModule from those two files alone (design.md section 3).
+tilec's kernels are compiled by the tilec binary to PTX + JSON, loaded by
+CuPy's RawModule and launched through the driver from those two files alone
+(design.md section 3; bench/launch.py).
 
     python3 bench/compare_triton.py --tilec build/bin/tilec
 """
@@ -23,6 +24,7 @@ import triton
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import launch  # noqa: E402
 from harness import compile_tl  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -62,26 +64,14 @@ class TilecKernel:
         converted = []
         for param, arg in zip(self.meta["params"], args):
             if isinstance(arg, torch.Tensor):
-                # cupy has no fp8 arrays: those pass as raw addresses.
-                converted.append(np.uint64(arg.data_ptr()) if arg.element_size() == 1
-                                 and arg.is_floating_point() else cupy.asarray(arg))
-            elif param["type"] == "i64":
-                converted.append(np.int64(arg))
+                converted.append(arg.data_ptr())
+            elif isinstance(arg, cupy.ndarray):
+                converted.append(arg.data.ptr)
             elif param["type"] == "fp32":
-                converted.append(np.float32(arg))
+                converted.append(float(arg))
             else:
-                converted.append(np.int32(arg))
-        grid = tuple(grid) + (1,) * (3 - len(grid))
-        block = (self.meta["threads_per_block"], 1, 1)
-        # Each program's global scratch (its bulk copies' tensor maps) is
-        # one more pointer after the parameters (design: Metadata.h).
-        scratch_bytes = self.meta.get("global_scratch_bytes", 0)
-        if scratch_bytes:
-            programs = grid[0] * grid[1] * grid[2]
-            converted.append(cupy.empty(programs * scratch_bytes, dtype=cupy.uint8))
-        converted = tuple(converted)
-        shared = self.meta["shared_bytes"]
-        return lambda: self.function(grid, block, converted, shared_mem=shared)
+                converted.append(int(arg))
+        return launch.bind(self.function, self.meta, grid, converted)
 
 
 def triton_cold_ms(run):

@@ -105,7 +105,7 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
 
         def tilec_run():
             kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
-                                 ["--num-stages", str(stages), "--arch", args.arch])
+                                 ["--num-stages", str(stages), "--arch", args.arch] + args.tilec_option)
             row["compile_ms"] = kernel.compile_ms
             return kernel.bind(grid, a, b, c, *runtime_ints)
 
@@ -151,7 +151,7 @@ def grouped(args, tl_module, workdir, dtype, shape, sweep, group_m=8):
                               [str(bm), str(bn), str(bk), str(group_m)])
         measure(row, "tilec", lambda: TilecKernel(
             args.tilec, "grouped_matmul", signature, workdir, warps,
-            ["--num-stages", str(stages), "--arch", args.arch],
+            ["--num-stages", str(stages), "--arch", args.arch] + args.tilec_option,
             path=GROUPED).bind(grid, a, b, c, *runtime_ints),
             c, ref, dtype, "grouped", flop)
         measure(row, "triton", lambda: partial(
@@ -190,7 +190,7 @@ def descriptor(args, tl_module, workdir, dtype, shape, sweep):
                               [str(bm), str(bn), str(bk), str(programs)])
         measure(row, "tilec", lambda: TilecKernel(
             args.tilec, "descriptor_matmul", signature, workdir, warps,
-            ["--num-stages", str(stages), "--arch", args.arch],
+            ["--num-stages", str(stages), "--arch", args.arch] + args.tilec_option,
             path=DESCRIPTOR).bind((programs,), a, b, c, *runtime_ints),
             c, ref, dtype, "descriptor", flop)
         measure(row, "triton", lambda: partial(
@@ -221,7 +221,7 @@ def splitk(args, tl_module, workdir, dtype, form, sweep):
         try:
             kernel = TilecKernel(args.tilec, "splitk_matmul", signature, workdir,
                                  warps, ["--kernel", name, "--num-stages", str(stages),
-                                         "--arch", args.arch])
+                                         "--arch", args.arch] + args.tilec_option)
             launch = kernel.bind(grid, a, b, c, m, n, k, *strides[::2])
             run = lambda: (c.zero_(), launch())
             run()
@@ -260,6 +260,9 @@ def main():
     parser.add_argument("--arch", default="sm_90",
                         help="tilec's --arch (sm_90a: dots on wgmma)")
     parser.add_argument("--quick", action="store_true", help="two configurations")
+    parser.add_argument("--tilec-option", action="append", default=[],
+                        help="one more option of every tilec compile "
+                             "(e.g. --tilec-option=--device-tensor-maps)")
     parser.add_argument("--only", default="",
                         help="comma-separated parts of workload names to run "
                              "(e.g. 'fp16 (4096,split-K slab'); all by default")

@@ -1,6 +1,7 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
-// --kernel, -D, --num-warps, --num-stages, --debug and --signature mean the
+// --kernel, -D, --num-warps, --num-stages, --arch, --device-tensor-maps,
+// --debug and --signature mean the
 // same in tilec and tile-run, and both read their source the same way: one
 // definition each.
 //
@@ -61,6 +62,10 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                  "on Hopper)")
       ->check(CLI::IsMember(archs))
       ->option_text("ARCH");
+  app.add_flag("--device-tensor-maps", options.deviceTensorMaps,
+               "Bulk copies' tensor maps are built by the kernel, none\n"
+               "by the launcher (the metadata's \"tensor_maps\"): for\n"
+               "launchers that pass the parameters alone");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

@@ -9,6 +9,7 @@
 
 #include "tilec/Compiler.h"
 
+#include "tile/Error.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
@@ -128,6 +129,7 @@ private:
                  void (*build)(OpPassManager &, unsigned));
   func::FuncOp findKernel(ModuleOp module);
   bool recordSignature(func::FuncOp kernel);
+  bool recordTensorMaps(ModuleOp module);
   bool emitMachineCode(ModuleOp module);
   bool runInterpreter(ModuleOp module, func::FuncOp kernel);
 
@@ -350,9 +352,23 @@ std::string paramTypeName(Type type) {
   return "";
 }
 
-/// A constexpr's value as JSON text: ints as ints, floats with a decimal
-/// point, bools as true/false, strings quoted.
-std::string constexprJSON(Attribute value) {
+/// An attribute as JSON text (a constexpr's value, a tensor map's recipe):
+/// ints as ints, floats with a decimal point, bools as true/false, strings
+/// quoted, arrays and dictionaries as arrays and objects.
+std::string toJSON(Attribute value) {
+  if (auto array = dyn_cast<ArrayAttr>(value)) {
+    std::string text = "[";
+    for (auto [i, element] : llvm::enumerate(array))
+      text += (i ? ", " : "") + toJSON(element);
+    return text + "]";
+  }
+  if (auto dictionary = dyn_cast<DictionaryAttr>(value)) {
+    std::string text = "{";
+    for (auto [i, entry] : llvm::enumerate(dictionary))
+      text += (i ? ", " : "") + toJSON(entry.getName()) + ": " +
+              toJSON(entry.getValue());
+    return text + "}";
+  }
   if (auto string = dyn_cast<StringAttr>(value)) {
     std::string text = "\"";
     for (char c : string.getValue()) {
@@ -398,6 +414,31 @@ bool isPTXIdentifier(llvm::StringRef name) {
   });
 }
 
+/// The tensor maps the launcher builds (HostTensorMaps.h), from the
+/// recipes on the kernel's arguments, in the arguments' order.
+bool Compilation::recordTensorMaps(ModuleOp module) {
+  ::tile::KernelMetadata &md = result.metadata;
+  md.tensorMaps.clear();
+  bool ok = true;
+  module.walk([&](func::FuncOp kernel) {
+    for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
+      auto recipe = kernel.getArgAttrOfType<DictionaryAttr>(
+          i, mlir::tilegpu::kHostTensorMapAttrName);
+      if (!recipe)
+        continue;
+      try {
+        md.tensorMaps.push_back(
+            ::tile::TensorMapInfo::fromJSON(toJSON(recipe), md.params.size()));
+      } catch (const ::tile::Error &e) {
+        internalError(llvm::Twine("a tensor map's recipe: ") + e.what(),
+                      result.diagnostics.size());
+        ok = false;
+      }
+    }
+  });
+  return ok;
+}
+
 bool Compilation::recordSignature(func::FuncOp kernel) {
   ::tile::KernelMetadata &md = result.metadata;
   md.kernel = kernel.getSymName().str();
@@ -435,7 +476,7 @@ bool Compilation::recordSignature(func::FuncOp kernel) {
           kernel->getAttrOfType<DictionaryAttr>(tilec::kConstexprsAttr))
     for (NamedAttribute entry : constexprs)
       md.constexprs.emplace_back(entry.getName().str(),
-                                 constexprJSON(entry.getValue()));
+                                 toJSON(entry.getValue()));
 
   if (!options.entryName.empty()) {
     if (!isPTXIdentifier(options.entryName)) {
@@ -548,6 +589,9 @@ bool Compilation::run() {
   if (arch.archSpecific)
     (*module)->setAttr(mlir::tilegpu::kArchSpecificAttrName,
                        UnitAttr::get(module->getContext()));
+  if (options.deviceTensorMaps)
+    (*module)->setAttr(mlir::tilegpu::kDeviceTensorMapsAttrName,
+                       UnitAttr::get(module->getContext()));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   // A warp-specialized kernel's producer warps come on top of num_warps.
@@ -557,6 +601,8 @@ bool Compilation::run() {
     return true;
   }
 
+  if (!recordTensorMaps(*module))
+    return false;
   if (!runPasses(*module, "tilegpu-to-llvm",
                  [](OpPassManager &pm, unsigned) {
                    tilec::buildTileGPUToLLVMPipeline(pm);

@@ -115,6 +115,9 @@ void initialize(DriverState &s) {
       bind(lib, a.cuEventDestroy, "cuEventDestroy_v2", why);
   if (!bound)
     return;
+  std::string optional;
+  if (!bind(lib, a.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", optional))
+    a.cuTensorMapEncodeTiled = nullptr;
 
   CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {

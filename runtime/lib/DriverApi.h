@@ -80,6 +80,12 @@ struct DriverApi {
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
   CUresult (*cuEventDestroy)(CUevent event);
+  /// Null before CUDA 12 drivers (kernels with tensor maps need it).
+  CUresult (*cuTensorMapEncodeTiled)(
+      void *map, int dataType, unsigned rank, void *address,
+      const unsigned long long *dims, const unsigned long long *strideBytes,
+      const unsigned *box, const unsigned *elementStrides, int interleave,
+      int swizzle, int l2Promotion, int oobFill);
 };
 
 /// The driver table, with device 0's primary context current on the calling

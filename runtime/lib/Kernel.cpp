@@ -154,6 +154,50 @@ Kernel Kernel::load(const std::string &path) {
   return Kernel(std::move(module), std::move(md));
 }
 
+namespace {
+
+/// A CUtensorMap: what a kernel parameter of one holds.
+struct alignas(64) TensorMap {
+  unsigned char bytes[128];
+};
+
+/// The tensor map `info` describes for a launch whose parameters have the
+/// values `values`. An empty tensor (an extent not positive) cannot be
+/// copied from, and cuTensorMapEncodeTiled refuses it: its map stays zero.
+TensorMap encodeTensorMap(const DriverApi &api, const TensorMapInfo &info,
+                          const std::vector<int64_t> &values,
+                          const std::string &kernel, size_t index) {
+  TensorMap map{};
+  std::vector<unsigned long long> dims, strideBytes;
+  for (const HostExpr &dim : info.dims) {
+    int64_t extent = dim.evaluate(values);
+    if (extent <= 0)
+      return map;
+    dims.push_back(static_cast<unsigned long long>(extent));
+  }
+  for (const HostExpr &stride : info.strides)
+    strideBytes.push_back(static_cast<unsigned long long>(
+        stride.evaluate(values) * int64_t(info.elementBytes)));
+  std::vector<unsigned> elementStrides(info.dims.size(), 1);
+  std::string call = "cuTensorMapEncodeTiled(tensor map " +
+                     std::to_string(index) + ")";
+  if (!api.cuTensorMapEncodeTiled)
+    throw Error(call + " failed for kernel " + kernel +
+                ": the CUDA driver predates tensor maps (CUDA 12)");
+  auto address = static_cast<uint64_t>(info.base.evaluate(values));
+  checkCuda(api.cuTensorMapEncodeTiled(
+                &map, getTensorMapDataType(info.elementBytes),
+                unsigned(dims.size()), reinterpret_cast<void *>(address),
+                dims.data(), strideBytes.data(), info.box.data(),
+                elementStrides.data(), /*interleave=*/0,
+                getTensorMapSwizzle(info.swizzle), /*l2Promotion=*/0,
+                /*oobFill=*/0),
+            call.c_str(), kernel);
+  return map;
+}
+
+} // namespace
+
 void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
                     void *stream) const {
   std::string error = validateLaunch(metadata_, grid, args);
@@ -185,6 +229,22 @@ void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
   }
 
   const DriverApi &api = driver();
+  // The tensor maps built here, from the arguments' values (pointers as
+  // addresses, integers sign-extended), passed by value after them.
+  std::vector<TensorMap> maps;
+  if (!metadata_.tensorMaps.empty()) {
+    std::vector<int64_t> values;
+    for (const KernelArg &arg : args)
+      values.push_back(arg.kind() == KernelArg::Kind::Pointer
+                           ? static_cast<int64_t>(arg.pointerValue())
+                       : arg.kind() == KernelArg::Kind::I64 ? arg.i64Value()
+                                                            : arg.i32Value());
+    for (size_t i = 0; i < metadata_.tensorMaps.size(); ++i)
+      maps.push_back(encodeTensorMap(api, metadata_.tensorMaps[i], values,
+                                     metadata_.kernel, i));
+    for (TensorMap &map : maps)
+      params.push_back(&map);
+  }
   // The programs' global scratch (their tensor maps), allocated and freed
   // in stream order: launches on other streams get their own.
   CUdeviceptr scratch = 0;

@@ -428,21 +428,231 @@ std::string getString(const JsonValue &value, const std::string &field) {
   return value.text;
 }
 
-unsigned getUnsigned(const JsonValue &value, const std::string &field) {
-  bool isInteger = value.kind == JsonValue::Number &&
-                   value.text.find_first_of(".eE-") == std::string::npos;
+/// `value` as an integer: a number with no fraction or exponent (and no
+/// sign, where `nonNegative`).
+int64_t getInteger(const JsonValue &value, const std::string &field,
+                   bool nonNegative = false) {
+  bool isInteger =
+      value.kind == JsonValue::Number &&
+      value.text.find_first_of(nonNegative ? ".eE-" : ".eE") == std::string::npos;
   if (!isInteger)
-    fail("field \"" + field + "\" must be a non-negative integer, got " +
+    fail("field \"" + field + "\" must be " +
+         (nonNegative ? "a non-negative integer" : "an integer") + ", got " +
          (value.kind == JsonValue::Number ? value.text
                                           : std::string(kindName(value.kind))));
   errno = 0;
-  unsigned long long n = std::strtoull(value.text.c_str(), nullptr, 10);
-  if (errno == ERANGE || n > std::numeric_limits<unsigned>::max())
+  long long n = std::strtoll(value.text.c_str(), nullptr, 10);
+  if (errno == ERANGE)
+    fail("field \"" + field + "\" is out of range: " + value.text);
+  return n;
+}
+
+unsigned getUnsigned(const JsonValue &value, const std::string &field) {
+  int64_t n = getInteger(value, field, /*nonNegative=*/true);
+  if (n > int64_t(std::numeric_limits<unsigned>::max()))
     fail("field \"" + field + "\" is out of range: " + value.text);
   return static_cast<unsigned>(n);
 }
 
+/// HostExpr's operations by their JSON names, with their operand counts.
+struct HostExprOp {
+  const char *name;
+  HostExpr::Op op;
+  size_t operands;
+};
+constexpr HostExprOp kHostExprOps[] = {
+    {"arg", HostExpr::Op::Arg, 1},         {"add", HostExpr::Op::Add, 2},
+    {"sub", HostExpr::Op::Sub, 2},         {"mul", HostExpr::Op::Mul, 2},
+    {"div", HostExpr::Op::Div, 2},         {"ceildiv", HostExpr::Op::CeilDiv, 2},
+    {"rem", HostExpr::Op::Rem, 2},         {"min", HostExpr::Op::Min, 2},
+    {"max", HostExpr::Op::Max, 2},         {"i32", HostExpr::Op::I32, 1}};
+
+HostExpr readHostExpr(const JsonValue &value, const std::string &field,
+                      size_t numParams) {
+  HostExpr expr;
+  if (value.kind != JsonValue::Array) {
+    expr.value = getInteger(value, field);
+    return expr;
+  }
+  if (value.items.empty() || value.items[0].kind != JsonValue::String)
+    fail("field \"" + field + "\" must start with an operation's name");
+  const std::string &name = value.items[0].text;
+  const HostExprOp *op = nullptr;
+  for (const HostExprOp &known : kHostExprOps)
+    if (name == known.name)
+      op = &known;
+  if (!op)
+    fail("field \"" + field + "\" names an unknown operation \"" + name + "\"");
+  if (value.items.size() != op->operands + 1)
+    fail("field \"" + field + "\": \"" + name + "\" takes " +
+         std::to_string(op->operands) + " operand(s)");
+  expr.op = op->op;
+  if (expr.op == HostExpr::Op::Arg) {
+    expr.value = getInteger(value.items[1], field + "[1]");
+    if (expr.value < 0 || size_t(expr.value) >= numParams)
+      fail("field \"" + field + "\" names parameter " +
+           std::to_string(expr.value) + " of " + std::to_string(numParams));
+    return expr;
+  }
+  for (size_t i = 1; i < value.items.size(); ++i)
+    expr.operands.push_back(readHostExpr(
+        value.items[i], field + "[" + std::to_string(i) + "]", numParams));
+  return expr;
+}
+
+void writeHostExpr(std::string &out, const HostExpr &expr) {
+  if (expr.op == HostExpr::Op::Constant) {
+    out += std::to_string(expr.value);
+    return;
+  }
+  for (const HostExprOp &known : kHostExprOps) {
+    if (known.op != expr.op)
+      continue;
+    out += "[\"";
+    out += known.name;
+    out += '"';
+    if (expr.op == HostExpr::Op::Arg)
+      out += ", " + std::to_string(expr.value);
+    for (const HostExpr &operand : expr.operands) {
+      out += ", ";
+      writeHostExpr(out, operand);
+    }
+    out += ']';
+  }
+}
+
+const JsonValue &requireArray(const JsonValue &object, std::string_view key,
+                              const std::string &where) {
+  const JsonValue &value = require(object, key, where);
+  if (value.kind != JsonValue::Array)
+    fail("field \"" + where + std::string(key) + "\" must be an array, got " +
+         kindName(value.kind));
+  return value;
+}
+
+TensorMapInfo readTensorMap(const JsonValue &map, const std::string &where,
+                            size_t numParams) {
+  if (map.kind != JsonValue::Object)
+    fail(where + " must be an object, got " + kindName(map.kind));
+  std::string prefix = where + ".";
+  TensorMapInfo info;
+  info.base = readHostExpr(require(map, "base", prefix), prefix + "base", numParams);
+  auto readAll = [&](std::string_view key, std::vector<HostExpr> &out) {
+    const JsonValue &items = requireArray(map, key, prefix);
+    for (size_t i = 0; i < items.items.size(); ++i)
+      out.push_back(readHostExpr(items.items[i],
+                                 prefix + std::string(key) + "[" +
+                                     std::to_string(i) + "]",
+                                 numParams));
+  };
+  readAll("dims", info.dims);
+  readAll("strides", info.strides);
+  const JsonValue &box = requireArray(map, "box", prefix);
+  for (size_t i = 0; i < box.items.size(); ++i)
+    info.box.push_back(
+        getUnsigned(box.items[i], prefix + "box[" + std::to_string(i) + "]"));
+  info.elementBytes =
+      getUnsigned(require(map, "element_bytes", prefix), prefix + "element_bytes");
+  if (const JsonValue *v = map.find("swizzle"))
+    info.swizzle = getUnsigned(*v, prefix + "swizzle");
+  if (info.dims.empty() || info.dims.size() > 5 || info.box.size() != info.dims.size() ||
+      info.strides.size() + 1 != info.dims.size())
+    fail(where + " must have 1 to 5 dims, as many box extents and one stride "
+                 "fewer");
+  return info;
+}
+
+void writeTensorMap(std::string &out, const TensorMapInfo &info) {
+  out += "{\"base\": ";
+  writeHostExpr(out, info.base);
+  auto writeAll = [&](const char *key, const std::vector<HostExpr> &exprs) {
+    out += ", \"";
+    out += key;
+    out += "\": [";
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      if (i)
+        out += ", ";
+      writeHostExpr(out, exprs[i]);
+    }
+    out += ']';
+  };
+  writeAll("dims", info.dims);
+  writeAll("strides", info.strides);
+  out += ", \"box\": [";
+  for (size_t i = 0; i < info.box.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(info.box[i]);
+  out += "], \"element_bytes\": " + std::to_string(info.elementBytes);
+  out += ", \"swizzle\": " + std::to_string(info.swizzle) + "}";
+}
+
 } // namespace
+
+int tile::getTensorMapDataType(unsigned elementBytes) {
+  switch (elementBytes) {
+  case 1:
+    return 0; // CU_TENSOR_MAP_DATA_TYPE_UINT8
+  case 2:
+    return 1; // UINT16
+  case 4:
+    return 2; // UINT32
+  default:
+    return 4; // UINT64
+  }
+}
+
+int tile::getTensorMapSwizzle(unsigned bytes) {
+  switch (bytes) {
+  case 32:
+    return 1; // CU_TENSOR_MAP_SWIZZLE_32B
+  case 64:
+    return 2;
+  case 128:
+    return 3;
+  default:
+    return 0; // CU_TENSOR_MAP_SWIZZLE_NONE
+  }
+}
+
+TensorMapInfo TensorMapInfo::fromJSON(std::string_view text, size_t numParams) {
+  return readTensorMap(JsonReader(text).readDocument(), "tensor map", numParams);
+}
+
+int64_t HostExpr::evaluate(const std::vector<int64_t> &args) const {
+  if (op == Op::Constant)
+    return value;
+  if (op == Op::Arg)
+    return size_t(value) < args.size() ? args[size_t(value)] : 0;
+  int64_t a = operands[0].evaluate(args);
+  if (op == Op::I32)
+    return int32_t(uint32_t(uint64_t(a)));
+  int64_t b = operands[1].evaluate(args);
+  // Two's complement, as the kernel's arithmetic: no signed overflow here.
+  auto wrap = [](uint64_t v) { return int64_t(v); };
+  switch (op) {
+  case Op::Add:
+    return wrap(uint64_t(a) + uint64_t(b));
+  case Op::Sub:
+    return wrap(uint64_t(a) - uint64_t(b));
+  case Op::Mul:
+    return wrap(uint64_t(a) * uint64_t(b));
+  case Op::Div:
+    return b == 0 || (b == -1 && a == INT64_MIN) ? 0 : a / b;
+  case Op::CeilDiv: {
+    if (b == 0 || (b == -1 && a == INT64_MIN))
+      return 0;
+    int64_t q = a / b;
+    return q + ((a % b != 0) && ((a < 0) == (b < 0)) ? 1 : 0);
+  }
+  case Op::Rem:
+    return b == 0 || b == -1 ? 0 : a % b;
+  case Op::Min:
+    return a < b ? a : b;
+  case Op::Max:
+    return a > b ? a : b;
+  default:
+    return 0;
+  }
+}
 
 bool tile::isKnownParamType(std::string_view type) {
   static constexpr std::string_view known[] = {
@@ -508,6 +718,16 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.params.push_back(std::move(info));
   }
 
+  if (const JsonValue *maps = root.find("tensor_maps")) {
+    if (maps->kind != JsonValue::Array)
+      fail(std::string("field \"tensor_maps\" must be an array, got ") +
+           kindName(maps->kind));
+    for (size_t i = 0; i < maps->items.size(); ++i)
+      md.tensorMaps.push_back(readTensorMap(
+          maps->items[i], "tensor_maps[" + std::to_string(i) + "]",
+          md.params.size()));
+  }
+
   if (const JsonValue *c = root.find("constexprs")) {
     if (c->kind != JsonValue::Object)
       fail(std::string("field \"constexprs\" must be an object, got ") +
@@ -543,7 +763,17 @@ std::string KernelMetadata::toJSON() const {
     out += ", \"divisibility\": " + std::to_string(params[i].divisibility);
     out += '}';
   }
-  out += "], \"constexprs\": {";
+  out += ']';
+  if (!tensorMaps.empty()) {
+    out += ", \"tensor_maps\": [";
+    for (size_t i = 0; i < tensorMaps.size(); ++i) {
+      if (i)
+        out += ", ";
+      writeTensorMap(out, tensorMaps[i]);
+    }
+    out += ']';
+  }
+  out += ", \"constexprs\": {";
   for (size_t i = 0; i < constexprs.size(); ++i) {
     if (i)
       out += ", ";

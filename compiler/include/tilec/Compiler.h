@@ -39,6 +39,10 @@ struct CompileOptions {
   unsigned numStages = 3;
   /// Device asserts compiled in (Triton's debug mode); part of the metadata.
   bool debug = false;
+  /// Bulk copies' tensor maps are built by the kernel even where the
+  /// launcher could build them from the arguments (the metadata's
+  /// "tensor_maps"): for launchers that pass the parameters alone.
+  bool deviceTensorMaps = false;
   /// sm_80, sm_90 or sm_90a (tilec/Target/GPUArch.h).
   std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;

@@ -9,6 +9,7 @@
 #ifndef TILE_METADATA_H
 #define TILE_METADATA_H
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,6 +31,56 @@ struct ParamInfo {
   bool isPointer() const { return !type.empty() && type[0] == '*'; }
 };
 
+/// An integer a launcher computes from the launch's arguments: a field of
+/// a tensor map it builds (TensorMapInfo). In the JSON, a number, or an
+/// array naming the operation first: ["arg", i] is parameter i's value (a
+/// pointer's address); ["add" | "sub" | "mul" | "div" | "ceildiv" | "rem" |
+/// "min" | "max", a, b] combine two, dividing signed and rounding toward
+/// zero (ceildiv: up); ["i32", a] wraps a to 32 bits as the kernel's i32
+/// arithmetic does. Everything else is 64-bit.
+struct HostExpr {
+  enum class Op { Constant, Arg, Add, Sub, Mul, Div, CeilDiv, Rem, Min, Max, I32 };
+  Op op = Op::Constant;
+  /// Op::Constant: the value; Op::Arg: the parameter's index.
+  int64_t value = 0;
+  std::vector<HostExpr> operands;
+
+  /// The value for the launch whose parameters have `args` (pointers as
+  /// their addresses, integers sign-extended). Division by zero gives 0.
+  int64_t evaluate(const std::vector<int64_t> &args) const;
+};
+
+/// A bulk-copy tensor map (CUtensorMap) the launcher builds, with
+/// cuTensorMapEncodeTiled, and passes by value (128 bytes, 64-byte
+/// aligned) after `params`, in order: tiled, unsigned integer elements of
+/// `elementBytes`, zeros outside the tensor, no interleave.
+struct TensorMapInfo {
+  /// The tensor's address.
+  HostExpr base;
+  /// Extents in elements, innermost first.
+  std::vector<HostExpr> dims;
+  /// Strides in elements of every dimension but the innermost.
+  std::vector<HostExpr> strides;
+  /// The box one copy moves, innermost first.
+  std::vector<unsigned> box;
+  unsigned elementBytes = 1;
+  /// Shared-memory swizzle span in bytes: 32, 64, 128, or 0 for none.
+  unsigned swizzle = 0;
+
+  /// Parses one entry of the metadata's "tensor_maps" for a kernel of
+  /// `numParams` parameters; throws tile::Error as KernelMetadata::fromJSON.
+  static TensorMapInfo fromJSON(std::string_view text, size_t numParams);
+};
+
+/// CUtensorMapDataType of a tensor map over `elementBytes`-wide elements:
+/// unsigned integers, as the copy engine moves bits and fills zeros. The
+/// runtime's encoder and the kernels' own maps (tensormap.replace takes the
+/// same values) both use it.
+int getTensorMapDataType(unsigned elementBytes);
+/// CUtensorMapSwizzle of a shared-memory swizzle span of `bytes` (32, 64,
+/// 128; anything else: none).
+int getTensorMapSwizzle(unsigned bytes);
+
 /// The contents of a kernel's metadata file (design.md section 3).
 struct KernelMetadata {
   /// The PTX entry name.
@@ -40,11 +91,14 @@ struct KernelMetadata {
   unsigned sharedBytes = 0;
   std::string arch = "sm_90";
   /// Bytes of global memory each program needs for itself (the tensor maps
-  /// of its bulk copies). When not 0 the PTX entry takes one more pointer
-  /// after `params`: the address of programs x globalScratchBytes bytes,
+  /// of its bulk copies that it builds). When not 0 the PTX entry takes one
+  /// more pointer after `params` and `tensorMaps`: the address of programs x globalScratchBytes bytes,
   /// 128-byte aligned, that the launch provides (the runtime allocates it
   /// on the launch's stream).
   unsigned globalScratchBytes = 0;
+  /// Tensor maps the launch builds and passes after `params` (before the
+  /// global scratch).
+  std::vector<TensorMapInfo> tensorMaps;
   /// Software-pipeline stages the kernel was compiled for (Triton's
   /// num_stages); informational, a launch does not need it.
   unsigned numStages = 3;

@@ -81,6 +81,79 @@ TEST(Metadata, GlobalScratchBytes) {
   EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).globalScratchBytes, 0u);
 }
 
+// The launcher builds these maps (HostTensorMaps.h in the compiler): a
+// recipe per field, over the parameters' values.
+constexpr const char *kTensorMapsJSON = R"({"kernel": "k", "params": [
+    {"name": "a", "type": "*fp16"}, {"name": "M", "type": "i32"},
+    {"name": "K", "type": "i32"}],
+  "tensor_maps": [{"base": ["add", ["arg", 0], ["mul", ["arg", 1], 2]],
+                   "dims": [["arg", 2], ["i32", ["add", ["arg", 1], 64]]],
+                   "strides": [["ceildiv", ["arg", 2], 8]],
+                   "box": [64, 128], "element_bytes": 2, "swizzle": 128}]})";
+
+TEST(Metadata, TensorMapRecipes) {
+  KernelMetadata md = KernelMetadata::fromJSON(kTensorMapsJSON);
+  ASSERT_EQ(md.tensorMaps.size(), 1u);
+  const TensorMapInfo &map = md.tensorMaps[0];
+  EXPECT_EQ(map.box, (std::vector<unsigned>{64, 128}));
+  EXPECT_EQ(map.elementBytes, 2u);
+  EXPECT_EQ(map.swizzle, 128u);
+  std::vector<int64_t> args = {0x7f0000001000, 100, 1000};
+  EXPECT_EQ(map.base.evaluate(args), 0x7f0000001000 + 200);
+  EXPECT_EQ(map.dims[0].evaluate(args), 1000);
+  EXPECT_EQ(map.dims[1].evaluate(args), 164);
+  EXPECT_EQ(map.strides[0].evaluate(args), 125);
+  // i32 arithmetic wraps as the kernel's does.
+  args[1] = 2147483647;
+  EXPECT_EQ(map.dims[1].evaluate(args), -2147483585);
+  // Written back as read.
+  KernelMetadata again = KernelMetadata::fromJSON(md.toJSON());
+  ASSERT_EQ(again.tensorMaps.size(), 1u);
+  EXPECT_EQ(again.toJSON(), md.toJSON());
+  EXPECT_NE(md.toJSON().find(
+                R"("tensor_maps": [{"base": ["add", ["arg", 0], ["mul", ["arg", 1], 2]], "dims": [["arg", 2], ["i32", ["add", ["arg", 1], 64]]], "strides": [["ceildiv", ["arg", 2], 8]], "box": [64, 128], "element_bytes": 2, "swizzle": 128}])"),
+            std::string::npos);
+}
+
+TEST(Metadata, HostExprArithmetic) {
+  auto eval = [](const char *expr, std::vector<int64_t> args = {}) {
+    std::string json = std::string(R"({"base": 0, "dims": [)") + expr +
+                       R"(], "strides": [], "box": [1], "element_bytes": 1})";
+    return TensorMapInfo::fromJSON(json, 2).dims[0].evaluate(args);
+  };
+  EXPECT_EQ(eval(R"(["div", -7, 2])"), -3);  // toward zero
+  EXPECT_EQ(eval(R"(["ceildiv", 7, 2])"), 4);
+  EXPECT_EQ(eval(R"(["ceildiv", -7, 2])"), -3);
+  EXPECT_EQ(eval(R"(["ceildiv", 8, 2])"), 4);
+  EXPECT_EQ(eval(R"(["rem", -7, 2])"), -1);
+  EXPECT_EQ(eval(R"(["min", ["arg", 0], ["arg", 1]])", {5, -3}), -3);
+  EXPECT_EQ(eval(R"(["max", ["arg", 0], ["arg", 1]])", {5, -3}), 5);
+  EXPECT_EQ(eval(R"(["sub", ["arg", 0], 9])", {5, 0}), -4);
+  EXPECT_EQ(eval(R"(["div", 7, 0])"), 0);
+}
+
+TEST(Metadata, TensorMapErrors) {
+  auto withMap = [](const std::string &map) {
+    return errorOf(R"({"kernel": "k", "params": [{"name": "n", "type": "i32"}],
+                       "tensor_maps": [)" + map + "]}");
+  };
+  EXPECT_NE(withMap(R"({"base": ["arg", 1], "dims": [1], "strides": [], "box": [1], "element_bytes": 1})")
+                .find("names parameter 1 of 1"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"base": ["pow", 1, 2], "dims": [1], "strides": [], "box": [1], "element_bytes": 1})")
+                .find("unknown operation \"pow\""),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"base": ["add", 1], "dims": [1], "strides": [], "box": [1], "element_bytes": 1})")
+                .find("takes 2 operand(s)"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"base": 0, "dims": [1, 2], "strides": [], "box": [1, 1], "element_bytes": 1})")
+                .find("one stride fewer"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"base": 0, "dims": [1], "strides": [], "box": [1]})")
+                .find("missing field \"tensor_maps[0].element_bytes\""),
+            std::string::npos);
+}
+
 TEST(Metadata, ToJSONMatchesDesignLayout) {
   KernelMetadata md;
   md.kernel = "axpy";

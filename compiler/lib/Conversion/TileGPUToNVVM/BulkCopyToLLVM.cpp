@@ -1,9 +1,10 @@
 //===- BulkCopyToLLVM.cpp - Tensor maps, bulk tensor copies, mbarriers ----===//
 //
 // Thread 0 does everything a bulk copy needs but the wait: it builds the
-// tensor maps (with tensormap.replace on a zeroed map in shared memory,
-// which the first warp copies into the program's part of the kernel's
-// global scratch, fenced for the tensor-map proxy),
+// tensor maps the launcher does not pass (with tensormap.replace on a
+// zeroed map in shared memory, which the first warp copies into the
+// program's part of the kernel's global scratch, fenced for the tensor-map
+// proxy) and prefetches them all,
 // initializes the mbarriers, arrives on them expecting the copies' bytes
 // and issues the copies (cp.async.bulk.tensor, one per 128-byte column
 // panel of the buffer, see SharedPanels). Every thread waits on the
@@ -15,6 +16,7 @@
 
 #include "Utility.h"
 
+#include "tile/Metadata.h"
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
@@ -74,35 +76,6 @@ Value emitProgramIndex(OpBuilder &b, Location loc) {
   return LLVM::AddOp::create(b, loc, x, LLVM::MulOp::create(b, loc, yz, nx));
 }
 
-/// The copy engine's element type for `bytes`-wide elements: unsigned
-/// integers, since it moves bits and fills zeros (CUtensorMapDataType).
-int getTensorMapElementType(unsigned bytes) {
-  switch (bytes) {
-  case 1:
-    return 0; // UINT8
-  case 2:
-    return 1; // UINT16
-  case 4:
-    return 2; // UINT32
-  default:
-    return 4; // UINT64
-  }
-}
-
-/// CUtensorMapSwizzle for a span of `bytes`.
-int getTensorMapSwizzle(int32_t bytes) {
-  switch (bytes) {
-  case 32:
-    return 1;
-  case 64:
-    return 2;
-  case 128:
-    return 3;
-  default:
-    return 0;
-  }
-}
-
 struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -130,7 +103,7 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
                                     rewriter.getI8Type(), adaptor.getScratch(),
                                     ValueRange{byteOffset});
 
-    auto pointee = cast<tile::PointerType>(op.getBase().getType()).getPointeeType();
+    auto pointee = cast<mlir::tile::PointerType>(op.getBase().getType()).getPointeeType();
     unsigned elementBytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
     ArrayRef<int32_t> box = op.getBox();
     unsigned rank = box.size();
@@ -169,9 +142,9 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
     for (unsigned d = 0; d + 1 < rank; ++d)
       replace("global_stride", "b64",
               llvm::formatv("{0}, ${1}", d, kFirstDim + rank + d).str());
-    replace("elemtype", "b32", std::to_string(getTensorMapElementType(elementBytes)));
+    replace("elemtype", "b32", std::to_string(::tile::getTensorMapDataType(elementBytes)));
     replace("interleave_layout", "b32", "0");
-    replace("swizzle_mode", "b32", std::to_string(getTensorMapSwizzle(op.getSwizzle())));
+    replace("swizzle_mode", "b32", std::to_string(::tile::getTensorMapSwizzle(op.getSwizzle())));
     replace("fill_mode", "b32", "0");
     // The first warp copies the map out (a warp-wide instruction: its
     // other lanes must see thread 0's writes first), releasing it to the
@@ -190,7 +163,8 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
       constraints += ",l";
     emitPTX(rewriter, loc, ptx, constraints, operands, {}, /*hasSideEffects=*/true);
     requirePTXVersion(op, 83);
-    rewriter.replaceOp(op, map);
+    rewriter.replaceOpWithNewOp<LLVM::AddrSpaceCastOp>(
+        op, LLVM::LLVMPointerType::get(rewriter.getContext()), map);
     return success();
   }
 };
@@ -212,9 +186,7 @@ struct AsyncTMACopyToLLVM : OpConversionPattern<AsyncTMACopyOp> {
                                                  kSharedClusterAddressSpace);
     // The copy engine writes shared::cluster addresses; a CTA's own shared
     // memory is part of its cluster's.
-    Value map = LLVM::AddrSpaceCastOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
-        adaptor.getTensormap());
+    Value map = adaptor.getTensormap();
     SmallVector<Value> coords(adaptor.getCoords());
     Value innermost = coords.front();
     for (int64_t p = 0; p < panels.rowLength / panels.width; ++p) {
@@ -309,6 +281,19 @@ struct TensorMapAcquireToLLVM : OpConversionPattern<TensorMapAcquireOp> {
   }
 };
 
+struct TensorMapPrefetchToLLVM : OpConversionPattern<TensorMapPrefetchOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TensorMapPrefetchOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitPTX(rewriter, op.getLoc(), "@$1 prefetch.tensormap [ $0 ];", "l,b",
+            {adaptor.getTensormap(), emitThreadZero(rewriter, op.getLoc())},
+            {}, /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct BarrierWaitToLLVM : OpConversionPattern<BarrierWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -345,6 +330,7 @@ void mlir::tilegpu::populateBulkCopyToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<TensorMapCreateToLLVM, AsyncTMACopyToLLVM, BarrierInitToLLVM,
                BarrierExpectToLLVM, BarrierArriveToLLVM, BarrierWaitToLLVM,
-               BarrierInvalToLLVM, TensorMapAcquireToLLVM>(
+               BarrierInvalToLLVM, TensorMapAcquireToLLVM,
+               TensorMapPrefetchToLLVM>(
       converter, patterns.getContext());
 }

@@ -103,12 +103,24 @@ struct ConvertTileGPUToNVVM
     // Specialization facts are used up; LLVM has no use for them.
     // The ABI attributes too (tilec reads them before lowering): the LLVM IR
     // translation warns about attributes of dialects it does not know.
-    module.walk([](func::FuncOp func) {
+    module.walk([&](func::FuncOp func) {
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         func.removeArgAttr(i, tile::kDivisibilityAttrName);
         func.removeArgAttr(i, "tile.name");
         func.removeArgAttr(i, "tile.unsigned");
         func.removeArgAttr(i, kGlobalScratchAttrName);
+        // A tensor map the launcher built: 128 bytes by value, 64-byte
+        // aligned, read in place (a `__grid_constant__` parameter, whose
+        // address bulk copies take).
+        if (func.removeArgAttr(i, kHostTensorMapAttrName)) {
+          func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                          TypeAttr::get(LLVM::LLVMArrayType::get(
+                              IntegerType::get(context, 8), 128)));
+          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(context, 64), 64));
+          func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                          UnitAttr::get(context));
+        }
       }
       func->removeAttr("tile.constexprs");
     });

@@ -25,6 +25,11 @@ TileGPUTypeConverter::TileGPUTypeConverter(MLIRContext *context) {
   addConversion([context](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
   });
+  // Bulk copies read a tensor map through its generic address, wherever
+  // it is (global scratch or a kernel parameter).
+  addConversion([context](TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(context);
+  });
   // A shared-memory buffer is its address.
   addConversion([context](MemDescType) -> Type {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);

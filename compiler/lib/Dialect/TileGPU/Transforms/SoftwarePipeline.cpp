@@ -19,6 +19,7 @@
 // at 128 x 256 x 64 leaves one stage less: 638 against 561 TFLOP/s.)
 //
 
+#include "HostTensorMaps.h"
 #include "RingSlots.h"
 #include "TensorBox.h"
 #include "WarpSpecialize.h"
@@ -421,18 +422,13 @@ Value getGlobalScratch(func::FuncOp func) {
 }
 
 /// The tensor map of `copy`, built once where its operands are known: before
-/// the outermost loop around `copy.loop` that does not define them.
+/// the outermost loop around `copy.loop` that does not define them. The
+/// launcher builds it where it can (HostTensorMaps.h); then thread 0 only
+/// starts fetching it there.
 Value createTensorMap(const BulkCopy &copy) {
   scf::ForOp loop = copy.loop;
   auto func = loop->getParentOfType<func::FuncOp>();
-  Value scratch = getGlobalScratch(func);
   ModuleOp module = func->getParentOfType<ModuleOp>();
-  auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
-  int32_t index = count ? int32_t(count.getInt()) : 0;
-  module->setAttr(kTensorMapCountAttrName,
-                  IntegerAttr::get(IntegerType::get(module.getContext(), 32),
-                                   index + 1));
-
   const TensorBox &box = copy.box;
   SmallVector<Value> operands = copy.getMapOperands();
   Operation *at = loop;
@@ -444,13 +440,29 @@ Value createTensorMap(const BulkCopy &copy) {
   }
   OpBuilder b(at);
   Location loc = loop.getLoc();
-  SmallVector<Value> dims, strides;
+  TensorMapFields fields;
+  fields.base = box.base;
   for (unsigned d : copy.dims)
-    dims.push_back(copy.emitExtent(b, loc, d));
+    fields.dims.push_back(copy.emitExtent(b, loc, d));
   Value stride = box.strides[copy.dims[1]];
   if (!stride.getType().isInteger(64))
     stride = arith::ExtSIOp::create(b, loc, b.getI64Type(), stride);
-  strides.push_back(stride);
+  fields.strides.push_back(stride);
+  fields.box = copy.boxShape;
+  fields.swizzle = copy.swizzle;
+  if (!module->hasAttr(kDeviceTensorMapsAttrName)) {
+    if (Value map = addHostTensorMap(func, fields)) {
+      TensorMapPrefetchOp::create(b, loc, map);
+      return map;
+    }
+  }
+
+  Value scratch = getGlobalScratch(func);
+  auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
+  int32_t index = count ? int32_t(count.getInt()) : 0;
+  module->setAttr(kTensorMapCountAttrName,
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 32),
+                                   index + 1));
   // Written in shared memory, where tensormap.replace is cheap, then copied
   // out with the tensor-map proxy's release in one instruction.
   MLIRContext *context = b.getContext();
@@ -460,9 +472,9 @@ Value createTensorMap(const BulkCopy &copy) {
                        SharedEncodingAttr::get(context, 1, 1, 1, {0})),
       Value());
   return TensorMapCreateOp::create(
-      b, loc, scratch.getType(), scratch, box.base, dims, strides, staging,
-      b.getDenseI32ArrayAttr(copy.boxShape), b.getI32IntegerAttr(copy.swizzle),
-      b.getI32IntegerAttr(index));
+      b, loc, TensorMapType::get(context), scratch, box.base, fields.dims,
+      fields.strides, staging, b.getDenseI32ArrayAttr(copy.boxShape),
+      b.getI32IntegerAttr(copy.swizzle), b.getI32IntegerAttr(index));
 }
 
 /// `op` (of stage 0 in the loop's last iterations) predicated by `pred`:

@@ -259,11 +259,18 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   }
 
   // The producer: every iteration's copies, once their slot is free,
-  // through maps that thread 0 built.
+  // through maps that thread 0 built or the launcher passed, which it
+  // starts fetching (the consumers need not).
   b.setInsertionPoint(split.getProducer().front().getTerminator());
   for (auto map : top->getOps<TensorMapCreateOp>())
     if (needed.contains(map.getResult()))
       TensorMapAcquireOp::create(b, loc, map.getResult());
+  for (auto prefetch : llvm::make_early_inc_range(top->getOps<TensorMapPrefetchOp>())) {
+    if (!needed.contains(prefetch.getTensormap()))
+      continue;
+    TensorMapPrefetchOp::create(b, loc, prefetch.getTensormap());
+    prefetch.erase();
+  }
   auto producer = scf::ForOp::create(b, loc, loop.getLowerBound(),
                                      loop.getUpperBound(), loop.getStep());
   b.setInsertionPoint(producer.getBody()->getTerminator());

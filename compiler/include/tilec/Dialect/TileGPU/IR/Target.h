@@ -33,6 +33,12 @@ constexpr llvm::StringLiteral kGlobalScratchAttrName = "tilegpu.global_scratch";
 /// Module attribute (i32): the tensor maps each program builds in its part
 /// of the global scratch, 128 bytes each.
 constexpr llvm::StringLiteral kTensorMapCountAttrName = "tilegpu.tensor_maps";
+/// Kernel-argument attribute (a dictionary) of a tensor map the launcher
+/// builds and passes by value: the recipe of its fields (HostTensorMaps.h).
+constexpr llvm::StringLiteral kHostTensorMapAttrName = "tilegpu.host_tensor_map";
+/// Module attribute (unit): every tensor map is built by the kernel, none
+/// by the launcher (tilec --device-tensor-maps).
+constexpr llvm::StringLiteral kDeviceTensorMapsAttrName = "tilegpu.device_tensor_maps";
 
 /// Whether wgmma reads operands of `elementType` K-major only: it
 /// transposes 16-bit ones (f16, bf16) as it reads them, tf32 and 8-bit

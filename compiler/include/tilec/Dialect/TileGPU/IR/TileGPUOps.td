@@ -156,7 +156,7 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
     moves. Out-of-bounds elements read as zero; `swizzle` is the shared
     memory swizzle span in bytes (32, 64 or 128; 0 for none).
     ```mlir
-    %map = tilegpu.tensormap_create %scratch, %a[%k, %m] strides [%lda] {box = array<i32: 64, 128>, index = 0 : i32, swizzle = 128 : i32} via %staging : !tile.ptr<i8>, !tile.ptr<f16>, <16xi64, #shared> -> !tile.ptr<i8>
+    %map = tilegpu.tensormap_create %scratch, %a[%k, %m] strides [%lda] {box = array<i32: 64, 128>, index = 0 : i32, swizzle = 128 : i32} via %staging : !tile.ptr<i8>, !tile.ptr<f16>, <16xi64, #shared>
     ```
   }];
   let arguments = (ins TileGPU_ScalarPointer:$scratch, TileGPU_ScalarPointer:$base,
@@ -164,11 +164,10 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
                        TileGPU_MemDescType:$staging,
                        DenseI32ArrayAttr:$box, I32Attr:$swizzle,
                        I32Attr:$index);
-  let results = (outs TileGPU_ScalarPointer:$result);
+  let results = (outs TileGPU_TensorMapType:$result);
   let assemblyFormat = [{
     $scratch `,` $base `[` $dims `]` `strides` `[` $strides `]` attr-dict
     `via` $staging `:` type($scratch) `,` type($base) `,` type($staging)
-    `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -183,11 +182,27 @@ def TileGPU_TensorMapAcquireOp : TileGPU_Op<"tensormap_acquire", [
     here, after a CTA barrier that follows the create, and starts fetching
     it (prefetch.tensormap).
     ```mlir
-    tilegpu.tensormap_acquire %map : !tile.ptr<i8>
+    tilegpu.tensormap_acquire %map
     ```
   }];
-  let arguments = (ins TileGPU_ScalarPointer:$tensormap);
-  let assemblyFormat = "$tensormap attr-dict `:` type($tensormap)";
+  let arguments = (ins TileGPU_TensorMapType:$tensormap);
+  let assemblyFormat = "$tensormap attr-dict";
+}
+
+def TileGPU_TensorMapPrefetchOp : TileGPU_Op<"tensormap_prefetch", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "The copies' thread starts fetching a tensor map the launcher built";
+  let description = [{
+    A tensor map passed as a kernel parameter needs no fence: the launch
+    made it visible. The thread that issues bulk copies through it (thread
+    0, or a warp-specialized producer's first thread) starts fetching it
+    before the first copy needs it (prefetch.tensormap).
+    ```mlir
+    tilegpu.tensormap_prefetch %map
+    ```
+  }];
+  let arguments = (ins TileGPU_TensorMapType:$tensormap);
+  let assemblyFormat = "$tensormap attr-dict";
 }
 
 def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegments,
@@ -200,15 +215,15 @@ def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegme
     of `dst` (see SharedPanels). The copies complete on `barrier`, whose
     phase `tilegpu.barrier_expect` told the bytes to wait for.
     ```mlir
-    tilegpu.async_tma_copy %map[%k, %m], %slot, %bar, %pred : !tile.ptr<i8>, !tilegpu.memdesc<128x64xf16, #shared>, !tilegpu.memdesc<1xi64>
+    tilegpu.async_tma_copy %map[%k, %m], %slot, %bar, %pred : !tilegpu.memdesc<128x64xf16, #shared>, !tilegpu.memdesc<1xi64>
     ```
   }];
-  let arguments = (ins TileGPU_ScalarPointer:$tensormap, Variadic<I32>:$coords,
+  let arguments = (ins TileGPU_TensorMapType:$tensormap, Variadic<I32>:$coords,
                        TileGPU_MemDescType:$dst, TileGPU_MemDescType:$barrier,
                        Optional<I1>:$pred);
   let assemblyFormat = [{
     $tensormap `[` $coords `]` `,` $dst `,` $barrier (`,` $pred^)? attr-dict
-    `:` type($tensormap) `,` type($dst) `,` type($barrier)
+    `:` type($dst) `,` type($barrier)
   }];
 }
 

@@ -32,4 +32,18 @@ def TileGPU_MemDescType : TypeDef<TileGPU_Dialect, "MemDesc", [ShapedTypeInterfa
   }];
 }
 
+def TileGPU_TensorMapType : TypeDef<TileGPU_Dialect, "TensorMap"> {
+  let mnemonic = "tensormap";
+  let summary = "The generic address of a bulk-copy tensor map";
+  let description = [{
+    A 128-byte CUtensorMap as bulk tensor copies read it: one the kernel
+    built in its global scratch (`tilegpu.tensormap_create`) or one the
+    launcher built and passed as a kernel parameter (an argument with a
+    `tilegpu.host_tensor_map` recipe).
+    ```mlir
+    !tilegpu.tensormap
+    ```
+  }];
+}
+
 #endif // TILEC_DIALECT_TILEGPU_IR_TILEGPUTYPES_TD

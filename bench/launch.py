@@ -1,0 +1,124 @@
+"""Launches a tilec kernel from its .ptx and .json through the CUDA driver
+(ctypes), as design.md section 3 says any host can: the parameters in
+order, then the tensor maps the metadata's "tensor_maps" describe, built
+here from the arguments' values (cuTensorMapEncodeTiled, as tilec's runtime
+does), then, when "global_scratch_bytes" is set, each program's scratch.
+
+CuPy loads the module; the launch goes through cuLaunchKernel because a
+tensor map is a 128-byte parameter passed by value."""
+import ctypes
+
+import cupy
+
+_cuda = ctypes.CDLL("libcuda.so.1")
+_cuda.cuLaunchKernel.argtypes = [
+    ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+    ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+    ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+_cuda.cuTensorMapEncodeTiled.argtypes = [
+    ctypes.c_void_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p,
+    ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+    ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
+    ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
+
+_DATA_TYPES = {1: 0, 2: 1, 4: 2, 8: 4}  # unsigned integers of 1 to 8 bytes
+_SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
+
+
+class LaunchError(RuntimeError):
+    """A driver call failed: the message names it, the error and the kernel."""
+
+
+def _check(result, call, kernel):
+    if result:
+        name = ctypes.c_char_p()
+        _cuda.cuGetErrorName(result, ctypes.byref(name))
+        raise LaunchError(f"{call} failed for kernel {kernel}: "
+                          f"{(name.value or b'?').decode()} ({result})")
+
+
+def _wrap(value, bits):
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def evaluate(expr, values):
+    """A recipe (tile/Metadata.h's HostExpr) on the parameters' values."""
+    if isinstance(expr, int):
+        return expr
+    op, *operands = expr
+    if op == "arg":
+        return values[operands[0]]
+    args = [evaluate(e, values) for e in operands]
+    if op == "i32":
+        return _wrap(args[0], 32)
+    a, b = args
+    if op in ("div", "ceildiv", "rem") and b == 0:
+        return 0
+    quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
+    result = {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b,
+              "div": lambda: quotient,
+              "ceildiv": lambda: quotient + (1 if a != quotient * b and
+                                             (a < 0) == (b < 0) else 0),
+              "rem": lambda: a - quotient * b,
+              "min": lambda: min(a, b), "max": lambda: max(a, b)}[op]()
+    return _wrap(result, 64)
+
+
+def encode_tensor_map(info, values, kernel, index):
+    """The 128 bytes of the map `info` describes for these values; zeros
+    for an empty tensor, as the runtime passes."""
+    tensor_map = (ctypes.c_uint8 * 128)()
+    dims = [evaluate(d, values) for d in info["dims"]]
+    if min(dims) <= 0:
+        return tensor_map
+    rank = len(dims)
+    strides = [evaluate(s, values) * info["element_bytes"] for s in info["strides"]]
+    _check(_cuda.cuTensorMapEncodeTiled(
+        tensor_map, _DATA_TYPES[info["element_bytes"]], rank,
+        ctypes.c_void_p(evaluate(info["base"], values)),
+        (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(1, rank - 1))(*strides),
+        (ctypes.c_uint32 * rank)(*info["box"]), (ctypes.c_uint32 * rank)(*([1] * rank)),
+        0, _SWIZZLES[info["swizzle"]], 0, 0),
+        f"cuTensorMapEncodeTiled(tensor map {index})", kernel)
+    return tensor_map
+
+
+def bind(function, meta, grid, args):
+    """A launch of `function` (a cupy.RawModule function) with `args` (ints,
+    floats, or device addresses for pointer parameters), its parameters
+    packed once; returns it as a callable for timing loops."""
+    kernel = meta["kernel"]
+    grid = tuple(grid) + (1,) * (3 - len(grid))
+    slots, values = [], []
+    for param, arg in zip(meta["params"], args):
+        kind = param["type"]
+        if kind.startswith("*"):
+            slots.append(ctypes.c_uint64(arg))
+        elif kind == "i64":
+            slots.append(ctypes.c_int64(arg))
+        elif kind == "fp32":
+            slots.append(ctypes.c_float(arg))
+        else:
+            slots.append(ctypes.c_int32(arg))
+        values.append(int(arg) if not isinstance(arg, float) else 0)
+    for i, info in enumerate(meta.get("tensor_maps", [])):
+        slots.append(encode_tensor_map(info, values, kernel, i))
+    scratch = None
+    if meta.get("global_scratch_bytes", 0):
+        scratch = cupy.empty(grid[0] * grid[1] * grid[2] * meta["global_scratch_bytes"],
+                             dtype=cupy.uint8)
+        slots.append(ctypes.c_uint64(scratch.data.ptr))
+    params = (ctypes.c_void_p * max(1, len(slots)))(
+        *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
+    # A RawKernel wraps the driver's function (cupy.cuda.Function).
+    handle = ctypes.c_void_p(getattr(function, "kernel", function).ptr)
+    threads, shared = meta["threads_per_block"], meta["shared_bytes"]
+
+    def launch():
+        keep = (slots, scratch)  # alive as long as the launch is
+        _check(_cuda.cuLaunchKernel(handle, *grid, threads, 1, 1, shared,
+                                    ctypes.c_void_p(cupy.cuda.get_current_stream().ptr),
+                                    params, None), "cuLaunchKernel", kernel)
+        return keep
+    return launch

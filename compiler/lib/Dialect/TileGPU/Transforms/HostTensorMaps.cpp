@@ -1,0 +1,157 @@
+//===- HostTensorMaps.cpp - Tensor maps the launcher builds ---------------===//
+
+#include "HostTensorMaps.h"
+
+#include "tilec/Dialect/TileGPU/IR/Target.h"
+#include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tilegpu;
+
+namespace {
+
+/// Recipes bigger than this are not worth a launcher's time (and a value
+/// reached along many paths would repeat in the tree).
+constexpr unsigned kMaxRecipeNodes = 64;
+
+/// Builds recipes (HostTensorMaps.h) of the values of one kernel.
+class RecipeBuilder {
+public:
+  explicit RecipeBuilder(func::FuncOp func)
+      : func(func), b(func.getContext()) {}
+
+  /// The recipe of `value`, or null when it is not a function of the
+  /// kernel's arguments.
+  Attribute get(Value value) {
+    if (++nodes > kMaxRecipeNodes)
+      return {};
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // The user's signed integer and pointer parameters only (launchers
+      // sign-extend integers): not a tensor map or the scratch.
+      if (arg.getOwner() != &func.getBody().front() ||
+          func.getArgAttr(arg.getArgNumber(), kGlobalScratchAttrName) ||
+          func.getArgAttr(arg.getArgNumber(), tilec::kUnsignedAttrName) ||
+          !isa<IntegerType, tile::PointerType>(arg.getType()))
+        return {};
+      return node("arg", {b.getI64IntegerAttr(arg.getArgNumber())});
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return {};
+    return TypeSwitch<Operation *, Attribute>(def)
+        .Case([&](arith::ConstantOp op) -> Attribute {
+          auto integer = dyn_cast<IntegerAttr>(op.getValue());
+          if (!integer || !integer.getType().isSignlessInteger())
+            return {};
+          return b.getI64IntegerAttr(integer.getValue().getSExtValue());
+        })
+        .Case([&](arith::ExtSIOp op) { return get(op.getIn()); })
+        .Case([&](arith::AddIOp op) { return wrapping("add", op); })
+        .Case([&](arith::SubIOp op) { return wrapping("sub", op); })
+        .Case([&](arith::MulIOp op) { return wrapping("mul", op); })
+        .Case([&](arith::DivSIOp op) { return binary("div", op); })
+        .Case([&](arith::CeilDivSIOp op) { return binary("ceildiv", op); })
+        .Case([&](arith::RemSIOp op) { return binary("rem", op); })
+        .Case([&](arith::MinSIOp op) { return binary("min", op); })
+        .Case([&](arith::MaxSIOp op) { return binary("max", op); })
+        .Case([&](tile::AddPtrOp op) -> Attribute {
+          // Pointer offsets count elements; the recipe counts bytes, in
+          // 64 bits as the address arithmetic does.
+          Attribute base = get(op.getPtr());
+          Attribute offset = get(op.getOffset());
+          if (!base || !offset)
+            return {};
+          int64_t bytes = getElementBytes(op.getPtr().getType());
+          return node("add", {base, node("mul", {offset, b.getI64IntegerAttr(bytes)})});
+        })
+        .Default([](Operation *) { return Attribute(); });
+  }
+
+  static int64_t getElementBytes(Type pointer) {
+    Type pointee = cast<tile::PointerType>(pointer).getPointeeType();
+    return std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+  }
+
+private:
+  ArrayAttr node(StringRef op, ArrayRef<Attribute> operands) {
+    SmallVector<Attribute> elements = {b.getStringAttr(op)};
+    llvm::append_range(elements, operands);
+    return b.getArrayAttr(elements);
+  }
+
+  Attribute binary(StringRef name, Operation *op) {
+    if (!op->getResult(0).getType().isSignlessInteger())
+      return {};
+    Attribute lhs = get(op->getOperand(0));
+    Attribute rhs = lhs ? get(op->getOperand(1)) : Attribute();
+    if (!rhs)
+      return {};
+    return node(name, {lhs, rhs});
+  }
+
+  /// Addition, subtraction and multiplication wrap at the result's width;
+  /// the launcher computes in 64 bits.
+  Attribute wrapping(StringRef name, Operation *op) {
+    Attribute result = binary(name, op);
+    if (!result || op->getResult(0).getType().isInteger(64))
+      return result;
+    if (!op->getResult(0).getType().isInteger(32))
+      return {};
+    return node("i32", {result});
+  }
+
+  func::FuncOp func;
+  Builder b;
+  unsigned nodes = 0;
+};
+
+} // namespace
+
+Value mlir::tilegpu::addHostTensorMap(func::FuncOp func,
+                                      const TensorMapFields &fields) {
+  RecipeBuilder recipes(func);
+  auto getAll = [&](ValueRange values) -> ArrayAttr {
+    SmallVector<Attribute> result;
+    for (Value value : values) {
+      Attribute recipe = recipes.get(value);
+      if (!recipe)
+        return {};
+      result.push_back(recipe);
+    }
+    return ArrayAttr::get(func.getContext(), result);
+  };
+  Attribute base = recipes.get(fields.base);
+  ArrayAttr dims = base ? getAll(fields.dims) : ArrayAttr();
+  ArrayAttr strides = dims ? getAll(fields.strides) : ArrayAttr();
+  if (!strides)
+    return {};
+
+  Builder b(func.getContext());
+  SmallVector<Attribute> box;
+  for (int32_t extent : fields.box)
+    box.push_back(b.getI64IntegerAttr(extent));
+  NamedAttrList recipe;
+  recipe.append("base", base);
+  recipe.append("dims", dims);
+  recipe.append("strides", strides);
+  recipe.append("box", b.getArrayAttr(box));
+  recipe.append("element_bytes", b.getI64IntegerAttr(
+                                     RecipeBuilder::getElementBytes(fields.base.getType())));
+  recipe.append("swizzle", b.getI64IntegerAttr(fields.swizzle));
+
+  // The maps come after the user's parameters and before the scratch, in
+  // the order they were made (the metadata's "tensor_maps").
+  unsigned at = func.getNumArguments();
+  if (at && func.getArgAttr(at - 1, kGlobalScratchAttrName))
+    --at;
+  NamedAttrList attrs;
+  attrs.append(kHostTensorMapAttrName, recipe.getDictionary(func.getContext()));
+  attrs.append("tile.name", b.getStringAttr("tensor_map"));
+  (void)func.insertArgument(at, TensorMapType::get(func.getContext()),
+                            attrs.getDictionary(func.getContext()), func.getLoc());
+  return func.getArgument(at);
+}
