@@ -42,14 +42,17 @@ def _wrap(value, bits):
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def evaluate(expr, values):
-    """A recipe (tile/Metadata.h's HostExpr) on the parameters' values."""
+def evaluate(expr, values, grid=(1, 1, 1)):
+    """A recipe (tile/Metadata.h's HostExpr) on the parameters' values and
+    the launch's grid."""
     if isinstance(expr, int):
         return expr
     op, *operands = expr
     if op == "arg":
         return values[operands[0]]
-    args = [evaluate(e, values) for e in operands]
+    if op == "grid":
+        return grid[operands[0]]
+    args = [evaluate(e, values, grid) for e in operands]
     if op == "i32":
         return _wrap(args[0], 32)
     a, b = args
@@ -65,18 +68,18 @@ def evaluate(expr, values):
     return _wrap(result, 64)
 
 
-def encode_tensor_map(info, values, kernel, index):
+def encode_tensor_map(info, values, grid, kernel, index):
     """The 128 bytes of the map `info` describes for these values; zeros
     for an empty tensor, as the runtime passes."""
     tensor_map = (ctypes.c_uint8 * 128)()
-    dims = [evaluate(d, values) for d in info["dims"]]
+    dims = [evaluate(d, values, grid) for d in info["dims"]]
     if min(dims) <= 0:
         return tensor_map
     rank = len(dims)
-    strides = [evaluate(s, values) * info["element_bytes"] for s in info["strides"]]
+    strides = [evaluate(s, values, grid) * info["element_bytes"] for s in info["strides"]]
     _check(_cuda.cuTensorMapEncodeTiled(
         tensor_map, _DATA_TYPES[info["element_bytes"]], rank,
-        ctypes.c_void_p(evaluate(info["base"], values)),
+        ctypes.c_void_p(evaluate(info["base"], values, grid)),
         (ctypes.c_uint64 * rank)(*dims), (ctypes.c_uint64 * max(1, rank - 1))(*strides),
         (ctypes.c_uint32 * rank)(*info["box"]), (ctypes.c_uint32 * rank)(*([1] * rank)),
         0, _SWIZZLES[info["swizzle"]], 0, 0),
@@ -103,7 +106,7 @@ def bind(function, meta, grid, args):
             slots.append(ctypes.c_int32(arg))
         values.append(int(arg) if not isinstance(arg, float) else 0)
     for i, info in enumerate(meta.get("tensor_maps", [])):
-        slots.append(encode_tensor_map(info, values, kernel, i))
+        slots.append(encode_tensor_map(info, values, grid, kernel, i))
     scratch = None
     if meta.get("global_scratch_bytes", 0):
         scratch = cupy.empty(grid[0] * grid[1] * grid[2] * meta["global_scratch_bytes"],

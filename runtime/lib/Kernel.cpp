@@ -166,25 +166,26 @@ struct alignas(64) TensorMap {
 /// copied from, and cuTensorMapEncodeTiled refuses it: its map stays zero.
 TensorMap encodeTensorMap(const DriverApi &api, const TensorMapInfo &info,
                           const std::vector<int64_t> &values,
+                          const std::array<int64_t, 3> &grid,
                           const std::string &kernel, size_t index) {
   TensorMap map{};
   std::vector<unsigned long long> dims, strideBytes;
   for (const HostExpr &dim : info.dims) {
-    int64_t extent = dim.evaluate(values);
+    int64_t extent = dim.evaluate(values, grid);
     if (extent <= 0)
       return map;
     dims.push_back(static_cast<unsigned long long>(extent));
   }
   for (const HostExpr &stride : info.strides)
     strideBytes.push_back(static_cast<unsigned long long>(
-        stride.evaluate(values) * int64_t(info.elementBytes)));
+        stride.evaluate(values, grid) * int64_t(info.elementBytes)));
   std::vector<unsigned> elementStrides(info.dims.size(), 1);
   std::string call = "cuTensorMapEncodeTiled(tensor map " +
                      std::to_string(index) + ")";
   if (!api.cuTensorMapEncodeTiled)
     throw Error(call + " failed for kernel " + kernel +
                 ": the CUDA driver predates tensor maps (CUDA 12)");
-  auto address = static_cast<uint64_t>(info.base.evaluate(values));
+  auto address = static_cast<uint64_t>(info.base.evaluate(values, grid));
   checkCuda(api.cuTensorMapEncodeTiled(
                 &map, getTensorMapDataType(info.elementBytes),
                 unsigned(dims.size()), reinterpret_cast<void *>(address),
@@ -241,7 +242,7 @@ void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
                                                             : arg.i32Value());
     for (size_t i = 0; i < metadata_.tensorMaps.size(); ++i)
       maps.push_back(encodeTensorMap(api, metadata_.tensorMaps[i], values,
-                                     metadata_.kernel, i));
+                                     {grid.x, grid.y, grid.z}, metadata_.kernel, i));
     for (TensorMap &map : maps)
       params.push_back(&map);
   }

@@ -461,7 +461,8 @@ struct HostExprOp {
   size_t operands;
 };
 constexpr HostExprOp kHostExprOps[] = {
-    {"arg", HostExpr::Op::Arg, 1},         {"add", HostExpr::Op::Add, 2},
+    {"arg", HostExpr::Op::Arg, 1},         {"grid", HostExpr::Op::Grid, 1},
+    {"add", HostExpr::Op::Add, 2},
     {"sub", HostExpr::Op::Sub, 2},         {"mul", HostExpr::Op::Mul, 2},
     {"div", HostExpr::Op::Div, 2},         {"ceildiv", HostExpr::Op::CeilDiv, 2},
     {"rem", HostExpr::Op::Rem, 2},         {"min", HostExpr::Op::Min, 2},
@@ -494,6 +495,13 @@ HostExpr readHostExpr(const JsonValue &value, const std::string &field,
            std::to_string(expr.value) + " of " + std::to_string(numParams));
     return expr;
   }
+  if (expr.op == HostExpr::Op::Grid) {
+    expr.value = getInteger(value.items[1], field + "[1]");
+    if (expr.value < 0 || expr.value > 2)
+      fail("field \"" + field + "\" names grid dimension " +
+           std::to_string(expr.value) + ", not 0, 1 or 2");
+    return expr;
+  }
   for (size_t i = 1; i < value.items.size(); ++i)
     expr.operands.push_back(readHostExpr(
         value.items[i], field + "[" + std::to_string(i) + "]", numParams));
@@ -511,7 +519,7 @@ void writeHostExpr(std::string &out, const HostExpr &expr) {
     out += "[\"";
     out += known.name;
     out += '"';
-    if (expr.op == HostExpr::Op::Arg)
+    if (expr.op == HostExpr::Op::Arg || expr.op == HostExpr::Op::Grid)
       out += ", " + std::to_string(expr.value);
     for (const HostExpr &operand : expr.operands) {
       out += ", ";
@@ -617,15 +625,18 @@ TensorMapInfo TensorMapInfo::fromJSON(std::string_view text, size_t numParams) {
   return readTensorMap(JsonReader(text).readDocument(), "tensor map", numParams);
 }
 
-int64_t HostExpr::evaluate(const std::vector<int64_t> &args) const {
+int64_t HostExpr::evaluate(const std::vector<int64_t> &args,
+                           const std::array<int64_t, 3> &grid) const {
   if (op == Op::Constant)
     return value;
   if (op == Op::Arg)
     return size_t(value) < args.size() ? args[size_t(value)] : 0;
-  int64_t a = operands[0].evaluate(args);
+  if (op == Op::Grid)
+    return size_t(value) < grid.size() ? grid[size_t(value)] : 1;
+  int64_t a = operands[0].evaluate(args, grid);
   if (op == Op::I32)
     return int32_t(uint32_t(uint64_t(a)));
-  int64_t b = operands[1].evaluate(args);
+  int64_t b = operands[1].evaluate(args, grid);
   // Two's complement, as the kernel's arithmetic: no signed overflow here.
   auto wrap = [](uint64_t v) { return int64_t(v); };
   switch (op) {

@@ -9,6 +9,7 @@
 #ifndef TILE_METADATA_H
 #define TILE_METADATA_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -37,17 +38,21 @@ struct ParamInfo {
 /// pointer's address); ["add" | "sub" | "mul" | "div" | "ceildiv" | "rem" |
 /// "min" | "max", a, b] combine two, dividing signed and rounding toward
 /// zero (ceildiv: up); ["i32", a] wraps a to 32 bits as the kernel's i32
-/// arithmetic does. Everything else is 64-bit.
+/// arithmetic does; ["grid", d] is the launch's number of programs along
+/// d (0, 1, 2: x, y, z). Everything else is 64-bit.
 struct HostExpr {
-  enum class Op { Constant, Arg, Add, Sub, Mul, Div, CeilDiv, Rem, Min, Max, I32 };
+  enum class Op { Constant, Arg, Grid, Add, Sub, Mul, Div, CeilDiv, Rem, Min, Max, I32 };
   Op op = Op::Constant;
-  /// Op::Constant: the value; Op::Arg: the parameter's index.
+  /// Op::Constant: the value; Op::Arg: the parameter's index; Op::Grid:
+  /// the dimension.
   int64_t value = 0;
   std::vector<HostExpr> operands;
 
-  /// The value for the launch whose parameters have `args` (pointers as
-  /// their addresses, integers sign-extended). Division by zero gives 0.
-  int64_t evaluate(const std::vector<int64_t> &args) const;
+  /// The value for the launch of `grid` programs whose parameters have
+  /// `args` (pointers as their addresses, integers sign-extended).
+  /// Division by zero gives 0.
+  int64_t evaluate(const std::vector<int64_t> &args,
+                   const std::array<int64_t, 3> &grid = {1, 1, 1}) const;
 };
 
 /// A bulk-copy tensor map (CUtensorMap) the launcher builds, with

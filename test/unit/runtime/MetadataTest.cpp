@@ -130,6 +130,13 @@ TEST(Metadata, HostExprArithmetic) {
   EXPECT_EQ(eval(R"(["max", ["arg", 0], ["arg", 1]])", {5, -3}), 5);
   EXPECT_EQ(eval(R"(["sub", ["arg", 0], 9])", {5, 0}), -4);
   EXPECT_EQ(eval(R"(["div", 7, 0])"), 0);
+  // The launch's programs along a dimension.
+  HostExpr grid = TensorMapInfo::fromJSON(
+                      R"({"base": 0, "dims": [["grid", 2]], "strides": [], "box": [1], "element_bytes": 1})",
+                      0)
+                      .dims[0];
+  EXPECT_EQ(grid.evaluate({}, {4, 5, 6}), 6);
+  EXPECT_EQ(grid.evaluate({}), 1);
 }
 
 TEST(Metadata, TensorMapErrors) {
@@ -145,6 +152,9 @@ TEST(Metadata, TensorMapErrors) {
             std::string::npos);
   EXPECT_NE(withMap(R"({"base": ["add", 1], "dims": [1], "strides": [], "box": [1], "element_bytes": 1})")
                 .find("takes 2 operand(s)"),
+            std::string::npos);
+  EXPECT_NE(withMap(R"({"base": 0, "dims": [["grid", 3]], "strides": [], "box": [1], "element_bytes": 1})")
+                .find("grid dimension 3, not 0, 1 or 2"),
             std::string::npos);
   EXPECT_NE(withMap(R"({"base": 0, "dims": [1, 2], "strides": [], "box": [1, 1], "element_bytes": 1})")
                 .find("one stride fewer"),

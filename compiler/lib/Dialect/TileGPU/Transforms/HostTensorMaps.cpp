@@ -111,33 +111,47 @@ private:
 
 } // namespace
 
-Value mlir::tilegpu::addHostTensorMap(func::FuncOp func,
-                                      const TensorMapFields &fields) {
+std::optional<HostTensorMap>
+mlir::tilegpu::addHostTensorMap(func::FuncOp func,
+                                const TensorMapFields &fields) {
   RecipeBuilder recipes(func);
-  auto getAll = [&](ValueRange values) -> ArrayAttr {
-    SmallVector<Attribute> result;
+  Builder b(func.getContext());
+  auto getAll = [&](ValueRange values, SmallVector<Attribute> &out) {
     for (Value value : values) {
       Attribute recipe = recipes.get(value);
       if (!recipe)
-        return {};
-      result.push_back(recipe);
+        return false;
+      out.push_back(recipe);
     }
-    return ArrayAttr::get(func.getContext(), result);
+    return true;
   };
-  Attribute base = recipes.get(fields.base);
-  ArrayAttr dims = base ? getAll(fields.dims) : ArrayAttr();
-  ArrayAttr strides = dims ? getAll(fields.strides) : ArrayAttr();
-  if (!strides)
-    return {};
-
-  Builder b(func.getContext());
-  SmallVector<Attribute> box;
+  SmallVector<Attribute> dims, strides, box;
   for (int32_t extent : fields.box)
     box.push_back(b.getI64IntegerAttr(extent));
+  if (!getAll(fields.dims, dims) || !getAll(fields.strides, strides))
+    return std::nullopt;
+  HostTensorMap result;
+  Attribute base = recipes.get(fields.base);
+  if (!base && fields.programOffset) {
+    // The programs' bases, one outer stride apart.
+    const ProgramOffset &offset = *fields.programOffset;
+    base = recipes.get(offset.pointer);
+    Attribute stride = recipes.get(offset.stride);
+    if (!base || !stride)
+      return std::nullopt;
+    dims.push_back(b.getArrayAttr(
+        {b.getStringAttr("grid"), b.getI64IntegerAttr(offset.axis)}));
+    strides.push_back(stride);
+    box.push_back(b.getI64IntegerAttr(1));
+    result.outerCoords.push_back(offset.programId);
+  }
+  if (!base)
+    return std::nullopt;
+
   NamedAttrList recipe;
   recipe.append("base", base);
-  recipe.append("dims", dims);
-  recipe.append("strides", strides);
+  recipe.append("dims", b.getArrayAttr(dims));
+  recipe.append("strides", b.getArrayAttr(strides));
   recipe.append("box", b.getArrayAttr(box));
   recipe.append("element_bytes", b.getI64IntegerAttr(
                                      RecipeBuilder::getElementBytes(fields.base.getType())));
@@ -153,5 +167,6 @@ Value mlir::tilegpu::addHostTensorMap(func::FuncOp func,
   attrs.append("tile.name", b.getStringAttr("tensor_map"));
   (void)func.insertArgument(at, TensorMapType::get(func.getContext()),
                             attrs.getDictionary(func.getContext()), func.getLoc());
-  return func.getArgument(at);
+  result.map = func.getArgument(at);
+  return result;
 }

@@ -23,6 +23,13 @@
 //                              toward zero), "ceildiv", "rem", "min", "max"
 //   ["i32", a]                 a wrapped to 32 bits, as the kernel's i32
 //                              arithmetic wraps
+//   ["grid", d]                the launch's number of programs along d
+//
+// A base the program's number offsets, `ptr + program_id(d) * stride` (a
+// batch's origin), is no function of the arguments, but the launcher can
+// still build the map: from `ptr`, with one more, outermost dimension of
+// stride `stride` and extent ["grid", d], which the copies index with the
+// program's number.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +38,18 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <optional>
+
 namespace mlir {
 namespace tilegpu {
+
+/// A base `pointer + program_id(axis) * stride`, both 16-byte aligned.
+struct ProgramOffset {
+  Value pointer;
+  Value programId;  ///< the tile.program_id
+  unsigned axis = 0;
+  Value stride;     ///< in elements
+};
 
 /// What a tensor map holds, as tilegpu.tensormap_create takes it.
 struct TensorMapFields {
@@ -41,12 +58,23 @@ struct TensorMapFields {
   SmallVector<Value> strides;  ///< element strides of all but the innermost
   ArrayRef<int32_t> box;       ///< the extents one copy moves
   int32_t swizzle = 0;         ///< bytes: 32, 64, 128, or 0
+  /// `base` split, where it has that form (see above).
+  std::optional<ProgramOffset> programOffset;
+};
+
+/// A map the launcher builds: the argument that carries it, and the
+/// coordinates its copies take after the box's (the program's number,
+/// where the map spans a program-offset base's programs).
+struct HostTensorMap {
+  Value map;
+  SmallVector<Value> outerCoords;
 };
 
 /// A new argument of `func`, before its global scratch if it has one,
-/// that carries the map of `fields` built by the launcher; null when a
-/// field is not a function of the kernel's arguments.
-Value addHostTensorMap(func::FuncOp func, const TensorMapFields &fields);
+/// that carries the map of `fields` built by the launcher; nullopt when
+/// a field is not a function of the kernel's arguments.
+std::optional<HostTensorMap> addHostTensorMap(func::FuncOp func,
+                                              const TensorMapFields &fields);
 
 } // namespace tilegpu
 } // namespace mlir

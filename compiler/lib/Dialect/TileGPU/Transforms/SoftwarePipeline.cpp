@@ -212,6 +212,8 @@ struct BulkCopy {
   SmallVector<unsigned> dims;   ///< the tile's dimensions, innermost first
   SmallVector<int32_t> boxShape;
   int32_t swizzle = 0;
+  /// The base split as `pointer + program_id * stride`, where it is so.
+  std::optional<ProgramOffset> programOffset;
 
   /// The values the tensor map is built from: the base, the outer stride
   /// and the extents (or, where the load is unmasked, what the box's end
@@ -290,6 +292,27 @@ bool isAligned(tile::AxisInfoAnalysis &axis, Value value, unsigned elementBytes,
   return info.divisibility.front() * unit % bytes == 0;
 }
 
+/// `base` as `pointer + program_id * stride` (a batch's origin), both
+/// 16-byte aligned, or nullopt.
+std::optional<ProgramOffset> matchProgramOffset(Value base,
+                                                tile::AxisInfoAnalysis &axis,
+                                                unsigned elementBytes) {
+  auto addPtr = base.getDefiningOp<tile::AddPtrOp>();
+  auto mul = addPtr ? addPtr.getOffset().getDefiningOp<arith::MulIOp>()
+                    : arith::MulIOp();
+  if (!mul)
+    return std::nullopt;
+  for (auto [id, stride] : {std::pair(mul.getLhs(), mul.getRhs()),
+                            std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto program = id.getDefiningOp<tile::ProgramIdOp>();
+    if (!program || !isAligned(axis, addPtr.getPtr(), elementBytes, 16) ||
+        !isAligned(axis, stride, elementBytes, 16))
+      continue;
+    return ProgramOffset{addPtr.getPtr(), id, unsigned(program.getAxis()), stride};
+  }
+  return std::nullopt;
+}
+
 /// The bulk copy that can fill `alloc`'s ring with `load`'s tile in
 /// `loop`, or nullopt: the load must read a box of a tensor fixed for the
 /// whole loop, along rows that are the buffer's, 16-byte aligned (base and
@@ -326,6 +349,7 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
       !isAligned(axis, box->base, elementBytes, 16) ||
       !isAligned(axis, box->strides[outer], elementBytes, 16))
     return std::nullopt;
+  copy.programOffset = matchProgramOffset(box->base, axis, elementBytes);
   return copy;
 }
 
@@ -424,8 +448,9 @@ Value getGlobalScratch(func::FuncOp func) {
 /// The tensor map of `copy`, built once where its operands are known: before
 /// the outermost loop around `copy.loop` that does not define them. The
 /// launcher builds it where it can (HostTensorMaps.h); then thread 0 only
-/// starts fetching it there.
-Value createTensorMap(const BulkCopy &copy) {
+/// starts fetching it there, and the copies may take coordinates after the
+/// box's (`outerCoords`).
+Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords) {
   scf::ForOp loop = copy.loop;
   auto func = loop->getParentOfType<func::FuncOp>();
   ModuleOp module = func->getParentOfType<ModuleOp>();
@@ -450,10 +475,12 @@ Value createTensorMap(const BulkCopy &copy) {
   fields.strides.push_back(stride);
   fields.box = copy.boxShape;
   fields.swizzle = copy.swizzle;
+  fields.programOffset = copy.programOffset;
   if (!module->hasAttr(kDeviceTensorMapsAttrName)) {
-    if (Value map = addHostTensorMap(func, fields)) {
-      TensorMapPrefetchOp::create(b, loc, map);
-      return map;
+    if (std::optional<HostTensorMap> host = addHostTensorMap(func, fields)) {
+      TensorMapPrefetchOp::create(b, loc, host->map);
+      outerCoords = host->outerCoords;
+      return host->map;
     }
   }
 
@@ -610,7 +637,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     Value slot = emitSlot(builder, at, loop, stages);
     Value buffer = MemDescIndexOp::create(builder, at, type, ring, slot);
     if (plan) {
-      Value map = createTensorMap(*plan);
+      SmallVector<Value> outerCoords;
+      Value map = createTensorMap(*plan, outerCoords);
       builder.setInsertionPoint(loop);
       auto barriers = LocalAllocOp::create(builder, at, ringOfBarriers, Value());
       barrierRings.push_back(barriers);
@@ -629,6 +657,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
       SmallVector<Value> coords;
       for (unsigned d : plan->dims)
         coords.push_back(emitCoordinate(builder, at, plan->box, d, loop));
+      llvm::append_range(coords, outerCoords);
       copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
                                               barrier, Value()));
     } else {
