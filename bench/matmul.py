@@ -105,7 +105,8 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
 
         def tilec_run():
             kernel = TilecKernel(args.tilec, "matmul", signature, workdir, warps,
-                                 ["--num-stages", str(stages), "--arch", args.arch] + args.tilec_option)
+                                 ["--num-stages", str(stages), "--arch", args.arch]
+                                 + args.tilec_option)
             row["compile_ms"] = kernel.compile_ms
             return kernel.bind(grid, a, b, c, *runtime_ints)
 

@@ -149,7 +149,7 @@ def TileGPU_TensorMapCreateOp : TileGPU_Op<"tensormap_create", [AttrSizedOperand
     `base` into `staging`, a 128-byte shared-memory buffer, and the first
     warp copies it into slot `index` of this program's part of `scratch`
     (the kernel's trailing global-scratch parameter), fenced for the
-    tensor-map proxy; the result is its address. Dimensions, strides and
+    tensor-map proxy; the result is its generic address. Dimensions, strides and
     the box run innermost first, as bulk tensor copies number them: `dims`
     are the extents (i32), `strides` the element strides of every dimension
     but the innermost, which is contiguous, and `box` the extents one copy
