@@ -376,6 +376,16 @@ void writeString(std::string &out, std::string_view s) {
   out += '"';
 }
 
+/// `items` written by `write`, separated by ", ".
+template <typename T, typename Write>
+void writeJoined(std::string &out, const std::vector<T> &items, Write write) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i)
+      out += ", ";
+    write(items[i]);
+  }
+}
+
 void writeValue(std::string &out, const JsonValue &value) {
   switch (value.kind) {
   case JsonValue::Null:
@@ -392,22 +402,17 @@ void writeValue(std::string &out, const JsonValue &value) {
     return;
   case JsonValue::Array:
     out += '[';
-    for (size_t i = 0; i < value.items.size(); ++i) {
-      if (i)
-        out += ", ";
-      writeValue(out, value.items[i]);
-    }
+    writeJoined(out, value.items,
+                [&](const JsonValue &item) { writeValue(out, item); });
     out += ']';
     return;
   case JsonValue::Object:
     out += '{';
-    for (size_t i = 0; i < value.members.size(); ++i) {
-      if (i)
-        out += ", ";
-      writeString(out, value.members[i].first);
+    writeJoined(out, value.members, [&](const auto &member) {
+      writeString(out, member.first);
       out += ": ";
-      writeValue(out, value.members[i].second);
-    }
+      writeValue(out, member.second);
+    });
     out += '}';
     return;
   }
@@ -573,22 +578,14 @@ TensorMapInfo readTensorMap(const JsonValue &map, const std::string &where,
 void writeTensorMap(std::string &out, const TensorMapInfo &info) {
   out += "{\"base\": ";
   writeHostExpr(out, info.base);
-  auto writeAll = [&](const char *key, const std::vector<HostExpr> &exprs) {
-    out += ", \"";
-    out += key;
-    out += "\": [";
-    for (size_t i = 0; i < exprs.size(); ++i) {
-      if (i)
-        out += ", ";
-      writeHostExpr(out, exprs[i]);
-    }
-    out += ']';
-  };
-  writeAll("dims", info.dims);
-  writeAll("strides", info.strides);
-  out += ", \"box\": [";
-  for (size_t i = 0; i < info.box.size(); ++i)
-    out += (i ? ", " : "") + std::to_string(info.box[i]);
+  auto writeExpr = [&](const HostExpr &expr) { writeHostExpr(out, expr); };
+  out += ", \"dims\": [";
+  writeJoined(out, info.dims, writeExpr);
+  out += "], \"strides\": [";
+  writeJoined(out, info.strides, writeExpr);
+  out += "], \"box\": [";
+  writeJoined(out, info.box,
+              [&](unsigned extent) { out += std::to_string(extent); });
   out += "], \"element_bytes\": " + std::to_string(info.elementBytes);
   out += ", \"swizzle\": " + std::to_string(info.swizzle) + "}";
 }
@@ -764,24 +761,19 @@ std::string KernelMetadata::toJSON() const {
   if (globalScratchBytes)
     out += ", \"global_scratch_bytes\": " + std::to_string(globalScratchBytes);
   out += ", \"params\": [";
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (i)
-      out += ", ";
+  writeJoined(out, params, [&](const ParamInfo &param) {
     out += "{\"name\": ";
-    writeString(out, params[i].name);
+    writeString(out, param.name);
     out += ", \"type\": ";
-    writeString(out, params[i].type);
-    out += ", \"divisibility\": " + std::to_string(params[i].divisibility);
+    writeString(out, param.type);
+    out += ", \"divisibility\": " + std::to_string(param.divisibility);
     out += '}';
-  }
+  });
   out += ']';
   if (!tensorMaps.empty()) {
     out += ", \"tensor_maps\": [";
-    for (size_t i = 0; i < tensorMaps.size(); ++i) {
-      if (i)
-        out += ", ";
-      writeTensorMap(out, tensorMaps[i]);
-    }
+    writeJoined(out, tensorMaps,
+                [&](const TensorMapInfo &map) { writeTensorMap(out, map); });
     out += ']';
   }
   out += ", \"constexprs\": {";

@@ -265,17 +265,21 @@ struct BarrierArriveToLLVM : OpConversionPattern<BarrierArriveOp> {
   }
 };
 
+/// `ptx` on the tensor map `map` ($0), run by the copies' thread ($1).
+void emitOnTensorMap(OpBuilder &b, Location loc, StringRef ptx, Value map) {
+  emitPTX(b, loc, ptx, "l,b", {map, emitThreadZero(b, loc)}, {},
+          /*hasSideEffects=*/true);
+}
+
 struct TensorMapAcquireToLLVM : OpConversionPattern<TensorMapAcquireOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(TensorMapAcquireOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    emitPTX(rewriter, op.getLoc(),
-            "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;\n"
-            "@$1 prefetch.tensormap [ $0 ];",
-            "l,b",
-            {adaptor.getTensormap(), emitThreadZero(rewriter, op.getLoc())},
-            {}, /*hasSideEffects=*/true);
+    emitOnTensorMap(rewriter, op.getLoc(),
+                    "@$1 fence.proxy.tensormap::generic.acquire.gpu [ $0 ], 128;\n"
+                    "@$1 prefetch.tensormap [ $0 ];",
+                    adaptor.getTensormap());
     rewriter.eraseOp(op);
     return success();
   }
@@ -286,9 +290,8 @@ struct TensorMapPrefetchToLLVM : OpConversionPattern<TensorMapPrefetchOp> {
   LogicalResult
   matchAndRewrite(TensorMapPrefetchOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    emitPTX(rewriter, op.getLoc(), "@$1 prefetch.tensormap [ $0 ];", "l,b",
-            {adaptor.getTensormap(), emitThreadZero(rewriter, op.getLoc())},
-            {}, /*hasSideEffects=*/true);
+    emitOnTensorMap(rewriter, op.getLoc(), "@$1 prefetch.tensormap [ $0 ];",
+                    adaptor.getTensormap());
     rewriter.eraseOp(op);
     return success();
   }
