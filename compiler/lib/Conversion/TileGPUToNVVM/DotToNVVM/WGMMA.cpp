@@ -45,8 +45,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace mlir::tilegpu;
 
@@ -101,20 +99,34 @@ struct OperandDescriptor {
            k * swizzleBytes;
   }
 
-  /// The 64-bit descriptor of the instruction tile at (`mn`, `k`).
-  Value emit(OpBuilder &b, Location loc, int64_t mn, int64_t k) const {
+  /// Sets `start`, the descriptor of the tile's first byte: computed once,
+  /// so that each instruction's is one add.
+  void emitStart(OpBuilder &b, Location loc) {
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
     Value address = LLVM::PtrToIntOp::create(b, loc, i32, tile.base);
-    address = LLVM::AddOp::create(b, loc, address,
-                                  i32Constant(b, loc, offset(mn, k)));
-    Value start = LLVM::AndOp::create(
+    Value field = LLVM::AndOp::create(
         b, loc, LLVM::LShrOp::create(b, loc, address, i32Constant(b, loc, 4)),
         i32Constant(b, loc, 0x3FFF));
-    return LLVM::OrOp::create(
-        b, loc, LLVM::ZExtOp::create(b, loc, i64, start),
+    start = LLVM::OrOp::create(
+        b, loc, LLVM::ZExtOp::create(b, loc, i64, field),
         LLVM::ConstantOp::create(b, loc, i64,
                                  b.getI64IntegerAttr(int64_t(constant))));
   }
+
+  /// The 64-bit descriptor of the instruction tile at (`mn`, `k`): the
+  /// start's plus the offset in 16-byte units, which cannot carry out of
+  /// the 14-bit address field (shared memory ends below 256 KB).
+  Value emit(OpBuilder &b, Location loc, int64_t mn, int64_t k) const {
+    assert(start && "emitStart first");
+    int64_t units = offset(mn, k) >> 4;
+    if (units == 0)
+      return start;
+    return LLVM::AddOp::create(
+        b, loc, start,
+        LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(units)));
+  }
+
+  Value start; ///< emitStart's
 };
 
 /// A (M x K) in registers, in the dot_op layout of a version-3 parent:
@@ -137,13 +149,15 @@ struct RegisterOperand {
   }
 };
 
-/// `count` f32 values through one inline-asm statement `text`, each tied
-/// to its own output: `text` may use them as $0 ... and take `extra`
-/// operands after them.
+/// `values` (f32 in float registers, 32-bit integers in others) through
+/// one inline-asm statement `text`, each tied to its own output: `text` may
+/// use them as $0 ... and take `extra` operands after them.
 SmallVector<Value> emitTied(OpBuilder &b, Location loc, StringRef text,
                             ArrayRef<Value> values, ArrayRef<Value> extra,
                             StringRef extraConstraints) {
-  SmallVector<std::string> parts(values.size(), "=f");
+  SmallVector<std::string> parts;
+  for (Value value : values)
+    parts.push_back(value.getType().isF32() ? "=f" : "=r");
   if (!extraConstraints.empty())
     parts.push_back(extraConstraints.str());
   for (size_t i = 0; i < values.size(); ++i)
@@ -152,7 +166,7 @@ SmallVector<Value> emitTied(OpBuilder &b, Location loc, StringRef text,
   SmallVector<Value> operands(extra);
   llvm::append_range(operands, values);
   return emitPTX(b, loc, text, constraints, operands,
-                 SmallVector<Type>(values.size(), b.getF32Type()),
+                 llvm::to_vector(ValueRange(values).getTypes()),
                  /*hasSideEffects=*/true);
 }
 
@@ -240,10 +254,16 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     int64_t mReps = m / (64 * groupsM), nReps = n / (instrN * groupsN);
     int64_t regs = instrN / 2;
 
-    // This thread's warpgroup: the group's rows, then M, then N.
+    // This thread's warpgroup: the group's rows, then M, then N. Lane 0's
+    // number, shuffled to the warp, is one ptxas knows to be the same for
+    // all its threads: the descriptors are then computed once per warp in
+    // uniform registers, which wgmma reads them from.
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value group = LLVM::UDivOp::create(rewriter, loc, tid,
-                                       i32Constant(rewriter, loc, 128));
+    Value group = NVVM::ShflOp::create(
+        rewriter, loc, rewriter.getI32Type(), i32Constant(rewriter, loc, -1),
+        LLVM::UDivOp::create(rewriter, loc, tid, i32Constant(rewriter, loc, 128)),
+        i32Constant(rewriter, loc, 0), i32Constant(rewriter, loc, 0x1f),
+        NVVM::ShflKind::idx, UnitAttr());
     Value groupM = LLVM::URemOp::create(rewriter, loc, group,
                                         i32Constant(rewriter, loc, groupsM));
     Value groupN = LLVM::UDivOp::create(rewriter, loc, group,
@@ -258,6 +278,7 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
       d.tile.base = LLVM::GEPOp::create(
           rewriter, loc, d.tile.base.getType(), rewriter.getI8Type(),
           d.tile.base, ValueRange{bytes});
+      d.emitStart(rewriter, loc);
       return d;
     };
     std::optional<OperandDescriptor> aGroup;
@@ -323,18 +344,26 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
     // it does not track wgmma's register operands past the fence: it must
     // finish first.
     SmallVector<Value> sums(adaptor.getAcc().begin(), adaptor.getAcc().end());
-    std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> aFragments;
+    SmallVector<Value> aFragments; // (kStep, mi) in order, 4 registers each
     if (aShared) {
       sums = emitWait(rewriter, loc, sums, 0);
       ThreadLayout aLayout = getThreadLayout(aRegisterType);
       MmaFragmentLoader loader(rewriter, loc, *aShared, aLayout, input);
       for (int64_t kStep = 0; kStep < k / kInstr; ++kStep)
         for (int64_t mi = 0; mi < mReps; ++mi)
-          aFragments[{mi, kStep}] = loader.load(rewriter, loc, 0, mi, kStep);
+          llvm::append_range(aFragments, loader.load(rewriter, loc, 0, mi, kStep));
+    } else if (aRegisters) {
+      for (int64_t kStep = 0; kStep < k / kInstr; ++kStep)
+        for (int64_t mi = 0; mi < mReps; ++mi)
+          llvm::append_range(aFragments, aRegisters->fragment(rewriter, loc, mi, kStep));
     }
 
-    emitPTX(rewriter, loc, "wgmma.fence.sync.aligned;", "", {}, {},
-            /*hasSideEffects=*/true);
+    // A's registers are all computed before the fence and pass through it,
+    // so that nothing can move their computation between the instructions:
+    // registers written after one wgmma that the next reads make ptxas
+    // fence again (an injected warpgroup.arrive) before the next.
+    aFragments = emitTied(rewriter, loc, "wgmma.fence.sync.aligned;",
+                          aFragments, {}, "");
     Value one = i32Constant(rewriter, loc, 1);
     for (int64_t kStep = 0; kStep < k / kInstr; ++kStep)
       for (int64_t mi = 0; mi < mReps; ++mi)
@@ -347,10 +376,9 @@ struct WgmmaDotToLLVM : OpConversionPattern<tile::DotOp> {
           if (aGroup)
             extra.push_back(
                 aGroup->emit(rewriter, loc, 64 * groupsM * mi, kInstr * kStep));
-          else if (aShared)
-            extra = aFragments[{mi, kStep}];
           else
-            extra = aRegisters->fragment(rewriter, loc, mi, kStep);
+            extra = llvm::to_vector(
+                ArrayRef(aFragments).slice((kStep * mReps + mi) * 4, 4));
           extra.push_back(
               bGroup.emit(rewriter, loc, instrN * groupsN * ni, kInstr * kStep));
           extra.push_back(one);
