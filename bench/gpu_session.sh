@@ -143,16 +143,21 @@ np.save('$work/l.npy', np.zeros(2 * 200, np.float32))"
     done
     # Attention forward: the queries stored once before the loop, the
     # probabilities fed to the second wgmma from registers; a ragged
-    # N_CTX (200 keys: the last block masked), causal or not.
-    for causal in 0 1; do
-      local log="$OUT/sanitize_hopper_${tool}_attention_causal$causal.log"
-      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
-        test/Triton/attention.tl --kernel attention_fwd --arch sm_90a --num-warps 8 \
-        --grid 2,2,1 --backend cuda -o "$work/out" \
-        --signature "*fp16, *fp16, *fp16, fp32, *fp16, *fp32, i32, i32, i32, i32, i32, 64, 128, 64, $causal" \
-        "$work/q.npy" "$work/k.npy" "$work/v.npy" 0.125 "$work/o.npy" "$work/l.npy" \
-        $((2 * 200 * 64)) $((200 * 64)) 64 2 200 > "$log" 2>&1
-      note "compute-sanitizer $tool sm_90a attention causal=$causal: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+    # N_CTX (200 keys: the last block masked), causal or not. With 16-byte
+    # aligned pointers and strides (":16") the keys and values come by
+    # bulk copies from the launcher's 4-D maps (head and batch outermost).
+    for aligned in "" ":16"; do
+      for causal in 0 1; do
+        local log="$OUT/sanitize_hopper_${tool}_attention_causal${causal}${aligned:+_aligned}.log"
+        local p="*fp16$aligned" s="i32$aligned"
+        timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
+          test/Triton/attention.tl --kernel attention_fwd --arch sm_90a --num-warps 8 \
+          --grid 2,2,1 --backend cuda -o "$work/out" \
+          --signature "$p, $p, $p, fp32, $p, *fp32$aligned, $s, $s, $s, i32, i32, 64, 128, 64, $causal" \
+          "$work/q.npy" "$work/k.npy" "$work/v.npy" 0.125 "$work/o.npy" "$work/l.npy" \
+          $((2 * 200 * 64)) $((200 * 64)) 64 2 200 > "$log" 2>&1
+        note "compute-sanitizer $tool sm_90a attention causal=$causal${aligned:+ aligned}: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+      done
     done
   done
 }

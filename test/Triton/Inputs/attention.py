@@ -51,14 +51,17 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def forward(name, p, block_m, block_n):
+def forward(name, p, block_m, block_n, signature=None):
     z, h, n, d = p.shape
+    if signature:
+        signature += f", {d}, {block_m}, {block_n}, {int(p.causal)}"
     return Case(name, "attention_fwd", (cdiv(n, block_m), z * h),
                 [("Q", p.q), ("K", p.k), ("V", p.v), ("sm_scale", float(p.sm_scale)),
                  ("Out", np.zeros(p.shape, np.float16)), ("L", np.zeros((z, h, n), np.float32))]
                 + p.strides(),
                 {"Out": (p.o, 5e-3), "L": (p.l, 1e-5)},
-                {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal})
+                {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal},
+                signature=signature)
 
 
 def preprocess(p, block_m):
@@ -95,3 +98,13 @@ def cases():
     yield backward("bwd_dkdv_causal_ragged", "attention_bwd_dkdv", ragged, 16, 32)
     yield backward("bwd_dq", "attention_bwd_dq", full, 64, 32)
     yield backward("bwd_dq_causal_ragged", "attention_bwd_dq", ragged, 32, 16)
+    # Pointers and strides specialized as 16-byte aligned, as Triton's JIT
+    # does: on sm_90a the keys and values come by bulk copies, through maps
+    # with the head and the batch as outer dimensions (H = 3, two batches)
+    # and a ragged end (200 keys).
+    aligned = ("*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
+               "i32:16, i32:16, i32:16, i32, i32")
+    for causal in (False, True):
+        heads = Problem(rng, 2, 3, 200, 64, causal)
+        yield forward("fwd_heads_aligned" + ("_causal" if causal else ""), heads, 64, 32,
+                      signature=aligned)

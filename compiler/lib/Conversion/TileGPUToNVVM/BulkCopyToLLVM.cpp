@@ -302,11 +302,21 @@ struct BarrierWaitToLLVM : OpConversionPattern<BarrierWaitOp> {
   LogicalResult
   matchAndRewrite(BarrierWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // A suspend-time hint of 10 ms, as CUTLASS's waits give: the thread
-    // sleeps in the instruction rather than spinning on it.
-    rewriter.replaceOpWithNewOp<NVVM::MBarrierTryWaitParityOp>(
-        op, adaptor.getBarrier(), adaptor.getPhase(),
-        i32Constant(rewriter, op.getLoc(), 10000000));
+    // The instruction waits for a system-dependent time, then tells whether
+    // the phase completed; without a suspend-time hint ptxas does not back
+    // off with nanosleep between tries, which wakes a warp late once the
+    // copy lands.
+    Location loc = op.getLoc();
+    emitPTX(rewriter, loc,
+            "{\n.reg .pred done;\nwait_${:uid}:\n"
+            "mbarrier.try_wait.parity.shared::cta.b64 done, [ $0 ], $1;\n"
+            "@!done bra.uni wait_${:uid};\n}",
+            "r,r",
+            {LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                      adaptor.getBarrier()),
+             adaptor.getPhase()},
+            {}, /*hasSideEffects=*/true);
+    rewriter.eraseOp(op);
     return success();
   }
 };

@@ -130,20 +130,30 @@ bool isLiveAt(const Buffer &buffer, Operation *op) {
 
 void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   MLIRContext *context = module.getContext();
+  // Each buffer aligned to its swizzle's pattern, 8 rows of up to 128
+  // bytes: bank groups repeat every 128 bytes, and wgmma and bulk copies
+  // want the pattern to start on its own boundary (1024 bytes for 128-byte
+  // rows). The most aligned come first, so that small buffers (mbarriers)
+  // pack after the tiles instead of opening a hole before the next one: a
+  // kilobyte can decide whether two CTAs fit on a multiprocessor.
+  auto getAlignment = [](LocalAllocOp alloc) -> int64_t {
+    auto encoding = dyn_cast_or_null<SharedEncodingAttr>(alloc.getType().getEncoding());
+    return 128 * (encoding ? std::max(1u, encoding.getMaxPhase()) : 1);
+  };
+  SmallVector<LocalAllocOp> allocs;
+  module.walk([&](LocalAllocOp alloc) { allocs.push_back(alloc); });
+  llvm::stable_sort(allocs, [&](LocalAllocOp a, LocalAllocOp b) {
+    return getAlignment(a) > getAlignment(b);
+  });
   SmallVector<Buffer> buffers;
   int64_t end = 0;
-  module.walk([&](LocalAllocOp alloc) {
-    // Aligned to the swizzle's pattern, 8 rows of up to 128 bytes: bank
-    // groups repeat every 128 bytes, and wgmma and bulk copies want the
-    // pattern to start on its own boundary (1024 bytes for 128-byte rows).
-    auto encoding = dyn_cast_or_null<SharedEncodingAttr>(alloc.getType().getEncoding());
-    int64_t align = 128 * (encoding ? std::max(1u, encoding.getMaxPhase()) : 1);
-    int64_t offset = llvm::alignTo(end, align);
+  for (LocalAllocOp alloc : allocs) {
+    int64_t offset = llvm::alignTo(end, getAlignment(alloc));
     alloc->setAttr(kSharedOffsetAttrName,
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());
     buffers.push_back({alloc, getUsers(alloc), end});
-  });
+  }
   if (buffers.empty())
     return;
   module.walk([&](Operation *op) {

@@ -71,6 +71,24 @@ public:
         .Default([](Operation *) { return Attribute(); });
   }
 
+  /// The recipe of an exclusive upper bound of the non-negative i32
+  /// `coord`, computed from the program's number, or null.
+  Attribute getBound(Value coord) {
+    Operation *def = coord.getDefiningOp();
+    if (!def || !coord.getType().isInteger(32) || ++nodes > kMaxRecipeNodes)
+      return {};
+    if (auto program = dyn_cast<tile::ProgramIdOp>(def))
+      return node("grid", {b.getI64IntegerAttr(program.getAxis())});
+    if (auto rem = dyn_cast<arith::RemSIOp>(def))
+      return getBound(rem.getLhs()) ? get(rem.getRhs()) : Attribute();
+    if (auto div = dyn_cast<arith::DivSIOp>(def)) {
+      Attribute bound = getBound(div.getLhs());
+      Attribute divisor = bound ? get(div.getRhs()) : Attribute();
+      return divisor ? node("ceildiv", {bound, divisor}) : Attribute();
+    }
+    return {};
+  }
+
   static int64_t getElementBytes(Type pointer) {
     Type pointee = cast<tile::PointerType>(pointer).getPointeeType();
     return std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
@@ -132,20 +150,23 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
     return std::nullopt;
   HostTensorMap result;
   Attribute base = recipes.get(fields.base);
-  if (!base && fields.programOffset) {
-    // The programs' bases, one outer stride apart.
-    const ProgramOffset &offset = *fields.programOffset;
+  if (!base && fields.batchOffset) {
+    // The batch's bases, one outer dimension per term of the offset.
+    const BatchOffset &offset = *fields.batchOffset;
     base = recipes.get(offset.pointer);
-    Attribute stride = recipes.get(offset.stride);
-    if (!base || !stride)
-      return std::nullopt;
-    dims.push_back(b.getArrayAttr(
-        {b.getStringAttr("grid"), b.getI64IntegerAttr(offset.axis)}));
-    strides.push_back(stride);
-    box.push_back(b.getI64IntegerAttr(1));
-    result.outerCoords.push_back(offset.programId);
+    for (auto [coord, stride] : llvm::zip(offset.coords, offset.strides)) {
+      Attribute extent = base ? recipes.getBound(coord) : Attribute();
+      Attribute strideRecipe = extent ? recipes.get(stride) : Attribute();
+      if (!strideRecipe)
+        return std::nullopt;
+      dims.push_back(extent);
+      strides.push_back(strideRecipe);
+      box.push_back(b.getI64IntegerAttr(1));
+      result.outerCoords.push_back(coord);
+    }
   }
-  if (!base)
+  // The copy engine's maps have five dimensions at most.
+  if (!base || dims.size() > 5)
     return std::nullopt;
 
   NamedAttrList recipe;

@@ -25,11 +25,13 @@
 //                              arithmetic wraps
 //   ["grid", d]                the launch's number of programs along d
 //
-// A base the program's number offsets, `ptr + program_id(d) * stride` (a
-// batch's origin), is no function of the arguments, but the launcher can
-// still build the map: from `ptr`, with one more, outermost dimension of
-// stride `stride` and extent ["grid", d], which the copies index with the
-// program's number.
+// A base that the program's number offsets, `ptr + sum(c_i * stride_i)`
+// (a batch's origin: `ptr + program_id(d) * stride`, or attention's
+// `ptr + (hz // H) * stride_z + (hz % H) * stride_h`), is no function of the
+// arguments, but the launcher can still build the map: from `ptr`, with one
+// more, outer dimension per term, of stride `stride_i` and an extent that
+// bounds `c_i` (["grid", d] for program_id(d), `m` for `c % m`,
+// ["ceildiv", extent(c), m] for `c // m`), which the copies index with c_i.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,12 +45,12 @@
 namespace mlir {
 namespace tilegpu {
 
-/// A base `pointer + program_id(axis) * stride`, both 16-byte aligned.
-struct ProgramOffset {
+/// A base `pointer + sum(coords[i] * strides[i])`: i32 coordinates computed
+/// from the program's number, 16-byte aligned strides in elements.
+struct BatchOffset {
   Value pointer;
-  Value programId;  ///< the tile.program_id
-  unsigned axis = 0;
-  Value stride;     ///< in elements
+  SmallVector<Value> coords;
+  SmallVector<Value> strides;
 };
 
 /// What a tensor map holds, as tilegpu.tensormap_create takes it.
@@ -59,12 +61,12 @@ struct TensorMapFields {
   ArrayRef<int32_t> box;       ///< the extents one copy moves
   int32_t swizzle = 0;         ///< bytes: 32, 64, 128, or 0
   /// `base` split, where it has that form (see above).
-  std::optional<ProgramOffset> programOffset;
+  std::optional<BatchOffset> batchOffset;
 };
 
 /// A map the launcher builds: the argument that carries it, and the
-/// coordinates its copies take after the box's (the program's number,
-/// where the map spans a program-offset base's programs).
+/// coordinates its copies take after the box's (a batch offset's, where
+/// the map spans the batch).
 struct HostTensorMap {
   Value map;
   SmallVector<Value> outerCoords;

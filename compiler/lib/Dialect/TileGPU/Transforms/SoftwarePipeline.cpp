@@ -212,8 +212,8 @@ struct BulkCopy {
   SmallVector<unsigned> dims;   ///< the tile's dimensions, innermost first
   SmallVector<int32_t> boxShape;
   int32_t swizzle = 0;
-  /// The base split as `pointer + program_id * stride`, where it is so.
-  std::optional<ProgramOffset> programOffset;
+  /// The base split as `pointer + sum(coord * stride)`, where it is so.
+  std::optional<BatchOffset> batchOffset;
 
   /// The values the tensor map is built from: the base, the outer stride
   /// and the extents (or, where the load is unmasked, what the box's end
@@ -292,25 +292,45 @@ bool isAligned(tile::AxisInfoAnalysis &axis, Value value, unsigned elementBytes,
   return info.divisibility.front() * unit % bytes == 0;
 }
 
-/// `base` as `pointer + program_id * stride` (a batch's origin), both
-/// 16-byte aligned, or nullopt.
-std::optional<ProgramOffset> matchProgramOffset(Value base,
-                                                tile::AxisInfoAnalysis &axis,
-                                                unsigned elementBytes) {
-  auto addPtr = base.getDefiningOp<tile::AddPtrOp>();
-  auto mul = addPtr ? addPtr.getOffset().getDefiningOp<arith::MulIOp>()
-                    : arith::MulIOp();
+/// Adds the terms `coord * stride` of the scalar integer `offset` to
+/// `batch`: i32 coordinates (widened or not), 16-byte aligned strides;
+/// false when it has another form.
+bool collectBatchTerms(Value offset, tile::AxisInfoAnalysis &axis,
+                       unsigned elementBytes, BatchOffset &batch) {
+  if (auto add = offset.getDefiningOp<arith::AddIOp>())
+    return collectBatchTerms(add.getLhs(), axis, elementBytes, batch) &&
+           collectBatchTerms(add.getRhs(), axis, elementBytes, batch);
+  auto mul = offset.getDefiningOp<arith::MulIOp>();
   if (!mul)
-    return std::nullopt;
-  for (auto [id, stride] : {std::pair(mul.getLhs(), mul.getRhs()),
-                            std::pair(mul.getRhs(), mul.getLhs())}) {
-    auto program = id.getDefiningOp<tile::ProgramIdOp>();
-    if (!program || !isAligned(axis, addPtr.getPtr(), elementBytes, 16) ||
+    return false;
+  for (auto [coord, stride] : {std::pair(mul.getLhs(), mul.getRhs()),
+                               std::pair(mul.getRhs(), mul.getLhs())}) {
+    if (auto ext = coord.getDefiningOp<arith::ExtSIOp>())
+      coord = ext.getIn();
+    if (!coord.getType().isInteger(32) ||
         !isAligned(axis, stride, elementBytes, 16))
       continue;
-    return ProgramOffset{addPtr.getPtr(), id, unsigned(program.getAxis()), stride};
+    batch.coords.push_back(coord);
+    batch.strides.push_back(stride);
+    return true;
   }
-  return std::nullopt;
+  return false;
+}
+
+/// `base` as `pointer + sum(coord * stride)` (a batch's origin), pointer
+/// and strides 16-byte aligned, or nullopt. Whether each coordinate is
+/// bounded is the launcher's map's business (HostTensorMaps.h).
+std::optional<BatchOffset> matchBatchOffset(Value base,
+                                            tile::AxisInfoAnalysis &axis,
+                                            unsigned elementBytes) {
+  auto addPtr = base.getDefiningOp<tile::AddPtrOp>();
+  if (!addPtr || !isAligned(axis, addPtr.getPtr(), elementBytes, 16))
+    return std::nullopt;
+  BatchOffset batch;
+  batch.pointer = addPtr.getPtr();
+  if (!collectBatchTerms(addPtr.getOffset(), axis, elementBytes, batch))
+    return std::nullopt;
+  return batch;
 }
 
 /// The bulk copy that can fill `alloc`'s ring with `load`'s tile in
@@ -349,7 +369,7 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
       !isAligned(axis, box->base, elementBytes, 16) ||
       !isAligned(axis, box->strides[outer], elementBytes, 16))
     return std::nullopt;
-  copy.programOffset = matchProgramOffset(box->base, axis, elementBytes);
+  copy.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
   return copy;
 }
 
@@ -475,7 +495,7 @@ Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords) {
   fields.strides.push_back(stride);
   fields.box = copy.boxShape;
   fields.swizzle = copy.swizzle;
-  fields.programOffset = copy.programOffset;
+  fields.batchOffset = copy.batchOffset;
   if (!module->hasAttr(kDeviceTensorMapsAttrName)) {
     if (std::optional<HostTensorMap> host = addHostTensorMap(func, fields)) {
       TensorMapPrefetchOp::create(b, loc, host->map);

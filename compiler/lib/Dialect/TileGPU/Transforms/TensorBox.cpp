@@ -143,6 +143,19 @@ bool collectBounds(Value v, SmallVectorImpl<std::pair<Index, Value>> &bounds) {
   if (auto conj = dyn_cast_or_null<arith::AndIOp>(def))
     return collectBounds(conj.getLhs(), bounds) &&
            collectBounds(conj.getRhs(), bounds);
+  // A mask compared before it was expanded (`(o + arange(n) < N)[None, :]`):
+  // its indices move one dimension up from the new axis on.
+  if (auto expand = dyn_cast_or_null<tile::ExpandDimsOp>(def)) {
+    SmallVector<std::pair<Index, Value>> inner;
+    if (!collectBounds(expand.getSrc(), inner))
+      return false;
+    for (auto &[index, bound] : inner) {
+      if (index.dim >= int(expand.getAxis()))
+        ++index.dim;
+      bounds.push_back({index, bound});
+    }
+    return true;
+  }
   auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
   if (!cmp)
     return false;
