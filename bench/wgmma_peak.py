@@ -73,7 +73,7 @@ def ptx(kind, groups):
               "  add.u32 %r15, %r15, 1;", "  setp.lt.u32 %p2, %r15, %r13;",
               "  @%p2 bra LOOP;", "  wgmma.wait_group.sync.aligned 0;"]
     # One sum per thread, so that nothing is dead.
-    lines += ["  mov.f32 %f0, %f0;"] + [f"  add.f32 %f0, %f0, %f{i};" for i in range(1, regs)]
+    lines += [f"  add.f32 %f0, %f0, %f{i};" for i in range(1, regs)]
     lines += ["  mov.u32 %r18, %ctaid.x;", f"  mad.lo.u32 %r19, %r18, {128 * groups}, %r2;",
               "  mul.wide.u32 %rd9, %r19, 4;", "  add.s64 %rd10, %rd2, %rd9;",
               "  st.global.f32 [%rd10], %f0;", "  ret;", "}"]

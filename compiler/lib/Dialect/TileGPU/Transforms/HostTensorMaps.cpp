@@ -154,8 +154,10 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
     // The batch's bases, one outer dimension per term of the offset.
     const BatchOffset &offset = *fields.batchOffset;
     base = recipes.get(offset.pointer);
+    if (!base)
+      return std::nullopt;
     for (auto [coord, stride] : llvm::zip(offset.coords, offset.strides)) {
-      Attribute extent = base ? recipes.getBound(coord) : Attribute();
+      Attribute extent = recipes.getBound(coord);
       Attribute strideRecipe = extent ? recipes.get(stride) : Attribute();
       if (!strideRecipe)
         return std::nullopt;
