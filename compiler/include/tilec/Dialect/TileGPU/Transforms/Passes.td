@@ -69,4 +69,20 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUVersionMasks : Pass<"tilegpu-version-masks", "::mlir::ModuleOp"> {
+  let summary = "Selects in loops skip their mask when it is all true";
+  let description = [{
+    An `arith.select` of tiles inside a loop whose mask is a conjunction of
+    comparisons between index ranges (`o + arange(n)`, splats, constants)
+    and splatted i1 scalars becomes an `scf.if` on a scalar test that every
+    element of the mask is true (each comparison's largest element against
+    the other side's smallest, with the ranges' ends checked not to wrap):
+    then it yields the selected value unmasked, else it computes the mask
+    and selects as before. Attention's `offs_n < N_CTX` and causal
+    `offs_m >= offs_n` are true in every block of keys but the last ones.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // TILEC_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
