@@ -254,7 +254,7 @@ void versionSelect(arith::SelectOp select) {
   scf::YieldOp::create(builder, loc, selected);
   select.replaceAllUsesWith(branch.getResult(0));
   select.erase();
-  // The mask's ops outside, now unused (users before producers).
+  // The mask's ops outside, erased once nothing uses them.
   SmallVector<Operation *> originals;
   for (auto [original, clone] : mapping.getValueMap())
     originals.push_back(original.getDefiningOp());
