@@ -209,6 +209,17 @@ profile() {
   done
 }
 
+# The split-K loop kernel's SASS at the configuration that leads: its
+# epilogue's atomics (RED: no old value waited for) and fences (MEMBAR).
+splitk_sass() {
+  local sig="*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 128, 8"
+  "$bin/tilec" dsl-examples/splitk_matmul.tl --kernel splitk_kernel --arch sm_90a --num-stages 6 \
+    --signature "$sig" --emit=cubin -o "$OUT/splitk.cubin" > "$OUT/splitk_compile.log" 2>&1
+  cuobjdump --dump-sass "$OUT/splitk.cubin" > "$OUT/splitk.sass"
+  note "SASS split-K [64,64,128,4,6,8]: $(grep -c HGMMA "$OUT/splitk.sass") HGMMA, $(grep -c UTMALDG "$OUT/splitk.sass") UTMALDG, $(grep -c 'REDG' "$OUT/splitk.sass") REDG, $(grep -c 'ATOMG' "$OUT/splitk.sass") ATOMG, $(grep -c 'MEMBAR' "$OUT/splitk.sass") MEMBAR, $(grep -cE 'LDL|STL' "$OUT/splitk.sass") LDL/STL"
+  grep -E "REDG|ATOMG|MEMBAR" "$OUT/splitk.sass" | head -4
+}
+
 for phase in "$@"; do
   case "$phase" in
     check) check ;;
@@ -217,7 +228,7 @@ for phase in "$@"; do
     sanitize-hopper) sanitize_hopper ;;
     bench) bench ;;
     quickbench) bench --quick ;;
-    splitk) bench --only split-K ;;
+    splitk) bench --only split-K --arch sm_90a; splitk_sass ;;
     profile) profile ;;
     language-bench) language_bench ;;
     language-bench-quick) language_bench --quick ;;

@@ -6,7 +6,14 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 echo "== tests"
 # Say up front what will be skipped, and why.
-ptxas="${TILEC_PTXAS:-$(command -v /usr/local/cuda/bin/ptxas ptxas 2>/dev/null | head -n1)}"
+# (No pipe into head here: under pipefail, head closing early can kill the
+# script with SIGPIPE.)
+ptxas="${TILEC_PTXAS:-}"
+for candidate in /usr/local/cuda/bin/ptxas "$(command -v ptxas || true)"; do
+  if [ -z "$ptxas" ] && [ -n "$candidate" ] && [ -x "$candidate" ]; then
+    ptxas="$candidate"
+  fi
+done
 if [ -n "$ptxas" ] && [ -x "$ptxas" ]; then
   echo "   ptxas: $ptxas"
 else

@@ -1,13 +1,17 @@
 // RUN: tile-opt %s -split-input-file --convert-tilegpu-to-nvvm | FileCheck %s
 
 // Every thread owns its one element: the predicate is the mask alone, and
-// the old value is the atomic's result, without shared memory.
+// the old value is the atomic's result, without shared memory. acq_rel is
+// a relaxed atom, then a fence for the store that follows; no fence before
+// it, where no access to global memory precedes.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-LABEL: llvm.func @owned_tile(
 // CHECK-SAME: %{{.*}}: !llvm.ptr<1>, %[[V:.*]]: f32, %[[M:.*]]: i1)
+// CHECK-NOT: llvm.fence
 // CHECK: %[[VI:.*]] = llvm.bitcast %[[V]] : f32 to i32
-// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.f32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %[[VI]], %[[M]] : (!llvm.ptr<1>, i32, i1) -> i32
-// CHECK: %[[OLDF:.*]] = llvm.bitcast %[[OLD]] : i32 to f32
+// CHECK-NEXT: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.add.f32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %[[VI]], %[[M]] : (!llvm.ptr<1>, i32, i1) -> i32
+// CHECK-NEXT: %[[OLDF:.*]] = llvm.bitcast %[[OLD]] : i32 to f32
+// CHECK-NEXT: llvm.fence syncscope("device") acq_rel
 // CHECK-NOT: nvvm.barrier0
 // CHECK: %[[W:.*]] = llvm.bitcast %[[OLDF]] : f32 to i32
 // CHECK: st.global.b32{{.*}}%[[W]]
@@ -63,12 +67,16 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // -----
 
-// Copies do not add, but with the old values unused nothing is shared.
+// Copies do not add, but with the old values unused nothing is shared,
+// and the add is a `red`, which returns nothing. No access to global memory
+// precedes or follows the atomic: acq_rel needs no fence.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-LABEL: llvm.func @replicated_unused(
+// CHECK-NOT: llvm.fence
 // CHECK: %[[OWN:.*]] = llvm.icmp "eq"
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.noftz.f16 $0, [ $1 + 0 ], $2;", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "@$2 red.relaxed.gpu.global.add.noftz.f16 [ $0 + 0 ], $1;", "l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> !llvm.void
 // CHECK-NOT: nvvm.barrier0
+// CHECK-NOT: llvm.fence
 // CHECK: llvm.return
 #v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32} {
@@ -90,7 +98,9 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]] : i32
-// CHECK: %[[OLD:.*]] = llvm.inline_asm {{.*}}atom.acq_rel.gpu.global.add.f32 {{.*}}, %[[FIRST]] : (!llvm.ptr<1>, i32, i1) -> i32
+// CHECK-NOT: llvm.fence
+// CHECK: %[[OLD:.*]] = llvm.inline_asm {{.*}}atom.relaxed.gpu.global.add.f32 {{.*}}, %[[FIRST]] : (!llvm.ptr<1>, i32, i1) -> i32
+// CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NOT: atom.
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
@@ -120,7 +130,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-NEXT: %[[BITS:.*]] = llvm.and %{{.*}}, %[[C3]] : i32
 // CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BITS]], %{{.*}} : i32
 // CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
-// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;{{.*}}@!$3 bra atom_done_${:uid};{{.*}}atom.acq_rel.gpu.global.cas.b16 $0, [ $1 + 0 ], %atom_cur, %atom_new;{{.*}}@%atom_retry bra atom_retry_${:uid};{{.*}}", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
+// CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;{{.*}}@!$3 bra atom_done_${:uid};{{.*}}atom.relaxed.gpu.global.cas.b16 $0, [ $1 + 0 ], %atom_cur, %atom_new;{{.*}}@%atom_retry bra atom_retry_${:uid};{{.*}}", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 #b2 = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -138,14 +148,22 @@ module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 
 // -----
 
 // sm_90 adds up to 16 bytes in one atom: 4 f32 (a thread's 4 contiguous
-// elements, one fenced instruction instead of 4), 8 f16, and bf16 natively.
+// elements, one instruction instead of 4), 8 f16, and bf16 natively; as
+// `red`s where the old values are unused. The f32 tile's old values are
+// stored, so an acquire fence follows its atoms.
 // CHECK-LABEL: llvm.func @vectors(
-// CHECK: "mov.b32 $0, 0;{{.*}}mov.b32 $3, 0;\0A\09@$9 atom.acq_rel.gpu.global.add.v4.f32 { $0, $1, $2, $3 }, [ $4 + 0 ], { $5, $6, $7, $8 };", "=r,=r,=r,=r,l,r,r,r,r,b"
+// CHECK-NOT: llvm.fence
+// CHECK: "mov.b32 $0, 0;{{.*}}mov.b32 $3, 0;\0A\09@$9 atom.relaxed.gpu.global.add.v4.f32 { $0, $1, $2, $3 }, [ $4 + 0 ], { $5, $6, $7, $8 };", "=r,=r,=r,=r,l,r,r,r,r,b"
 // CHECK-NOT: atom.
-// CHECK: "mov.b16 $0, 0;{{.*}}@$17 atom.relaxed.gpu.global.add.noftz.v8.f16 { $0, $1, $2, $3, $4, $5, $6, $7 }, [ $8 + 0 ], { $9, $10, $11, $12, $13, $14, $15, $16 };"
+// CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NOT: atom.
-// CHECK: "mov.b16 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.add.noftz.bf16 $0, [ $1 + 0 ], $2;", "=h,l,h,b"
+// CHECK: "@$9 red.relaxed.gpu.global.add.noftz.v8.f16 [ $0 + 0 ], { $1, $2, $3, $4, $5, $6, $7, $8 };", "l,h,h,h,h,h,h,h,h,b"
+// CHECK-NOT: atom.
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: "@$2 red.relaxed.gpu.global.add.noftz.bf16 [ $0 + 0 ], $1;", "l,h,b"
+// CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK-NOT: atom.cas
+// CHECK: st.global.v4.b32
 #v4 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #v8 = #tilegpu.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #rows90 = #tilegpu.slice<{dim = 1, parent = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>}>
@@ -165,23 +183,32 @@ module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.num_warps = 4 
     %bs = tile.splat %b : tensor<32x!tile.ptr<bf16>, #rows90>
     %bp = tile.addptr %bs, %rb : tensor<32x!tile.ptr<bf16>, #rows90>, tensor<32xi32, #rows90>
     %oldb = tile.atomic_rmw add, acq_rel, gpu, %bp, %x : tensor<32x!tile.ptr<bf16>, #rows90>
+    tile.store %pp, %old : tensor<512x!tile.ptr<f32>, #v4>
     return
   }
 }
 
 // -----
 
-// The same f32 tile on sm_80: one atom per element.
+// The same f32 tile on sm_80, read before: one red per element, the 4 of
+// them after one release fence, and no acquire fence (nothing follows).
 // CHECK-LABEL: llvm.func @no_vectors(
-// CHECK-COUNT-4: atom.acq_rel.gpu.global.add.f32 $0
+// CHECK: ld.global
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK-NOT: llvm.fence
+// CHECK-COUNT-4: red.relaxed.gpu.global.add.f32 [ $0 + 0 ], $1
 // CHECK-NOT: atom.
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.return
 #v4 = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 : i32} {
   func.func @no_vectors(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %v: tensor<512xf32, #v4>) {
     %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #v4>
     %ps = tile.splat %p : tensor<512x!tile.ptr<f32>, #v4>
     %pp = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>, #v4>, tensor<512xi32, #v4>
-    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %v : tensor<512x!tile.ptr<f32>, #v4>
+    %x = tile.load %pp : tensor<512x!tile.ptr<f32>, #v4>
+    %y = arith.addf %x, %v : tensor<512xf32, #v4>
+    %old = tile.atomic_rmw add, acq_rel, gpu, %pp, %y : tensor<512x!tile.ptr<f32>, #v4>
     return
   }
 }
@@ -191,19 +218,29 @@ module attributes {tilegpu.compute_capability = 80 : i32, tilegpu.num_warps = 4 
 // The rest of the family. A float max is two predicated integer atoms on
 // the bits: signed max where the value's sign bit is clear, unsigned min
 // where it is set. and/xchg are atom.and/atom.exch on the bits; a
-// compare-and-swap is atom.cas, by thread 0 for a scalar pointer.
+// compare-and-swap is atom.cas, by thread 0 for a scalar pointer. Fences
+// follow each atomic's order where it has accesses to order: none before
+// the first, none for relaxed, none after the last.
 // CHECK-LABEL: llvm.func @family(
+// CHECK-NOT: llvm.fence
 // CHECK: %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[NEG:.*]] = llvm.icmp "slt" %[[BITS]], %{{.*}} : i32
 // CHECK: %[[POS:.*]] = llvm.xor %[[NEG]], %{{.*}} : i1
 // CHECK: %[[P1:.*]] = llvm.and %{{.*}}, %[[POS]] : i1
 // CHECK: %[[P2:.*]] = llvm.and %{{.*}}, %[[NEG]] : i1
-// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.max.s32 $0, [ $1 + 0 ], $2;\0A\09@$4 atom.acq_rel.gpu.global.min.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b,b" %{{.*}}, %[[BITS]], %[[P1]], %[[P2]]
+// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.max.s32 $0, [ $1 + 0 ], $2;\0A\09@$4 atom.relaxed.gpu.global.min.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b,b" %{{.*}}, %[[BITS]], %[[P1]], %[[P2]]
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK-NOT: llvm.fence
 // CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.and.b32 $0, [ $1 + 0 ], $2;", "=r,l,r,b"
-// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.acq_rel.gpu.global.exch.b32 $0, [ $1 + 0 ], $2;", "=r,l,r,b"
+// CHECK: llvm.fence syncscope("device") acq_rel
+// CHECK: "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.exch.b32 $0, [ $1 + 0 ], $2;", "=r,l,r,b"
+// CHECK: llvm.fence syncscope("device") acq_rel
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: %[[T0:.*]] = llvm.icmp "eq" %[[TID]], %{{.*}} : i32
-// CHECK: "mov.b32 $0, 0;\0A\09@$4 atom.acquire.gpu.global.cas.b32 $0, [ $1 + 0 ], $2, $3;", "=r,l,r,r,b" %arg4, %{{.*}}, %{{.*}}, %[[T0]]
+// CHECK-NOT: llvm.fence
+// CHECK: "mov.b32 $0, 0;\0A\09@$4 atom.relaxed.gpu.global.cas.b32 $0, [ $1 + 0 ], $2, $3;", "=r,l,r,r,b" %arg4, %{{.*}}, %{{.*}}, %[[T0]]
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.return
 #v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tilegpu.num_warps = 4 : i32} {
   func.func @family(%p: !tile.ptr<f32>, %q: !tile.ptr<i32>, %v: tensor<128xf32, #v1>, %w: tensor<128xi32, #v1>, %lock: !tile.ptr<i32>) {
@@ -218,6 +255,31 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %d = tile.atomic_cas acquire, gpu, %lock, %c0, %c1 : !tile.ptr<i32>
+    return
+  }
+}
+
+// -----
+
+// In a loop an atomic precedes and follows itself: both fences, though
+// nothing else touches memory.
+// CHECK-LABEL: llvm.func @in_loop(
+// CHECK: llvm.fence syncscope("block") acq_rel
+// CHECK: llvm.bitcast
+// CHECK-NEXT: llvm.inline_asm {{.*}}red.relaxed.cta.global.add.f32
+// CHECK-NOT: llvm.inline_asm
+// CHECK: llvm.fence syncscope("block") acq_rel
+#v1 = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tilegpu.num_warps = 4 : i32} {
+  func.func @in_loop(%p: !tile.ptr<f32>, %v: tensor<128xf32, #v1>, %n: i32) {
+    %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32, #v1>
+    %ps = tile.splat %p : tensor<128x!tile.ptr<f32>, #v1>
+    %pp = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>, #v1>, tensor<128xi32, #v1>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %old = tile.atomic_rmw add, acq_rel, cta, %pp, %v : tensor<128x!tile.ptr<f32>, #v1>
+    }
     return
   }
 }

@@ -100,6 +100,7 @@ struct ConvertTileGPUToNVVM
     tile::AxisInfoAnalysis axis(module);
     VectorWidths widths = computeVectorWidths(module, axis);
     ConstantRuns runs = computeConstantRuns(module, axis);
+    AtomicFenceMap fences = computeAtomicFences(module);
     // Specialization facts are used up; LLVM has no use for them.
     // The ABI attributes too (tilec reads them before lowering): the LLVM IR
     // translation warns about attributes of dialects it does not know.
@@ -132,7 +133,7 @@ struct ConvertTileGPUToNVVM
       handsOverRegisters |= split.getConsumerRegisters() != 0;
     });
     assignSharedOffsets(module);
-    if (failed(convertTensors(module, widths, runs)) ||
+    if (failed(convertTensors(module, widths, runs, fences)) ||
         failed(convertSCFToCF(module)) || failed(convertToLLVM(module)) ||
         failed(convertNVVMToPTX(module)))
       return signalPassFailure();
@@ -155,7 +156,8 @@ struct ConvertTileGPUToNVVM
   }
 
   LogicalResult convertTensors(ModuleOp module, const VectorWidths &widths,
-                               const ConstantRuns &runs) {
+                               const ConstantRuns &runs,
+                               const AtomicFenceMap &fences) {
     MLIRContext *context = &getContext();
     TileGPUTypeConverter converter(context);
     RewritePatternSet patterns(context);
@@ -163,7 +165,7 @@ struct ConvertTileGPUToNVVM
     populateElementwiseToLLVMPatterns(converter, runs, patterns);
     populateShapeToLLVMPatterns(converter, patterns);
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
-    populateAtomicToLLVMPatterns(converter, widths, patterns);
+    populateAtomicToLLVMPatterns(converter, widths, fences, patterns);
     populateBarrierToLLVMPatterns(converter, patterns);
     populateBulkCopyToLLVMPatterns(converter, patterns);
     populateDebugToLLVMPatterns(converter, patterns);

@@ -44,10 +44,23 @@ void populateShapeToLLVMPatterns(const TileGPUTypeConverter &converter,
 void populateLoadStoreToLLVMPatterns(const TileGPUTypeConverter &converter,
                                      const VectorWidths &widths,
                                      RewritePatternSet &patterns);
+/// The fences around an atomic's relaxed atoms that its memory order needs
+/// (AtomicToLLVM.cpp says why they are not on each atom).
+struct AtomicFences {
+  bool release = true; ///< before the atoms
+  bool acquire = true; ///< after the atoms
+};
+using AtomicFenceMap = llvm::DenseMap<Operation *, AtomicFences>;
+
+/// Every tile.atomic_rmw's and tile.atomic_cas's fences, from the IR before
+/// lowering: a fence is left out where its order has nothing to act on.
+AtomicFenceMap computeAtomicFences(ModuleOp module);
+
 /// tile.atomic_rmw as predicated PTX atomics, vectors where the target has
 /// them, one per element and program.
 void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
                                   const VectorWidths &widths,
+                                  const AtomicFenceMap &fences,
                                   RewritePatternSet &patterns);
 /// tile.debug_barrier as a CTA barrier.
 void populateBarrierToLLVMPatterns(const TileGPUTypeConverter &converter,
