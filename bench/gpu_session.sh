@@ -123,6 +123,12 @@ for t in ('float16', 'float32'):
 np.save('$work/a_uint8.npy', r.integers(0, 0x70, 200 * 1000).astype(np.uint8))
 np.save('$work/b_uint8.npy', r.integers(0, 0x70, 1000 * 300).astype(np.uint8))
 np.save('$work/c.npy', np.zeros(200 * 300, np.float32))
+# 16-byte aligned rows (K and N multiples of 16): tiles by the copy engine,
+# the result by bulk stores.
+for t in ('float16', 'float32'):
+    np.save('$work/a16_%s.npy' % t, r.standard_normal(200 * 1008).astype(t))
+    np.save('$work/b16_%s.npy' % t, r.standard_normal(1008 * 304).astype(t))
+np.save('$work/c16.npy', np.zeros(200 * 304, np.float32))
 for n in 'qkv':
     np.save('$work/%s.npy' % n, r.standard_normal(2 * 200 * 64).astype('float16'))
 np.save('$work/o.npy', np.zeros(2 * 200 * 64, np.float16))
@@ -140,6 +146,17 @@ np.save('$work/l.npy', np.zeros(2 * 200, np.float32))"
         --signature "*$1, *$1, *fp32$(printf ', i32%.0s' $ints), $2, $3, $4, 'tf32'" \
         "$work/a_$np_t.npy" "$work/b_$np_t.npy" "$work/c.npy" $ints > "$log" 2>&1
       note "compute-sanitizer $tool sm_90a dot $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
+    done
+    for cfg in "fp16 128 128 64 8" "fp32 128 128 32 8" "fp16 64 64 32 4"; do
+      set -- $cfg
+      local np_t; np_t=$(case "$1" in fp16) echo float16 ;; *) echo float32 ;; esac)
+      local log="$OUT/sanitize_hopper_${tool}_aligned_$1_$2x$3x$4.log"
+      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
+        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$5" \
+        --grid "$(( (200 + $2 - 1) / $2 )),$(( (304 + $3 - 1) / $3 )),1" --backend cuda -o "$work/out" \
+        --signature "*$1:16, *$1:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, $2, $3, $4, 'tf32'" \
+        "$work/a16_$np_t.npy" "$work/b16_$np_t.npy" "$work/c16.npy" 200 304 1008 201600 1008 306432 304 60800 304 > "$log" 2>&1
+      note "compute-sanitizer $tool sm_90a aligned dot (bulk stores) $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
     done
     # Attention forward: the queries stored once before the loop, the
     # probabilities fed to the second wgmma from registers; a ragged

@@ -26,3 +26,17 @@ func.func @maps(%a: !tile.ptr<f16>, %scratch: !tile.ptr<i8>, %k: i32,
   tilegpu.async_tma_copy %built[%c0, %c0], %buffer, %barrier : !tilegpu.memdesc<64x64xf16, #nvmma>, !tilegpu.memdesc<1xi64, #bar>
   return
 }
+
+// A bulk store: the accumulator's registers and the layout of the buffer
+// they go through.
+// CHECK-LABEL: func.func @store(
+// CHECK: tilegpu.tensormap_prefetch %[[MAP:[a-z0-9]+]]
+// CHECK: tilegpu.async_tma_store %[[MAP]][%{{.*}}, %{{.*}}], %{{.*}} {buffer = !tilegpu.memdesc<64x64xf16, #shared1>} : tensor<64x64xf16, #mma>
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+func.func @store(%c: tensor<64x64xf16, #mma>, %m: i32,
+                 %map: !tilegpu.tensormap {tilegpu.host_tensor_map = {base = ["arg", 0], box = [64, 64], dims = [64, ["arg", 1]], element_bytes = 2 : i64, strides = [64], swizzle = 128 : i64}}) {
+  tilegpu.tensormap_prefetch %map
+  %c0 = arith.constant 0 : i32
+  tilegpu.async_tma_store %map[%c0, %m], %c {buffer = !tilegpu.memdesc<64x64xf16, #nvmma>} : tensor<64x64xf16, #mma>
+  return
+}

@@ -11,9 +11,13 @@
 // mbarrier before it reads the buffer. In a warp-specialized kernel the
 // producer's first thread issues the copies instead (emitIsFirstThread),
 // and the consumer warps release each buffer on an mbarrier of their own.
+// A bulk store (tilegpu.async_tma_store) goes the other way, from a
+// buffer every thread wrote, and completes in a bulk group that thread 0
+// waits on.
 //
 //===----------------------------------------------------------------------===//
 
+#include "SharedMemory.h"
 #include "Utility.h"
 
 #include "tile/Metadata.h"
@@ -206,6 +210,67 @@ struct AsyncTMACopyToLLVM : OpConversionPattern<AsyncTMACopyOp> {
   }
 };
 
+/// tilegpu.async_tma_store: every thread writes its registers into the
+/// op's scratch space (stmatrix where they hold mma fragments of 16-bit elements) and
+/// fences them for the async proxy; after a barrier thread 0 issues one
+/// bulk copy per 128-byte column panel, commits them and waits until the
+/// engine has read the buffer, so that its bytes may serve again once the
+/// next barrier has passed.
+struct AsyncTMAStoreToLLVM : OpConversionPattern<AsyncTMAStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncTMAStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemDescType type = op.getBuffer();
+    SharedTile tile = SharedTile::get(Value(), type);
+    Value base = getSharedMemoryBase(rewriter, loc, op, tile.getBytes());
+    tile.base = base;
+    ThreadLayout layout = getThreadLayout(op.getSrc().getType());
+    ValueRange values = adaptor.getSrc();
+    // Whoever read these bytes before is done.
+    emitBarrier(rewriter, loc);
+    unsigned slotBytes = getMemoryBits(tile.slotType) / 8;
+    if (std::optional<SmallVector<LayoutBasis>> lanes =
+            getMatrixStoreLanes(layout, slotBytes))
+      storeMatrices(rewriter, loc, layout, *lanes, values,
+                    [&](ArrayRef<Value> index) {
+                      return tile.getAddress(rewriter, loc, index);
+                    });
+    else
+      storeToShared(rewriter, loc, tile, layout, values);
+    MLIRContext *context = rewriter.getContext();
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKindAttr::get(context, NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(context, NVVM::SharedSpace::shared_cta));
+    emitBarrier(rewriter, loc);
+
+    auto encoding = cast<SharedEncodingAttr>(type.getEncoding());
+    SharedPanels panels = getSharedPanels(encoding, type.getShape());
+    int64_t panelBytes = panels.rows * panels.width * slotBytes;
+    Value pred = emitThreadZero(rewriter, loc);
+    Value map = adaptor.getTensormap().front();
+    SmallVector<Value> coords;
+    for (ValueRange coord : adaptor.getCoords())
+      coords.push_back(coord.front());
+    Value innermost = coords.front();
+    for (int64_t p = 0; p < panels.rowLength / panels.width; ++p) {
+      coords.front() = LLVM::AddOp::create(
+          rewriter, loc, innermost, i32Constant(rewriter, loc, p * panels.width));
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          rewriter, loc, map, offsetShared(rewriter, loc, base, p * panelBytes),
+          coords, /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);
+    }
+    // Threads without copies commit and wait on empty groups.
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                         rewriter.getI32IntegerAttr(0),
+                                         rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct BarrierInitToLLVM : OpConversionPattern<BarrierInitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -341,7 +406,8 @@ struct BarrierInvalToLLVM : OpConversionPattern<BarrierInvalOp> {
 
 void mlir::tilegpu::populateBulkCopyToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<TensorMapCreateToLLVM, AsyncTMACopyToLLVM, BarrierInitToLLVM,
+  patterns.add<TensorMapCreateToLLVM, AsyncTMACopyToLLVM, AsyncTMAStoreToLLVM,
+               BarrierInitToLLVM,
                BarrierExpectToLLVM, BarrierArriveToLLVM, BarrierWaitToLLVM,
                BarrierInvalToLLVM, TensorMapAcquireToLLVM,
                TensorMapPrefetchToLLVM>(

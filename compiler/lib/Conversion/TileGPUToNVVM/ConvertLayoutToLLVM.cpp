@@ -57,26 +57,6 @@ struct ScratchPlan {
   int64_t pad = 0;
 };
 
-/// Where each lane of a warp points when the warp stores `layout`'s
-/// registers with stmatrix (16-bit elements, rank 2): register pairs 2j,
-/// 2j + 1 are matrix j, its rows along lane bits 2-4 and its 8 columns
-/// over register bit 0 and lane bits 0-1, as mma accumulators hold them;
-/// lane l gives the address of row l % 8 of matrix l / 8 of each four,
-/// so lane bits 3 and 4 move as register bits 1 and 2. None when the
-/// layout holds its elements otherwise.
-std::optional<SmallVector<LayoutBasis>>
-getMatrixStoreLanes(const ThreadLayout &layout, unsigned slotBytes) {
-  ArrayRef<LayoutBasis> reg = layout.getRegBases();
-  ArrayRef<LayoutBasis> lane = layout.getLaneBases();
-  if (slotBytes != 2 || layout.getRootRank() != 2 ||
-      !layout.getSlicedDims().empty() || reg.size() < 3)
-    return std::nullopt;
-  LayoutBasis expected[] = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
-  if (!(reg[0] == LayoutBasis{1, 1}) || lane != ArrayRef<LayoutBasis>(expected))
-    return std::nullopt;
-  return SmallVector<LayoutBasis>{{0, 1}, {0, 2}, {0, 4}, reg[1], reg[2]};
-}
-
 /// The slot of a tensor position in rows of `rowStride`.
 int64_t getSlot(const ThreadLayout &layout, ArrayRef<int64_t> rootPosition,
                 ArrayRef<int64_t> shape, int64_t rowStride) {
@@ -172,35 +152,6 @@ ScratchPlan chooseScratchPlan(const ThreadLayout &src, const ThreadLayout &dst,
       }
     }
   return best;
-}
-
-/// Stores this thread's elements of `src` with stmatrix (x4: eight
-/// registers, four matrices, per instruction), its lanes pointing as
-/// `lanes` says; `slotAddress` maps a tensor index to its address.
-void storeMatrices(OpBuilder &b, Location loc, const ThreadLayout &src,
-                   ArrayRef<LayoutBasis> lanes, ValueRange values,
-                   function_ref<Value(ArrayRef<Value>)> slotAddress) {
-  SmallVector<Value> base = emitThreadBase(b, loc, src, lanes);
-  for (unsigned g = 0; g < src.getNumElems(); g += 8) {
-    // Register bits 3 and up: moves disjoint from the lanes' (an or).
-    SmallVector<int64_t> offset = src.getElemOffset(g);
-    SmallVector<Value> index;
-    for (auto [d, start] : llvm::enumerate(base))
-      index.push_back(offset[d] ? (Value)LLVM::OrOp::create(
-                                      b, loc, start,
-                                      i32Constant(b, loc, offset[d]))
-                                : start);
-    SmallVector<Value> registers;
-    for (unsigned j = 0; j < 4; ++j)
-      registers.push_back(packRegister(
-          b, loc,
-          {toMemoryForm(b, loc, values[g + 2 * j]),
-           toMemoryForm(b, loc, values[g + 2 * j + 1])}));
-    NVVM::StMatrixOp::create(b, loc, slotAddress(index), registers,
-                             NVVM::MMALayout::row,
-                             NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-                             NVVM::LdStMatrixEltType::B16);
-  }
 }
 
 struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {

@@ -366,3 +366,42 @@ SmallVector<Value> MmaFragmentLoader::loadElements(OpBuilder &b, Location loc,
   }
   return regs;
 }
+
+std::optional<SmallVector<LayoutBasis>>
+mlir::tilegpu::getMatrixStoreLanes(const ThreadLayout &layout, unsigned slotBytes) {
+  ArrayRef<LayoutBasis> reg = layout.getRegBases();
+  ArrayRef<LayoutBasis> lane = layout.getLaneBases();
+  if (slotBytes != 2 || layout.getRootRank() != 2 ||
+      !layout.getSlicedDims().empty() || reg.size() < 3)
+    return std::nullopt;
+  LayoutBasis expected[] = {{1, 2}, {1, 4}, {0, 1}, {0, 2}, {0, 4}};
+  if (!(reg[0] == LayoutBasis{1, 1}) || lane != ArrayRef<LayoutBasis>(expected))
+    return std::nullopt;
+  return SmallVector<LayoutBasis>{{0, 1}, {0, 2}, {0, 4}, reg[1], reg[2]};
+}
+
+void mlir::tilegpu::storeMatrices(OpBuilder &b, Location loc, const ThreadLayout &src,
+                   ArrayRef<LayoutBasis> lanes, ValueRange values,
+                   function_ref<Value(ArrayRef<Value>)> slotAddress) {
+  SmallVector<Value> base = emitThreadBase(b, loc, src, lanes);
+  for (unsigned g = 0; g < src.getNumElems(); g += 8) {
+    // Register bits 3 and up: moves disjoint from the lanes' (an or).
+    SmallVector<int64_t> offset = src.getElemOffset(g);
+    SmallVector<Value> index;
+    for (auto [d, start] : llvm::enumerate(base))
+      index.push_back(offset[d] ? (Value)LLVM::OrOp::create(
+                                      b, loc, start,
+                                      i32Constant(b, loc, offset[d]))
+                                : start);
+    SmallVector<Value> registers;
+    for (unsigned j = 0; j < 4; ++j)
+      registers.push_back(packRegister(
+          b, loc,
+          {toMemoryForm(b, loc, values[g + 2 * j]),
+           toMemoryForm(b, loc, values[g + 2 * j + 1])}));
+    NVVM::StMatrixOp::create(b, loc, slotAddress(index), registers,
+                             NVVM::MMALayout::row,
+                             NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
+                             NVVM::LdStMatrixEltType::B16);
+  }
+}

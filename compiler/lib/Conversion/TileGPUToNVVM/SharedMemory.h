@@ -39,6 +39,24 @@ void zeroShared(OpBuilder &b, Location loc, const SharedTile &tile,
 void storeToShared(OpBuilder &b, Location loc, const SharedTile &tile,
                    const ThreadLayout &layout, ValueRange values);
 
+/// Where each lane of a warp points when the warp stores `layout`'s
+/// registers with stmatrix (16-bit elements, rank 2): register pairs 2j,
+/// 2j + 1 are matrix j, its rows along lane bits 2-4 and its 8 columns
+/// over register bit 0 and lane bits 0-1, as mma accumulators hold them;
+/// lane l gives the address of row l % 8 of matrix l / 8 of each four,
+/// so lane bits 3 and 4 move as register bits 1 and 2. None when the
+/// layout holds its elements otherwise.
+std::optional<SmallVector<LayoutBasis>>
+getMatrixStoreLanes(const ThreadLayout &layout, unsigned slotBytes);
+
+/// Stores this thread's elements of `src` with stmatrix (x4: eight
+/// registers, four matrices, per instruction), its lanes pointing as
+/// `lanes` says; `slotAddress` maps a tensor index to the address of its
+/// 16-byte row, which must hold the 8 elements from that index on.
+void storeMatrices(OpBuilder &b, Location loc, const ThreadLayout &src,
+                   ArrayRef<LayoutBasis> lanes, ValueRange values,
+                   function_ref<Value(ArrayRef<Value>)> slotAddress);
+
 /// `elems` (32 bits together: 1 f32 or i32, 2 of 16 bits, 4 of 8) packed
 /// into one i32 register, the first in the low bits.
 Value packRegister(OpBuilder &b, Location loc, ArrayRef<Value> elems);

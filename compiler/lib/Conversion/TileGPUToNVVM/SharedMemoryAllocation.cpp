@@ -2,7 +2,8 @@
 //
 // Buffers (tilegpu.local_alloc) are laid out one after the other, each at
 // its own offset for the whole kernel. Scratch space (layout conversions,
-// reductions, atomics that share old values) is needed only during its op:
+// reductions, atomics that share old values, bulk stores' buffers) is
+// needed only during its op:
 // it starts after the buffers that are live there, so that an epilogue's
 // conversion reuses the pipeline's ring once the loop is done with it. A
 // buffer is live from its alloc to the last op that uses it or a view of
@@ -105,8 +106,7 @@ bool mayRunAfter(Operation *user, Operation *op, Block *outer) {
 bool usesScratch(Operation *op) {
   return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
              tile::ScanOp, tile::ButterflyOp, tile::HistogramOp,
-             tile::AtomicRMWOp,
-             tile::AtomicCASOp>(op);
+             tile::AtomicRMWOp, tile::AtomicCASOp, AsyncTMAStoreOp>(op);
 }
 
 struct Buffer {
@@ -136,19 +136,19 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   // rows). The most aligned come first, so that small buffers (mbarriers)
   // pack after the tiles instead of opening a hole before the next one: a
   // kilobyte can decide whether two CTAs fit on a multiprocessor.
-  auto getAlignment = [](LocalAllocOp alloc) -> int64_t {
-    auto encoding = dyn_cast_or_null<SharedEncodingAttr>(alloc.getType().getEncoding());
+  auto getAlignment = [](MemDescType type) -> int64_t {
+    auto encoding = dyn_cast_or_null<SharedEncodingAttr>(type.getEncoding());
     return 128 * (encoding ? std::max(1u, encoding.getMaxPhase()) : 1);
   };
   SmallVector<LocalAllocOp> allocs;
   module.walk([&](LocalAllocOp alloc) { allocs.push_back(alloc); });
   llvm::stable_sort(allocs, [&](LocalAllocOp a, LocalAllocOp b) {
-    return getAlignment(a) > getAlignment(b);
+    return getAlignment(a.getType()) > getAlignment(b.getType());
   });
   SmallVector<Buffer> buffers;
   int64_t end = 0;
   for (LocalAllocOp alloc : allocs) {
-    int64_t offset = llvm::alignTo(end, getAlignment(alloc));
+    int64_t offset = llvm::alignTo(end, getAlignment(alloc.getType()));
     alloc->setAttr(kSharedOffsetAttrName,
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());
@@ -163,8 +163,13 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     for (const Buffer &buffer : buffers)
       if (isLiveAt(buffer, op))
         start = std::max(start, buffer.end);
+    // A bulk store's buffer starts on its swizzle pattern's boundary, as
+    // the copy engine wants (1024 bytes for 128-byte rows).
+    int64_t alignment = 16;
+    if (auto store = dyn_cast<AsyncTMAStoreOp>(op))
+      alignment = getAlignment(store.getBuffer());
     op->setAttr(kScratchOffsetAttrName,
                 IntegerAttr::get(IntegerType::get(context, 32),
-                                 llvm::alignTo(start, 16)));
+                                 llvm::alignTo(start, alignment)));
   });
 }

@@ -346,6 +346,20 @@ LogicalResult TensorMapCreateOp::verify() {
   return success();
 }
 
+LogicalResult AsyncTMAStoreOp::verify() {
+  RankedTensorType src = getSrc().getType();
+  MemDescType buffer = getBuffer();
+  if (src.getShape() != buffer.getShape() ||
+      src.getElementType() != buffer.getElementType())
+    return emitOpError("stages the tile in a buffer of its shape and element "
+                       "type");
+  if (!isa_and_nonnull<SharedEncodingAttr>(buffer.getEncoding()))
+    return emitOpError("needs a swizzled shared-memory buffer");
+  if (getCoords().size() < size_t(src.getRank()))
+    return emitOpError("needs a coordinate for each dimension of the tile");
+  return success();
+}
+
 LogicalResult WarpgroupDotWaitOp::verify() {
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(
       cast<RankedTensorType>(getInput().getType()).getEncoding());

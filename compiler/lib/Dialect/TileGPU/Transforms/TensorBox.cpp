@@ -329,23 +329,22 @@ bool isUnobservablePast(tile::LoadOp load, unsigned dim, const Index &index,
   return true;
 }
 
-} // namespace
-
-std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load,
-                                                      scf::ForOp loop) {
-  auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
+/// The box that the pointers `ptrs` under `mask` address: `load`'s, in
+/// the iterations of `loop`, or (both null) a store's, which can neither
+/// advance nor wrap.
+std::optional<TensorBox> matchBox(Value ptrs, Value mask, tile::LoadOp load,
+                                  scf::ForOp loop) {
+  auto type = dyn_cast<RankedTensorType>(ptrs.getType());
   if (!type)
     return std::nullopt;
   unsigned rank = type.getRank();
-  Value ptrs = load.getPtr();
-  std::optional<Advancing> advancing = matchAdvancing(ptrs, loop);
-  if (advancing)
+  std::optional<Advancing> advancing;
+  if (loop && (advancing = matchAdvancing(ptrs, loop)))
     ptrs = advancing->init;
   SmallVector<Term> terms;
   Value base = collectPointerTerms(ptrs, terms);
   SmallVector<std::pair<Index, Value>> bounds;
-  if (!base || terms.size() != rank ||
-      (load.getMask() && !collectBounds(load.getMask(), bounds)))
+  if (!base || terms.size() != rank || (mask && !collectBounds(mask, bounds)))
     return std::nullopt;
 
   TensorBox box;
@@ -366,8 +365,8 @@ std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load,
     // Wrapped modulo an extent, it may end there if what lies past it is
     // never seen.
     if (Value modulus = term.index.modulus) {
-      if (!isUnobservablePast(load, d, Index{d, term.index.offset}, modulus,
-                              loop))
+      if (!load || !isUnobservablePast(load, d, Index{d, term.index.offset},
+                                       modulus, loop))
         return std::nullopt;
       box.extents[d] = modulus;
       continue;
@@ -399,4 +398,82 @@ std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load,
     }
   }
   return box;
+}
+
+} // namespace
+
+std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::LoadOp load,
+                                                      scf::ForOp loop) {
+  return matchBox(load.getPtr(), load.getMask(), load, loop);
+}
+
+std::optional<TensorBox> mlir::tilegpu::matchTensorBox(tile::StoreOp store) {
+  return matchBox(store.getPtr(), store.getMask(), tile::LoadOp(), scf::ForOp());
+}
+
+std::optional<int32_t> mlir::tilegpu::getSwizzleBytes(SharedEncodingAttr encoding,
+                                       unsigned elementBytes) {
+  if (encoding.getVec() * elementBytes != 16)
+    return std::nullopt;
+  switch (encoding.getMaxPhase()) {
+  case 8:
+    return encoding.getPerPhase() == 1 ? std::optional<int32_t>(128) : std::nullopt;
+  case 4:
+    return encoding.getPerPhase() == 2 ? std::optional<int32_t>(64) : std::nullopt;
+  case 2:
+    return encoding.getPerPhase() == 4 ? std::optional<int32_t>(32) : std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
+bool mlir::tilegpu::isAligned(tile::AxisInfoAnalysis &axis, Value value, unsigned elementBytes,
+               int64_t bytes) {
+  const tile::AxisInfo &info = axis.get(value);
+  if (info.divisibility.empty())
+    return false;
+  int64_t unit = isa<tile::PointerType>(value.getType()) ? 1 : elementBytes;
+  return info.divisibility.front() * unit % bytes == 0;
+}
+
+namespace {
+
+/// Adds the terms `coord * stride` of the scalar integer `offset` to
+/// `batch`: i32 coordinates (widened or not), 16-byte aligned strides;
+/// false when it has another form.
+bool collectBatchTerms(Value offset, tile::AxisInfoAnalysis &axis,
+                       unsigned elementBytes, BatchOffset &batch) {
+  if (auto add = offset.getDefiningOp<arith::AddIOp>())
+    return collectBatchTerms(add.getLhs(), axis, elementBytes, batch) &&
+           collectBatchTerms(add.getRhs(), axis, elementBytes, batch);
+  auto mul = offset.getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return false;
+  for (auto [coord, stride] : {std::pair(mul.getLhs(), mul.getRhs()),
+                               std::pair(mul.getRhs(), mul.getLhs())}) {
+    if (auto ext = coord.getDefiningOp<arith::ExtSIOp>())
+      coord = ext.getIn();
+    if (!coord.getType().isInteger(32) ||
+        !isAligned(axis, stride, elementBytes, 16))
+      continue;
+    batch.coords.push_back(coord);
+    batch.strides.push_back(stride);
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+std::optional<BatchOffset> mlir::tilegpu::matchBatchOffset(Value base,
+                                            tile::AxisInfoAnalysis &axis,
+                                            unsigned elementBytes) {
+  auto addPtr = base.getDefiningOp<tile::AddPtrOp>();
+  if (!addPtr || !isAligned(axis, addPtr.getPtr(), elementBytes, 16))
+    return std::nullopt;
+  BatchOffset batch;
+  batch.pointer = addPtr.getPtr();
+  if (!collectBatchTerms(addPtr.getOffset(), axis, elementBytes, batch))
+    return std::nullopt;
+  return batch;
 }

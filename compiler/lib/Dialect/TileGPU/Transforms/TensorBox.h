@@ -32,6 +32,9 @@
 #ifndef TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_TENSORBOX_H
 #define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_TENSORBOX_H
 
+#include "HostTensorMaps.h"
+
+#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -56,6 +59,27 @@ struct TensorBox {
 /// have another form. The load's `other`, if any, must be zero (checked by
 /// the caller).
 std::optional<TensorBox> matchTensorBox(tile::LoadOp load, scf::ForOp loop);
+
+/// The box `store` writes (the part inside the tensor: the copy engine
+/// writes nothing past its extents), or nullopt.
+std::optional<TensorBox> matchTensorBox(tile::StoreOp store);
+
+/// The swizzle span in bytes that `encoding` lays rows out with, as bulk
+/// tensor copies name it (see SharedLayout.h), or nullopt.
+std::optional<int32_t> getSwizzleBytes(SharedEncodingAttr encoding,
+                                       unsigned elementBytes);
+
+/// True when `value` is a multiple of `bytes` / `elementBytes` elements
+/// (pointers: of `bytes` bytes), as far as the axis analysis knows.
+bool isAligned(tile::AxisInfoAnalysis &axis, Value value, unsigned elementBytes,
+               int64_t bytes);
+
+/// `base` as `pointer + sum(coord * stride)` (a batch's origin), pointer
+/// and strides 16-byte aligned, or nullopt. Whether each coordinate is
+/// bounded is the launcher's map's business (HostTensorMaps.h).
+std::optional<BatchOffset> matchBatchOffset(Value base,
+                                            tile::AxisInfoAnalysis &axis,
+                                            unsigned elementBytes);
 
 } // namespace mlir::tilegpu
 

@@ -227,6 +227,32 @@ def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegme
   }];
 }
 
+def TileGPU_AsyncTMAStoreOp : TileGPU_Op<"async_tma_store", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "A tile stored to global memory by the bulk tensor copy engine (TMA)";
+  let description = [{
+    Every thread writes its elements of `src` into the op's scratch space,
+    laid out as `buffer` says (128-byte column panels of a 32-, 64- or
+    128-byte swizzle, as the copy engine reads them, see SharedPanels), and
+    fences them for the async proxy; after a CTA barrier, thread 0 copies
+    the buffer to the box of `tensormap` at `coords` (innermost first), one
+    bulk tensor copy per panel, and waits until the engine has read it.
+    The engine writes only the part of the box inside the tensor, which is
+    what a store masked by the box's bounds writes. The scratch space, like
+    a layout conversion's, reuses the bytes of buffers no longer live (an
+    epilogue's, the pipeline's rings).
+    ```mlir
+    tilegpu.async_tma_store %map[%n, %m], %c {buffer = !tilegpu.memdesc<128x256xf16, #shared>} : tensor<128x256xf16, #mma>
+    ```
+  }];
+  let arguments = (ins TileGPU_TensorMapType:$tensormap, Variadic<I32>:$coords,
+                       AnyRankedTensor:$src, TypeAttrOf<TileGPU_MemDescType>:$buffer);
+  let assemblyFormat = [{
+    $tensormap `[` $coords `]` `,` $src attr-dict `:` type($src)
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_BarrierInitOp : TileGPU_Op<"barrier_init", [
     MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Thread 0 initializes a ring of mbarriers";

@@ -69,6 +69,23 @@ def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUBulkStores : Pass<"tilegpu-bulk-stores", "::mlir::ModuleOp"> {
+  let summary = "Epilogue stores of accumulators by the bulk tensor copy engine";
+  let description = [{
+    On sm_90a, a `tile.store` of a 2-D tile that a layout conversion brings
+    out of an mma accumulator, whose pointers and mask write a box of a
+    tensor with 16-byte aligned rows (TensorBox.h), becomes a
+    `tilegpu.async_tma_store` of the accumulator's registers through a
+    swizzled buffer: thread 0 copies the buffer to the box with
+    `cp.async.bulk.tensor`, which writes only what lies inside the tensor.
+    The tensor map is a kernel parameter the launcher builds
+    (HostTensorMaps.h); stores whose map it cannot build, and every store
+    under `--device-tensor-maps`, stay as they are.
+  }];
+  let dependentDialects = ["::mlir::tilegpu::TileGPUDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileGPUVersionMasks : Pass<"tilegpu-version-masks", "::mlir::ModuleOp"> {
   let summary = "Selects in loops skip their mask when it is all true";
   let description = [{
