@@ -85,7 +85,8 @@ int main(int argc, char **argv) {
   CLI::App app(kDescription, "tilec");
   app.footer(kFooter);
   app.set_version_flag("--version",
-                       std::string("tilec 0.1 (LLVM " LLVM_VERSION_STRING ")"));
+                       std::string("tilec " TILEC_VERSION
+                                   " (LLVM " LLVM_VERSION_STRING ")"));
   app.get_formatter()->column_width(24);
 
   std::string input, output, emit = "ptx";
