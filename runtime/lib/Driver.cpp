@@ -108,6 +108,9 @@ void initialize(DriverState &s) {
       bind(lib, a.cuModuleUnload, "cuModuleUnload", why) &&
       bind(lib, a.cuFuncSetAttribute, "cuFuncSetAttribute", why) &&
       bind(lib, a.cuLaunchKernel, "cuLaunchKernel", why) &&
+      bind(lib, a.cuStreamCreate, "cuStreamCreate", why) &&
+      bind(lib, a.cuStreamSynchronize, "cuStreamSynchronize", why) &&
+      bind(lib, a.cuStreamDestroy, "cuStreamDestroy_v2", why) &&
       bind(lib, a.cuEventCreate, "cuEventCreate", why) &&
       bind(lib, a.cuEventRecord, "cuEventRecord", why) &&
       bind(lib, a.cuEventSynchronize, "cuEventSynchronize", why) &&
@@ -252,4 +255,22 @@ int tile::driverVersion() {
   int version = 0;
   checkCuda(api.cuDriverGetVersion(&version), "cuDriverGetVersion");
   return version;
+}
+
+tile::Stream::Stream() {
+  CUstream stream = nullptr;
+  // CU_STREAM_NON_BLOCKING: no implicit ordering with the default stream.
+  checkCuda(driver().cuStreamCreate(&stream, 1), "cuStreamCreate");
+  handle_ = stream;
+}
+
+tile::Stream::~Stream() {
+  if (const DriverApi *api = loadedDriver())
+    api->cuStreamDestroy(static_cast<CUstream>(handle_));
+}
+
+void tile::Stream::synchronize() const {
+  checkCudaAfterLaunch(
+      driver().cuStreamSynchronize(static_cast<CUstream>(handle_)),
+      "cuStreamSynchronize");
 }

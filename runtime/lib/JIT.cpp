@@ -155,5 +155,5 @@ void JITFunction::launch(Grid grid, const std::vector<KernelArg> &args,
                          const JITOptions &options) {
   if (options.backend == Backend::Interpreter)
     return interpret(grid, args, constexprs, options);
-  specialize(args, constexprs, options).launch(grid, args);
+  specialize(args, constexprs, options).launch(grid, args, options.stream);
 }

@@ -29,6 +29,25 @@ void checkCuda(int result, const char *call, std::string_view kernel = {});
 /// surface here, so the error names the last kernel launched.
 void synchronize();
 
+/// A CUDA stream of its own (non-blocking: no implicit order with the
+/// default stream), for launches that overlap other work. Launches take any
+/// CUstream as `void *`: this one's handle(), or a caller's (CuPy's,
+/// PyTorch's). Throws tile::Error when CUDA is unavailable.
+class Stream {
+public:
+  Stream();
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  /// The CUstream.
+  void *handle() const { return handle_; }
+  /// Waits for the stream's work; a fault names the last kernel launched.
+  void synchronize() const;
+
+private:
+  void *handle_ = nullptr;
+};
+
 /// The name of device 0, e.g. "NVIDIA H100 80GB HBM3".
 std::string deviceName();
 

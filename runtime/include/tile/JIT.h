@@ -63,6 +63,10 @@ struct JITOptions {
   /// "sm_80", "sm_90", "sm_90a"; empty: the current device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
+  /// The CUstream CUDA launches are enqueued on (a tile::Stream's handle(),
+  /// or a caller's own); null: the default stream. Not part of the
+  /// specialization.
+  void *stream = nullptr;
 };
 
 /// ceil(a / b), for grids.

@@ -27,6 +27,44 @@ struct Grid {
   unsigned x = 1, y = 1, z = 1;
 };
 
+/// Element types of device memory that C++ has no type for: a pointer to
+/// them (`Ptr<fp16>`) says which dtype the kernel reads there.
+struct fp16 { uint16_t bits; };
+struct bf16 { uint16_t bits; };
+struct fp8e4nv { uint8_t bits; };
+struct fp8e5 { uint8_t bits; };
+
+/// The dtype tilec names `T` by ("fp32" for float, "i32" for int32_t).
+template <typename T> constexpr const char *dtypeOf() {
+  static_assert(sizeof(T) == 0, "no tilec dtype for this element type");
+  return "";
+}
+template <> constexpr const char *dtypeOf<float>() { return "fp32"; }
+template <> constexpr const char *dtypeOf<double>() { return "fp64"; }
+template <> constexpr const char *dtypeOf<fp16>() { return "fp16"; }
+template <> constexpr const char *dtypeOf<bf16>() { return "bf16"; }
+template <> constexpr const char *dtypeOf<fp8e4nv>() { return "fp8e4nv"; }
+template <> constexpr const char *dtypeOf<fp8e5>() { return "fp8e5"; }
+template <> constexpr const char *dtypeOf<bool>() { return "i1"; }
+template <> constexpr const char *dtypeOf<int8_t>() { return "i8"; }
+template <> constexpr const char *dtypeOf<int16_t>() { return "i16"; }
+template <> constexpr const char *dtypeOf<int32_t>() { return "i32"; }
+template <> constexpr const char *dtypeOf<int64_t>() { return "i64"; }
+template <> constexpr const char *dtypeOf<uint8_t>() { return "u8"; }
+template <> constexpr const char *dtypeOf<uint16_t>() { return "u16"; }
+template <> constexpr const char *dtypeOf<uint32_t>() { return "u32"; }
+template <> constexpr const char *dtypeOf<uint64_t>() { return "u64"; }
+
+/// A raw device address of `T`s: memory from cudaMalloc, cuMemAlloc, CuPy
+/// (`.data.ptr`) or PyTorch (`.data_ptr()`), passed as a kernel argument
+/// without a dtype string: `k.launch(grid, {tile::Ptr<float>(x), n})`.
+template <typename T> struct Ptr {
+  explicit Ptr(uint64_t address) : address(address) {}
+  explicit Ptr(const void *address)
+      : address(reinterpret_cast<uintptr_t>(address)) {}
+  uint64_t address;
+};
+
 /// One kernel argument; implicit from a buffer or a scalar so calls read
 /// `k.launch(grid, {x, y, out, n})`. Other integer types (size_t, unsigned)
 /// need a cast to int32_t or int64_t, which keeps the intended width explicit.
@@ -39,7 +77,11 @@ public:
   KernelArg(int32_t value) : kind_(Kind::I32), i32(value) {}
   KernelArg(int64_t value) : kind_(Kind::I64), i64(value) {}
   KernelArg(float value) : kind_(Kind::F32), f32(value) {}
-  /// A raw device address (e.g. an offset into a buffer).
+  /// A typed raw device address.
+  template <typename T>
+  KernelArg(Ptr<T> p) : kind_(Kind::Pointer), dtype_(dtypeOf<T>()), ptr(p.address) {}
+  /// A raw device address (e.g. an offset into a buffer); `Ptr<T>` says
+  /// its dtype by its type.
   static KernelArg pointer(uint64_t address, std::string dtype = "") {
     KernelArg arg(int32_t(0));
     arg.kind_ = Kind::Pointer;

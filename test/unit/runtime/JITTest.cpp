@@ -67,4 +67,38 @@ TEST(JIT, NumStagesIsPartOfTheSpecialization) {
   EXPECT_EQ(scale.compileCount(), 2u);
 }
 
+// Raw device addresses name their dtype by their type: the JIT
+// specializes them as it does buffers (alignment included).
+TEST(JIT, TypedRawPointers) {
+  EXPECT_EQ(JITFunction::argType(Ptr<float>(uint64_t(0x1000))), "*fp32:16");
+  EXPECT_EQ(JITFunction::argType(Ptr<bf16>(uint64_t(0x1008))), "*bf16");
+  EXPECT_EQ(JITFunction::argType(Ptr<fp16>(uint64_t(0x2000))), "*fp16:16");
+  EXPECT_EQ(JITFunction::argType(Ptr<int32_t>(uint64_t(0x2004))), "*i32");
+  EXPECT_EQ(JITFunction::argType(Ptr<uint8_t>(uint64_t(0x2010))), "*u8:16");
+  EXPECT_EQ(JITFunction::argType(Ptr<fp8e4nv>(uint64_t(0x2010))),
+            "*fp8e4nv:16");
+  KernelArg arg = Ptr<double>(reinterpret_cast<const void *>(0x3000));
+  EXPECT_EQ(arg.kind(), KernelArg::Kind::Pointer);
+  EXPECT_EQ(arg.pointerValue(), 0x3000u);
+  EXPECT_EQ(arg.pointeeDType(), "fp64");
+}
+
+// A launch on a stream of its own, into memory passed as a typed raw
+// address: nothing reaches the buffer before the stream is waited on, and
+// then all of it has.
+TEST(JIT, LaunchOnAStreamWithARawPointer) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction scale(kScale, "scale.tl");
+  auto buffer = DeviceBuffer::fromHost(std::vector<float>{1, 2, 3});
+  Stream stream;
+  JITOptions options;
+  options.stream = stream.handle();
+  scale.launch({1}, {Ptr<float>(buffer.address()), 3},
+               {{"MODE", "double"}, {"BLOCK", 4}}, options);
+  stream.synchronize();
+  EXPECT_EQ(buffer.toHost<float>(), (std::vector<float>{2, 4, 6}));
+}
+
 } // namespace
