@@ -7,10 +7,30 @@
 #include "tile/Module.h"
 #include "tilec/Compiler.h"
 
+#include <dlfcn.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 using namespace tile;
+
+/// What a disk-cache entry was compiled by: tilec's version, and the
+/// compiler library's size and modification time, so that a rebuilt
+/// compiler of the same version does not read its predecessor's kernels.
+static const std::string &compilerIdentity() {
+  static const std::string identity = [] {
+    std::string id = "tilec " TILEC_VERSION;
+    Dl_info info;
+    struct stat file;
+    if (dladdr(reinterpret_cast<void *>(&tilec::compile), &info) &&
+        info.dli_fname && stat(info.dli_fname, &file) == 0)
+      id += " " + std::to_string(file.st_size) + " " +
+            std::to_string(file.st_mtim.tv_sec) + "." +
+            std::to_string(file.st_mtim.tv_nsec);
+    return id;
+  }();
+  return identity;
+}
 
 Constexpr::Constexpr(double value) {
   std::ostringstream os;
@@ -94,10 +114,8 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   return compile;
 }
 
-const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
-                                      const Constexprs &constexprs,
-                                      const JITOptions &options) {
-  tilec::CompileOptions compile = compileOptions(args, constexprs, options);
+/// What a specialization is compiled for, as one string.
+static std::string specializationKey(const tilec::CompileOptions &compile) {
   std::string key = compile.kernel + "|" + compile.arch + "|" +
                     std::to_string(compile.numWarps) + "|" +
                     std::to_string(compile.numStages) +
@@ -106,17 +124,42 @@ const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
     key += "|" + name + "=" + value;
   for (const std::string &type : compile.argTypes)
     key += "|" + type;
+  return key;
+}
 
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end())
-    return *it->second;
+JITFunction::Compiled JITFunction::compile(const std::vector<KernelArg> &args,
+                                           const Constexprs &constexprs,
+                                           const JITOptions &options) {
+  tilec::CompileOptions compile = compileOptions(args, constexprs, options);
+  std::string diskKey = compilerIdentity() + "\n" +
+                        specializationKey(compile) + "\n" + source;
+  if (auto sections = diskCache.load(diskKey); sections && sections->size() == 2) {
+    try {
+      return {(*sections)[0], KernelMetadata::fromJSON((*sections)[1]), true};
+    } catch (const Error &) {
+      // Intact but unreadable (written by another metadata format): compile.
+    }
+  }
   tilec::CompileResult result = tilec::compile(source, filename, compile);
   if (!result.ok)
     throw Error(result.diagnostics);
   ++compiles;
-  auto module = Module::loadPTX(result.text, result.metadata.kernel);
-  auto kernel = std::make_unique<Kernel>(module, result.metadata);
+  (void)diskCache.store(diskKey, {result.text, result.metadata.toJSON()});
+  return {std::move(result.text), std::move(result.metadata), false};
+}
+
+const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
+                                      const Constexprs &constexprs,
+                                      const JITOptions &options) {
+  std::string key =
+      specializationKey(compileOptions(args, constexprs, options));
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = cache.find(key);
+  if (it != cache.end())
+    return *it->second;
+  Compiled compiled = compile(args, constexprs, options);
+  auto module = Module::loadPTX(compiled.ptx, compiled.metadata.kernel);
+  auto kernel = std::make_unique<Kernel>(module, std::move(compiled.metadata));
   return *cache.emplace(key, std::move(kernel)).first->second;
 }
 

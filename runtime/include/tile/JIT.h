@@ -3,7 +3,8 @@
 // Triton's @jit, from C++: a JITFunction compiles its kernel for each new
 // specialization (constexpr values, argument types and alignment, warps,
 // pipeline stages, architecture) the first time it is launched with it,
-// keeps the result in memory, and launches through the runtime.
+// keeps the result in memory and on disk (DiskCache.h: a later process
+// finds it there), and launches through the runtime.
 //
 //   tile::JITFunction add = tile::JITFunction::fromFile("vector_add.tl");
 //   add.launch({tile::cdiv(n, 1024)}, {x, y, out, n}, {{"BLOCK_SIZE", 1024}});
@@ -13,8 +14,10 @@
 #ifndef TILE_JIT_H
 #define TILE_JIT_H
 
+#include "tile/DiskCache.h"
 #include "tile/Kernel.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -91,8 +94,25 @@ public:
                            const Constexprs &constexprs,
                            const JITOptions &options);
 
-  /// How many specializations were compiled (not found in the cache).
-  unsigned compileCount() const { return compiles; }
+  /// A specialization's PTX and metadata, from the disk cache or compiled
+  /// (and then stored there). Needs no GPU.
+  struct Compiled {
+    std::string ptx;
+    KernelMetadata metadata;
+    bool fromDiskCache = false;
+  };
+  Compiled compile(const std::vector<KernelArg> &args,
+                   const Constexprs &constexprs, const JITOptions &options);
+
+  /// How many specializations were compiled (found in neither cache).
+  unsigned compileCount() const { return compiles.load(); }
+
+  /// The on-disk cache (DiskCache::defaultDirectory() unless set; "" turns
+  /// it off).
+  void setCacheDirectory(std::string directory) {
+    diskCache = DiskCache(std::move(directory));
+  }
+  const DiskCache &cacheDirectory() const { return diskCache; }
 
   /// The type string a launch argument specializes its parameter to:
   /// "*fp32:16", "i32", "i64:16", "fp32".
@@ -107,9 +127,10 @@ private:
                                        const JITOptions &options) const;
 
   std::string source, filename, kernelName;
+  DiskCache diskCache{DiskCache::defaultDirectory()};
   std::mutex mutex;
   std::map<std::string, std::unique_ptr<Kernel>> cache;
-  unsigned compiles = 0;
+  std::atomic<unsigned> compiles{0};
 };
 
 } // namespace tile
