@@ -11,6 +11,8 @@ install(EXPORT TilecRuntimeTargets NAMESPACE Tilec::
 if(TARGET tile_jit)
   install(EXPORT TilecTargets NAMESPACE Tilec::
           DESTINATION ${TILEC_PACKAGE_DIR})
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/TilecKernels.cmake
+          DESTINATION ${TILEC_PACKAGE_DIR})
 endif()
 
 configure_package_config_file(

@@ -12,6 +12,10 @@ out="$root/.gpu"
 rm -rf "$out" && mkdir -p "$out/stage/bin" "$out/stage/lib"
 cp "$build"/bin/* "$out/stage/bin/"
 cp "$build"/test/unit/*/*-tests "$out/stage/bin/"
+# The consumer project's programs, where the consumer test built them.
+for p in jit_scale aot_scale; do
+  if [ -x "$build/test/consumer/build/$p" ]; then cp "$build/test/consumer/build/$p" "$out/stage/bin/"; fi
+done
 cp "$build"/lib/*.so "$out/stage/lib/"
 strip --strip-unneeded "$out"/stage/lib/libt*.so "$out/stage/lib/libTilecCompiler.so" "$out"/stage/bin/* 2>/dev/null || true
 # Every library the binaries link but libc, libm, libstdc++ and the loader.

@@ -107,3 +107,12 @@ if find_libdevice():
     config.available_features.add("libdevice")
 if have_gpu():
     config.available_features.add("gpu")
+
+# A C compiler and CUDA's headers: the C launchers of --emit=c compile.
+cuda_include = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                            "include")
+c_compiler = shutil.which("cc") or shutil.which("gcc")
+if c_compiler and os.path.exists(os.path.join(cuda_include, "cuda.h")):
+    config.available_features.add("cuda-headers")
+    config.substitutions.append(("%cc", c_compiler))
+    config.substitutions.append(("%cuda_include", cuda_include))

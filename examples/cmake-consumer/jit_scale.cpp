@@ -11,12 +11,15 @@
 #include "tile/JIT.h"
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
-int main() {
+int main(int argc, char **argv) {
+  // The kernels' directory: this project's, or the one given.
+  std::string dir = argc > 1 ? argv[1] : KERNELS_DIR;
   tile::Backend backend = tile::defaultBackend();
   try {
-    auto scale = tile::JITFunction::fromFile(KERNELS_DIR "/scale.tl");
+    auto scale = tile::JITFunction::fromFile(dir + "/scale.tl");
     const int n = 10007;
     std::vector<float> x(n);
     for (int i = 0; i < n; ++i)

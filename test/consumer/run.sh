@@ -15,6 +15,7 @@ cmake -S "$consumer" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log"
 cmake --build "$work/build" > "$work/build.log"
 "$work/build/jit_scale"
+"$work/build/aot_scale"
 
 cmake -S "$root" -B "$work/runtime-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DTILEC_RUNTIME_ONLY=ON > "$work/runtime-configure.log"

@@ -8,6 +8,8 @@
 
 #include "ToolSupport.h"
 #include "tilec/Compiler.h"
+#include "tilec/Target/C/CLauncher.h"
+#include "tilec/Target/PTX/PTXEmitter.h"
 
 #include "llvm/Config/llvm-config.h"
 
@@ -39,7 +41,10 @@ const char *kDescription =
 
 const char *kFooter = R"(Output:
   With -o FILE, the result goes to FILE and, for --emit=ptx and cubin, the
-  metadata to FILE with its extension replaced by .json. Without -o (or with
+  metadata to FILE with its extension replaced by .json. --emit=c writes
+  FILE.h and FILE.c (FILE without its extension): the kernel's cubin (where
+  ptxas is found) and PTX and a typed C launcher that needs only the CUDA
+  driver. Without -o (or with
   -o -), text stages (ast, tile, ttgpu, llvm, ptx) are printed to stdout and
   no metadata is written; --emit=cubin needs -o.
 
@@ -49,6 +54,7 @@ Examples:
   tilec add.tl --signature "*fp32:16, *fp32:16, *fp32:16, i32, 1024" -o add.ptx
   tilec matmul.tl --kernel matmul --name matmul_128x128 --arch sm_80 -o mm.ptx
   tilec add.tl --emit=cubin -o add.cubin     # runs ptxas as well
+  tilec add.tl --signature "..." --emit=c -o add   # add.h, add.c: add(stream, grid..., args)
   tilec add.tl --emit=ttgpu                  # the laid-out tile IR, on stdout
   tilec kernel.mlir --emit=llvm              # hand-written tile IR to LLVM IR
   tilec add.tl -o add.ptx --time             # wall time of each stage
@@ -79,6 +85,38 @@ int fail(const std::string &message, int code = kExitCompileError) {
   return code;
 }
 
+/// --emit=c: `output`.h and `output`.c (without `output`'s extension), with
+/// the cubin where ptxas can make one (else the PTX alone, said on stderr).
+int writeCLauncher(const tilec::CompileResult &result, const std::string &input,
+                   const std::string &output, const std::string &arch) {
+  std::string base = output;
+  size_t slash = base.find_last_of('/'), dot = base.find_last_of('.');
+  if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1))
+    base = base.substr(0, dot);
+  std::vector<char> cubin;
+  llvm::Expected<std::vector<char>> assembled =
+      tilec::assembleCubin(result.text, arch);
+  if (assembled)
+    cubin = std::move(*assembled);
+  else
+    std::cerr << "tilec: warning: no cubin embedded (the PTX alone, which the "
+                 "driver compiles at load): "
+              << llvm::toString(assembled.takeError()) << "\n";
+  std::string headerName = base.substr(slash == std::string::npos ? 0 : slash + 1) + ".h";
+  tilec::CLauncher launcher;
+  try {
+    launcher = tilec::emitCLauncher(result.metadata, result.text, cubin,
+                                    headerName, input);
+  } catch (const std::exception &e) {
+    return fail(e.what());
+  }
+  for (const auto &[path, text] :
+       {std::pair(base + ".h", &launcher.header), std::pair(base + ".c", &launcher.source)})
+    if (!writeFile(path, text->data(), text->size()))
+      return fail("cannot write '" + path + "': " + std::strerror(errno));
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -107,8 +145,9 @@ int main(int argc, char **argv) {
                  "Name of the PTX entry (default: the kernel's)")
       ->option_text("ENTRY");
   app.add_option("--emit", emit,
-                 "Stop after: ast, tile, ttgpu, llvm, ptx (default), cubin")
-      ->check(CLI::IsMember({"ast", "tile", "ttgpu", "llvm", "ptx", "cubin"}))
+                 "Stop after: ast, tile, ttgpu, llvm, ptx (default), cubin; "
+                 "or c, a C launcher")
+      ->check(CLI::IsMember({"ast", "tile", "ttgpu", "llvm", "ptx", "cubin", "c"}))
       ->option_text("STAGE");
   app.add_flag("--time", timing,
                "Print the wall time of each compiler stage to stderr");
@@ -122,8 +161,12 @@ int main(int argc, char **argv) {
     return kExitUsageError;
   }
 
-  if (!tilec::parseStage(emit, options.stopAfter))
+  bool emitC = emit == "c";
+  if (!emitC && !tilec::parseStage(emit, options.stopAfter))
     return fail("unknown stage '" + emit + "'", kExitUsageError);
+  if (emitC && (output.empty() || output == "-"))
+    return fail("--emit=c writes FILE.h and FILE.c: give FILE with -o",
+                kExitUsageError);
   std::string defineError;
   if (!tilec::applyDefines(defines, options, defineError))
     return fail(defineError, kExitUsageError);
@@ -146,6 +189,8 @@ int main(int argc, char **argv) {
     return kExitCompileError;
   }
 
+  if (emitC)
+    return writeCLauncher(result, input, output, result.metadata.arch);
   if (toStdout) {
     std::cout << result.text;
     std::cout.flush();
