@@ -1,4 +1,4 @@
-# tilec_add_kernel(<target> FILE <kernel.tl> SIGNATURE "<types>"
+# tilec_add_kernel(<target> FILE <kernel.tl> SIGNATURE "<types>" ["<types>"...]
 #                  [KERNEL <function>] [NAME <launcher>] [NUM_WARPS <n>]
 #                  [NUM_STAGES <n>] [ARCH <sm_XY>] [DEFINES <NAME=VALUE>...])
 #
@@ -6,7 +6,9 @@
 # and adds the C launcher to <target>: `#include "<launcher>.h"` and call
 # `<launcher>(stream, grid_x, grid_y, grid_z, args...)`. NAME (default: the
 # kernel's function name) names the launcher and its files; SIGNATURE is
-# tilec's --signature (Triton's AOT syntax). The launcher needs the CUDA
+# tilec's --signature (Triton's AOT syntax). Several signatures make one
+# launcher that dispatches to the first specialization whose alignment,
+# divisibility and ":1" assumptions the arguments meet. The launcher needs the CUDA
 # headers to build and the CUDA driver (loaded at run time) to run.
 include_guard(GLOBAL)
 find_package(Threads REQUIRED)
@@ -16,7 +18,7 @@ find_package(CUDAToolkit QUIET)
 
 function(tilec_add_kernel target)
   cmake_parse_arguments(PARSE_ARGV 1 ARG ""
-    "FILE;KERNEL;NAME;SIGNATURE;NUM_WARPS;NUM_STAGES;ARCH" "DEFINES")
+    "FILE;KERNEL;NAME;NUM_WARPS;NUM_STAGES;ARCH" "SIGNATURE;DEFINES")
   if(NOT ARG_FILE OR NOT DEFINED ARG_SIGNATURE)
     message(FATAL_ERROR "tilec_add_kernel(${target}): FILE and SIGNATURE are required")
   endif()
@@ -31,7 +33,10 @@ function(tilec_add_kernel target)
   if(NOT name)
     get_filename_component(name "${ARG_FILE}" NAME_WE)
   endif()
-  set(options --signature "${ARG_SIGNATURE}")
+  set(options)
+  foreach(signature IN LISTS ARG_SIGNATURE)
+    list(APPEND options --signature "${signature}")
+  endforeach()
   if(ARG_KERNEL)
     list(APPEND options --kernel ${ARG_KERNEL})
   endif()

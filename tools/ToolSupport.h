@@ -26,9 +26,12 @@ namespace tilec {
 
 /// Adds the kernel-selecting flags to `app`; -D values land in `defines`
 /// until applyDefines moves them into `options`.
+/// With `signatures`, --signature may be repeated and lands there (tilec
+/// --emit=c: one launcher over several specializations).
 inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                            std::vector<std::string> &defines,
-                           const std::string &kernelHelp) {
+                           const std::string &kernelHelp,
+                           std::vector<std::string> *signatures = nullptr) {
   app.add_option("--kernel", options.kernel, kernelHelp)->option_text("NAME");
   app.add_option("-D", defines, "Sets a constexpr parameter, e.g. -D BLOCK=1024")
       ->option_text("NAME=VALUE")
@@ -69,11 +72,18 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");
-  app.add_option("--signature", options.signature,
-                 "Every parameter's type in order, as Triton's AOT:\n"
-                 "\"*fp32:16, *bf16, i32, 1024\" (pointer:alignment,\n"
-                 "int:divisibility, or a constexpr's value)")
-      ->option_text("SIG");
+  std::string help = "Every parameter's type in order, as Triton's AOT:\n"
+                     "\"*fp32:16, *bf16, i32, 1024\" (pointer:alignment,\n"
+                     "int:divisibility, int:1 for the value 1, or a\n"
+                     "constexpr's value)";
+  if (signatures)
+    app.add_option("--signature", *signatures,
+                   help + "; repeated with --emit=c: one\n"
+                          "launcher dispatching over the specializations")
+        ->option_text("SIG")
+        ->allow_extra_args(false);
+  else
+    app.add_option("--signature", options.signature, help)->option_text("SIG");
 }
 
 /// Moves `-D NAME=VALUE`s into options.constexprs (`-D NAME=` gives the

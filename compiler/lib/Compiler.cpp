@@ -674,6 +674,10 @@ tilec::CompileResult tilec::interpret(const std::string &source,
   return result;
 }
 
+std::string tilec::libdevicePath() {
+  return findLibdevice().value_or("");
+}
+
 bool tilec::parseStage(const std::string &name, Stage &stage) {
   static const std::pair<const char *, Stage> stages[] = {
       {"ast", Stage::AST},       {"tile", Stage::Tile},

@@ -126,11 +126,14 @@ DiskCache::load(const std::string &key) const {
   std::string storedKey;
   if (!readSection(data, pos, storedKey) || storedKey != key)
     return std::nullopt;
-  std::vector<std::string> sections(count);
-  for (std::string &section : sections)
-    if (!readSection(data, pos, section))
+  // The count lies outside the checksum: read what is there, then compare,
+  // rather than trusting it with an allocation.
+  std::vector<std::string> sections;
+  while (pos < end) {
+    if (!readSection(data, pos, sections.emplace_back()))
       return std::nullopt;
-  if (pos != end)
+  }
+  if (pos != end || sections.size() != count)
     return std::nullopt;
   return sections;
 }

@@ -259,8 +259,8 @@ int tile::driverVersion() {
 
 tile::Stream::Stream() {
   CUstream stream = nullptr;
-  // CU_STREAM_NON_BLOCKING: no implicit ordering with the default stream.
-  checkCuda(driver().cuStreamCreate(&stream, 1), "cuStreamCreate");
+  // CU_STREAM_DEFAULT: ordered with the legacy default stream.
+  checkCuda(driver().cuStreamCreate(&stream, 0), "cuStreamCreate");
   handle_ = stream;
 }
 

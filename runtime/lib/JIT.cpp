@@ -14,22 +14,30 @@
 
 using namespace tile;
 
-/// What a disk-cache entry was compiled by: tilec's version, and the
-/// compiler library's size and modification time, so that a rebuilt
-/// compiler of the same version does not read its predecessor's kernels.
-static const std::string &compilerIdentity() {
-  static const std::string identity = [] {
-    std::string id = "tilec " TILEC_VERSION;
+/// A file as " path size mtime", or "" when it cannot be read.
+static std::string fileIdentity(const char *path) {
+  struct stat file;
+  if (!path || stat(path, &file) != 0)
+    return "";
+  return std::string(" ") + path + " " + std::to_string(file.st_size) + " " +
+         std::to_string(file.st_mtim.tv_sec) + "." +
+         std::to_string(file.st_mtim.tv_nsec);
+}
+
+/// What a disk-cache entry was compiled by: tilec's version, the compiler
+/// library (so that a rebuilt compiler of the same version does not read
+/// its predecessor's kernels) and the libdevice it links (another CUDA's,
+/// or TILEC_LIBDEVICE's, compiles math differently).
+static std::string compilerIdentity() {
+  static const std::string library = [] {
     Dl_info info;
-    struct stat file;
-    if (dladdr(reinterpret_cast<void *>(&tilec::compile), &info) &&
-        info.dli_fname && stat(info.dli_fname, &file) == 0)
-      id += " " + std::to_string(file.st_size) + " " +
-            std::to_string(file.st_mtim.tv_sec) + "." +
-            std::to_string(file.st_mtim.tv_nsec);
-    return id;
+    return dladdr(reinterpret_cast<void *>(&tilec::compile), &info)
+               ? fileIdentity(info.dli_fname)
+               : std::string();
   }();
-  return identity;
+  std::string libdevice = tilec::libdevicePath();
+  return "tilec " TILEC_VERSION + library + " libdevice" +
+         (libdevice.empty() ? std::string() : fileIdentity(libdevice.c_str()));
 }
 
 Constexpr::Constexpr(double value) {

@@ -22,8 +22,11 @@ cmake -S "$root" -B "$work/runtime-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 cmake --build "$work/runtime-build" > "$work/runtime-build.log"
 cmake --install "$work/runtime-build" --prefix "$work/runtime-prefix" \
   > "$work/runtime-install.log"
-if [ -e "$work/runtime-prefix/include/tile/JIT.h" ] ||
-   ls "$work/runtime-prefix/lib" | grep -q -i -E 'llvm|mlir|TilecCompiler'; then
+# find -quit, not `ls | grep -q`: under pipefail grep's early exit can
+# fail ls with SIGPIPE.
+compiler_parts=$(find "$work/runtime-prefix/lib" \( -iname '*llvm*' -o \
+  -iname '*mlir*' -o -iname '*TilecCompiler*' \) -print -quit)
+if [ -e "$work/runtime-prefix/include/tile/JIT.h" ] || [ -n "$compiler_parts" ]; then
   echo "the runtime-only install holds compiler parts"; exit 1
 fi
 mkdir -p "$work/runtime-only"

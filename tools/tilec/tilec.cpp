@@ -44,7 +44,9 @@ const char *kFooter = R"(Output:
   metadata to FILE with its extension replaced by .json. --emit=c writes
   FILE.h and FILE.c (FILE without its extension): the kernel's cubin (where
   ptxas is found) and PTX and a typed C launcher that needs only the CUDA
-  driver. Without -o (or with
+  driver; with several --signature, one launcher per specialization and a
+  dispatcher that picks by the arguments' alignment, divisibility and ones.
+  Without -o (or with
   -o -), text stages (ast, tile, ttgpu, llvm, ptx) are printed to stdout and
   no metadata is written; --emit=cubin needs -o.
 
@@ -55,6 +57,8 @@ Examples:
   tilec matmul.tl --kernel matmul --name matmul_128x128 --arch sm_80 -o mm.ptx
   tilec add.tl --emit=cubin -o add.cubin     # runs ptxas as well
   tilec add.tl --signature "..." --emit=c -o add   # add.h, add.c: add(stream, grid..., args)
+  tilec add.tl --signature "*fp32:16, ..., i32:16, 1024" \\
+               --signature "*fp32, ..., i32, 1024" --emit=c -o add   # add() dispatches
   tilec add.tl --emit=ttgpu                  # the laid-out tile IR, on stdout
   tilec kernel.mlir --emit=llvm              # hand-written tile IR to LLVM IR
   tilec add.tl -o add.ptx --time             # wall time of each stage
@@ -86,27 +90,32 @@ int fail(const std::string &message, int code = kExitCompileError) {
 }
 
 /// --emit=c: `output`.h and `output`.c (without `output`'s extension), with
-/// the cubin where ptxas can make one (else the PTX alone, said on stderr).
-int writeCLauncher(const tilec::CompileResult &result, const std::string &input,
-                   const std::string &output, const std::string &arch) {
+/// each specialization's cubin where ptxas can make one (else the PTX
+/// alone, said on stderr).
+int writeCLauncher(const std::vector<tilec::CompileResult> &results,
+                   const std::string &input, const std::string &output) {
   std::string base = output;
   size_t slash = base.find_last_of('/'), dot = base.find_last_of('.');
   if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1))
     base = base.substr(0, dot);
-  std::vector<char> cubin;
-  llvm::Expected<std::vector<char>> assembled =
-      tilec::assembleCubin(result.text, arch);
-  if (assembled)
-    cubin = std::move(*assembled);
-  else
-    std::cerr << "tilec: warning: no cubin embedded (the PTX alone, which the "
-                 "driver compiles at load): "
-              << llvm::toString(assembled.takeError()) << "\n";
+  std::vector<tilec::CSpecialization> specs;
+  for (const tilec::CompileResult &result : results) {
+    tilec::CSpecialization &spec = specs.emplace_back();
+    spec.metadata = result.metadata;
+    spec.ptx = result.text;
+    llvm::Expected<std::vector<char>> assembled =
+        tilec::assembleCubin(result.text, result.metadata.arch);
+    if (assembled)
+      spec.cubin = std::move(*assembled);
+    else
+      std::cerr << "tilec: warning: no cubin embedded (the PTX alone, which "
+                   "the driver compiles at load): "
+                << llvm::toString(assembled.takeError()) << "\n";
+  }
   std::string headerName = base.substr(slash == std::string::npos ? 0 : slash + 1) + ".h";
   tilec::CLauncher launcher;
   try {
-    launcher = tilec::emitCLauncher(result.metadata, result.text, cubin,
-                                    headerName, input);
+    launcher = tilec::emitCLauncher(specs, headerName, input);
   } catch (const std::exception &e) {
     return fail(e.what());
   }
@@ -138,9 +147,11 @@ int main(int argc, char **argv) {
   app.add_option("-o,--output", output,
                  "Output file; - for stdout (see Output below)")
       ->option_text("FILE");
+  std::vector<std::string> signatures;
   tilec::addKernelFlags(
       app, options, defines,
-      "The @triton.jit function to compile (default: the only one)");
+      "The @triton.jit function to compile (default: the only one)",
+      &signatures);
   app.add_option("--name", options.entryName,
                  "Name of the PTX entry (default: the kernel's)")
       ->option_text("ENTRY");
@@ -180,17 +191,27 @@ int main(int argc, char **argv) {
   if (!tilec::readFile(input, source))
     return fail("cannot read '" + input + "': " + std::strerror(errno));
 
-  tilec::CompileResult result =
-      tilec::compile(source, input == "-" ? "<stdin>" : input, options);
-  if (timing)
-    std::cerr << result.timingReport;
-  if (!result.ok) {
-    std::cerr << result.diagnostics;
-    return kExitCompileError;
+  if (signatures.size() > 1 && !emitC)
+    return fail("several --signature make one C launcher: they need --emit=c",
+                kExitUsageError);
+  if (signatures.empty())
+    signatures.emplace_back();
+  std::vector<tilec::CompileResult> results;
+  for (const std::string &signature : signatures) {
+    options.signature = signature;
+    tilec::CompileResult &result = results.emplace_back(
+        tilec::compile(source, input == "-" ? "<stdin>" : input, options));
+    if (timing)
+      std::cerr << result.timingReport;
+    if (!result.ok) {
+      std::cerr << result.diagnostics;
+      return kExitCompileError;
+    }
   }
 
   if (emitC)
-    return writeCLauncher(result, input, output, result.metadata.arch);
+    return writeCLauncher(results, input, output);
+  const tilec::CompileResult &result = results.front();
   if (toStdout) {
     std::cout << result.text;
     std::cout.flush();

@@ -80,6 +80,10 @@ CompileResult interpret(const std::string &source, const std::string &filename,
                         unsigned gridY, unsigned gridZ,
                         const std::vector<InterpreterArg> &args);
 
+/// The libdevice.10.bc that compiles link (TILEC_LIBDEVICE, under CUDA_HOME
+/// or /usr/local/cuda), or "" where there is none.
+std::string libdevicePath();
+
 /// Parses a stage name of `--emit` ("ast", "tile", "ttgpu", "llvm", "ptx",
 /// "cubin"); false when unknown.
 bool parseStage(const std::string &name, Stage &stage);

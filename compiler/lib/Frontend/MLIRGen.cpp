@@ -1556,6 +1556,14 @@ void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
 /// A `-D` or signature constant: int, float, bool, None, or a string in
 /// quotes ('ieee' or "ieee", without escapes) for string constexprs such as
 /// an input_precision.
+/// Whether an argument type's hint ":1" specializes an integer to the value
+/// 1, as Triton's AOT signatures and its JIT do (a pointer's ":1" is an
+/// alignment of one byte: none).
+static bool isSpecializedToOne(Type type, int64_t hint) {
+  auto integer = dyn_cast_or_null<IntegerType>(type);
+  return hint == 1 && integer && integer.getWidth() > 1;
+}
+
 static std::optional<TValue> parseConstant(StringRef text) {
   text = text.trim();
   if (text == "None")
@@ -1752,7 +1760,26 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   /// runtime parameters.
   std::vector<std::tuple<std::string, size_t, DescriptorParam>> descriptors;
   NamedAttrList constexprAttrs;
+  auto bindConstexpr = [&](const std::string &name, const TValue &constant) {
+    scope[name] = constant;
+    Attribute attr =
+        constant.kind == TValue::Kind::None
+            ? (Attribute)builder.getUnitAttr()
+        : constant.kind == TValue::Kind::Float
+            ? (Attribute)builder.getF64FloatAttr(constant.floatValue)
+        : constant.kind == TValue::Kind::Bool
+            ? (Attribute)builder.getBoolAttr(constant.intValue)
+        : constant.kind == TValue::Kind::String
+            ? (Attribute)builder.getStringAttr(constant.name)
+            : (Attribute)builder.getI64IntegerAttr(constant.intValue);
+    constexprAttrs.append(name, attr);
+  };
+  // Integer arguments specialized to 1 (":1", as Triton's) are constexprs
+  // of the kernel, not parameters; they still take their place among the
+  // arguments' types.
+  size_t specializedToOne = 0;
   for (auto [index, p] : llvm::enumerate(kernel->params)) {
+    size_t argIndex = runtimeParams.size() + specializedToOne;
     TValue annotation;
     if (p.annotation)
       annotation = gen(*p.annotation);
@@ -1794,6 +1821,10 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         if (isConstexpr)
           fail(p.loc, "'" + p.name + "' is a constexpr: --signature must give "
                                      "it a value, not the type " + typeText);
+        if (isSpecializedToOne(type, divisibility)) {
+          ++specializedToOne;
+          constant = parseConstant("1");
+        }
       }
     }
     if (isConstexpr && !constant && p.defaultValue)
@@ -1808,18 +1839,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                       "' has no value: give it with -D " + p.name +
                       "=VALUE or in --signature");
     if (constant) {
-      scope[p.name] = *constant;
-      Attribute attr =
-          constant->kind == TValue::Kind::None
-              ? (Attribute)builder.getUnitAttr()
-          : constant->kind == TValue::Kind::Float
-              ? (Attribute)builder.getF64FloatAttr(constant->floatValue)
-          : constant->kind == TValue::Kind::Bool
-              ? (Attribute)builder.getBoolAttr(constant->intValue)
-          : constant->kind == TValue::Kind::String
-              ? (Attribute)builder.getStringAttr(constant->name)
-              : (Attribute)builder.getI64IntegerAttr(constant->intValue);
-      constexprAttrs.append(p.name, attr);
+      bindConstexpr(p.name, *constant);
       continue;
     }
     if (!type && annotation.kind == TValue::Kind::DType)
@@ -1833,8 +1853,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       if (!divText.empty())
         (void)divText.trim().getAsInteger(10, divisibility);
     }
-    if (!type && !descriptor && runtimeParams.size() < spec.argTypes.size()) {
-      StringRef text = spec.argTypes[runtimeParams.size()];
+    if (!type && !descriptor && argIndex < spec.argTypes.size()) {
+      StringRef text = spec.argTypes[argIndex];
       auto [typeText, divText] = text.split(':');
       type = parseTypeString(typeText);
       if (!type)
@@ -1842,6 +1862,11 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                         text + "'");
       if (!divText.empty())
         (void)divText.trim().getAsInteger(10, divisibility);
+      if (isSpecializedToOne(type, divisibility)) {
+        ++specializedToOne;
+        bindConstexpr(p.name, *parseConstant("1"));
+        continue;
+      }
     }
     if (descriptor) {
       // The base (16-byte aligned, as Triton's descriptors must be), then

@@ -29,10 +29,12 @@ void checkCuda(int result, const char *call, std::string_view kernel = {});
 /// surface here, so the error names the last kernel launched.
 void synchronize();
 
-/// A CUDA stream of its own (non-blocking: no implicit order with the
-/// default stream), for launches that overlap other work. Launches take any
-/// CUstream as `void *`: this one's handle(), or a caller's (CuPy's,
-/// PyTorch's). Throws tile::Error when CUDA is unavailable.
+/// A CUDA stream of its own, for launches that overlap the host's work.
+/// It is ordered with the legacy default stream, on which DeviceBuffer's
+/// copies run (a non-blocking stream would let a kernel read a buffer
+/// before its upload finished). Launches take any CUstream as `void *`:
+/// this one's handle(), or a caller's (CuPy's, PyTorch's). Throws
+/// tile::Error when CUDA is unavailable.
 class Stream {
 public:
   Stream();

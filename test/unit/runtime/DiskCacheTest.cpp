@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -83,6 +84,27 @@ TEST(DiskCache, EntriesRoundTripAndRejectWhatIsNotTheirs) {
   // Off: no directory.
   EXPECT_FALSE(DiskCache("").store("key", {"x"}));
   EXPECT_FALSE(DiskCache("").load("key").has_value());
+}
+
+// The trailer's section count lies outside the checksum: a huge or wrong
+// one is a miss, never an allocation of that many sections.
+TEST(DiskCache, WrongSectionCountIsAMiss) {
+  DiskCache cache(freshDirectory("count"));
+  ASSERT_TRUE(cache.store("key", {"a", "b"}));
+  std::string path = cache.pathOf("key");
+  std::string data;
+  {
+    std::ifstream in(path, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  size_t end = data.rfind("end 2 ");
+  ASSERT_NE(end, std::string::npos);
+  for (const char *count : {"999999999999999999", "3", "1"}) {
+    std::string damaged = data.substr(0, end) + "end " + count +
+                          data.substr(end + 5);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << damaged;
+    EXPECT_FALSE(cache.load("key").has_value()) << count;
+  }
 }
 
 TEST(DiskCache, DefaultDirectory) {

@@ -33,6 +33,7 @@
 #include "Utility.h"
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
+#include "tilec/Dialect/TileGPU/IR/GlobalAccess.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
@@ -378,34 +379,6 @@ struct AtomicToLLVM : OpConversionPattern<AtomicOp> {
   const AtomicFenceMap &fences;
 };
 
-/// Whether a fence at any scope orders `op`'s memory accesses with an
-/// atomic's: whether it may touch global memory in the generic proxy. Every
-/// op with memory effects may, but those known to touch only the program's
-/// shared memory, to read through the copy engine (async proxy) or to wait;
-/// ops with recursive effects are judged by their nested ops.
-bool isOrderedByFences(Operation *op) {
-  if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
-      isMemoryEffectFree(op))
-    return false;
-  return !isa<LocalAllocOp, AsyncCommitGroupOp, AsyncWaitOp,
-              WarpgroupDotWaitOp, FenceAsyncSharedOp, TensorMapAcquireOp,
-              TensorMapPrefetchOp, AsyncTMACopyOp, BarrierInitOp,
-              BarrierExpectOp, BarrierArriveOp, BarrierWaitOp, BarrierInvalOp,
-              tile::DebugBarrierOp>(op);
-}
-
-/// Whether any op in [begin, end) of a block, or nested in one, is ordered
-/// by fences.
-bool anyOrderedByFences(Block::iterator begin, Block::iterator end) {
-  for (Operation &op : llvm::make_range(begin, end))
-    if (op.walk([](Operation *nested) {
-            return isOrderedByFences(nested) ? WalkResult::interrupt()
-                                             : WalkResult::advance();
-          }).wasInterrupted())
-      return true;
-  return false;
-}
-
 } // namespace
 
 AtomicFenceMap mlir::tilegpu::computeAtomicFences(ModuleOp module) {
@@ -419,8 +392,12 @@ AtomicFenceMap mlir::tilegpu::computeAtomicFences(ModuleOp module) {
     if (!isa<FunctionOpInterface>(op->getParentOp()))
       return;
     Block *body = op->getBlock();
-    fences[op] = {anyOrderedByFences(body->begin(), op->getIterator()),
-                  anyOrderedByFences(std::next(op->getIterator()), body->end())};
+    // A fence at any scope orders the generic proxy's accesses, not the
+    // copy engine's.
+    fences[op] = {mayAccessGlobalMemory(body->begin(), op->getIterator(),
+                                        GlobalProxy::Generic),
+                  mayAccessGlobalMemory(std::next(op->getIterator()),
+                                        body->end(), GlobalProxy::Generic)};
   });
   return fences;
 }

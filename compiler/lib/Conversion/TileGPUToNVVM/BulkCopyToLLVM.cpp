@@ -261,11 +261,17 @@ struct AsyncTMAStoreToLLVM : OpConversionPattern<AsyncTMAStoreOp> {
           rewriter, loc, map, offsetShared(rewriter, loc, base, p * panelBytes),
           coords, /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);
     }
-    // Threads without copies commit and wait on empty groups.
+    // Threads without copies commit and wait on empty groups. The buffer
+    // may be reused once the engine has read it; what the program does
+    // next with global memory must wait for the writes (a bulk group's
+    // completion makes them visible to the thread that waited, and the
+    // barrier to the others).
     NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
-    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
-                                         rewriter.getI32IntegerAttr(0),
-                                         rewriter.getUnitAttr());
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(0),
+        op.getComplete() ? UnitAttr() : rewriter.getUnitAttr());
+    if (op.getComplete())
+      emitBarrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }

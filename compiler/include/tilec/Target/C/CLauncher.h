@@ -15,7 +15,8 @@
 // maps the metadata describes from the launch's arguments, allocates the
 // programs' global scratch in stream order, and launches on the caller's
 // stream in the context current on the calling thread (device 0's
-// primary context where there is none).
+// primary context where there is none), loading its image into each
+// context once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,12 +36,24 @@ struct CLauncher {
   std::string source;
 };
 
-/// The launcher of `metadata`'s kernel, named after its entry, embedding
-/// `ptx` and, if not empty, `cubin`. `headerName` is what the source
-/// includes; `origin` says where the kernel came from, for the banner.
-/// Throws tile::Error for a parameter type C cannot pass.
-CLauncher emitCLauncher(const tile::KernelMetadata &metadata,
-                        const std::string &ptx, const std::vector<char> &cubin,
+/// One compiled specialization of a kernel.
+struct CSpecialization {
+  tile::KernelMetadata metadata;
+  std::string ptx;
+  /// Empty where ptxas was not there: the driver compiles the PTX at load.
+  std::vector<char> cubin;
+};
+
+/// The launcher of a kernel, named after its entry. With one
+/// specialization, `name(...)` launches it. With several (Triton's
+/// link.py), each gets `name_specN(...)` and `name(...)` dispatches to the
+/// first whose assumptions the arguments meet: pointer alignments, integer
+/// divisibilities and integers specialized to 1 (left out of that
+/// specialization's parameters). `headerName` is what the source includes;
+/// `origin` says where the kernel came from, for the banner. Throws
+/// tile::Error for a parameter type C cannot pass, or specializations that
+/// differ in more than their arguments' assumptions.
+CLauncher emitCLauncher(const std::vector<CSpecialization> &specializations,
                         const std::string &headerName,
                         const std::string &origin);
 

@@ -14,6 +14,9 @@
 //
 // Only where the launcher builds the map (HostTensorMaps.h): a map the
 // kernel built itself would cost each program a microsecond for one copy.
+// Not in kernels with atomics: the copy engine's writes are in the async
+// proxy, which the atomics' fences do not order. Where the program may
+// touch global memory after the store, it waits for the writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 #include "TensorBox.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/GlobalAccess.h"
 #include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
@@ -157,11 +161,13 @@ bool rewrite(const BulkStore &plan, func::FuncOp func) {
                          : (Value)arith::ConstantOp::create(
                                b, loc, b.getI32IntegerAttr(0)));
   llvm::append_range(coords, host->outerCoords);
-  AsyncTMAStoreOp::create(b, loc, host->map, coords, plan.src, plan.type);
+  auto bulk =
+      AsyncTMAStoreOp::create(b, loc, host->map, coords, plan.src, plan.type);
   Operation *convert = store.getValue().getDefiningOp();
   store.erase();
   if (convert->use_empty())
     convert->erase();
+  bulk.setComplete(mayAccessGlobalMemoryAfter(bulk, GlobalProxy::Any));
   return true;
 }
 
@@ -174,6 +180,12 @@ struct TileGPUBulkStores
       return;
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       SmallVector<BulkStore, 1> plans;
+      if (func.walk([](Operation *op) {
+                return isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)
+                           ? WalkResult::interrupt()
+                           : WalkResult::advance();
+              }).wasInterrupted())
+        continue;
       {
         tile::AxisInfoAnalysis axis(func);
         func.walk([&](tile::StoreOp store) {

@@ -241,12 +241,20 @@ def TileGPU_AsyncTMAStoreOp : TileGPU_Op<"async_tma_store", [
     what a store masked by the box's bounds writes. The scratch space, like
     a layout conversion's, reuses the bytes of buffers no longer live (an
     epilogue's, the pipeline's rings).
+
+    The writes themselves complete later, in the async proxy, unordered
+    with the program's later accesses to global memory. With `complete`,
+    thread 0 waits until they are done and a CTA barrier follows, so that
+    whatever the program does next sees them (tilegpu-bulk-stores sets it
+    where an access to global memory may follow).
     ```mlir
     tilegpu.async_tma_store %map[%n, %m], %c {buffer = !tilegpu.memdesc<128x256xf16, #shared>} : tensor<128x256xf16, #mma>
+    tilegpu.async_tma_store %map[%n, %m], %c {buffer = !tilegpu.memdesc<128x256xf16, #shared>, complete} : tensor<128x256xf16, #mma>
     ```
   }];
   let arguments = (ins TileGPU_TensorMapType:$tensormap, Variadic<I32>:$coords,
-                       AnyRankedTensor:$src, TypeAttrOf<TileGPU_MemDescType>:$buffer);
+                       AnyRankedTensor:$src, TypeAttrOf<TileGPU_MemDescType>:$buffer,
+                       UnitAttr:$complete);
   let assemblyFormat = [{
     $tensormap `[` $coords `]` `,` $src attr-dict `:` type($src)
   }];
