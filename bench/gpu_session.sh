@@ -6,7 +6,7 @@
 # layer norm and attention against Triton. Logs go to $OUT; a short table is
 # printed last. Each phase fits one device call.
 #   bash bench/gpu_session.sh check|language|sanitize|sanitize-hopper|bench|quickbench|splitk|profile|
-#                             language-bench|language-bench-quick ...
+#                             language-bench|language-bench-quick|triton-suite|launch ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -19,7 +19,8 @@ note() { summary+=("$1"); echo "$1"; }
 check() {
 for t in "$bin"/*-tests; do
   timeout 300 "$t" > "$OUT/$(basename "$t").log" 2>&1
-  note "$(basename "$t"): rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$(basename "$t").log" | tr '\n' ' ')"
+  rc=$?
+  note "$(basename "$t"): rc=$rc $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$(basename "$t").log" | tr '\n' ' ')"
 done
 for e in vector_add transpose dot_product normalize matmul splitk_matmul tiled_matmul; do
   timeout 300 "$bin/$e" dsl-examples > "$OUT/example_$e.log" 2>&1
@@ -237,6 +238,21 @@ splitk_sass() {
   grep -E "REDG|ATOMG|MEMBAR" "$OUT/splitk.sass" | head -4
 }
 
+# Launch overhead (bench/launch_overhead.py: raw, AOT, Kernel, JIT, bound,
+# Triton, cold start) and the consumer's AOT dispatcher against the JIT,
+# also under memcheck.
+launch() {
+  timeout 300 python3 bench/launch_overhead.py --bin "$bin/launch_overhead" \
+    --json "$OUT/launch_overhead.json" > "$OUT/launch_overhead.log" 2>&1
+  note "launch overhead: rc=$?"
+  cat "$OUT/launch_overhead.log"
+  timeout 120 "$bin/aot_scale" examples/cmake-consumer/kernels > "$OUT/aot_scale.log" 2>&1
+  note "aot_scale: rc=$? $(tr '\n' ' ' < "$OUT/aot_scale.log")"
+  TILEC_CACHE_DIR=$(mktemp -d) timeout 300 compute-sanitizer --tool memcheck \
+    "$bin/aot_scale" examples/cmake-consumer/kernels > "$OUT/aot_scale_memcheck.log" 2>&1
+  note "memcheck aot_scale: rc=$? $(grep 'ERROR SUMMARY' "$OUT/aot_scale_memcheck.log")"
+}
+
 for phase in "$@"; do
   case "$phase" in
     check) check ;;
@@ -250,6 +266,7 @@ for phase in "$@"; do
     language-bench) language_bench ;;
     language-bench-quick) language_bench --quick ;;
     triton-suite) triton_suite ;;
+    launch) launch ;;
   esac
 done
 echo "================ summary"

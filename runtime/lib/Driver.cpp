@@ -11,22 +11,34 @@
 #include "DriverApi.h"
 #include "tile/Error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <dlfcn.h>
 #include <mutex>
+#include <set>
 
 using namespace tile;
 using namespace tile::cu;
 
 namespace {
 
+/// Devices beyond this many are refused by setDevice.
+constexpr int kMaxDevices = 64;
+
 struct DriverState {
   DriverApi api{};
   bool ok = false;
   std::string whyNot;
-  CUdevice device = 0;
-  CUcontext context = nullptr;
+  int deviceCount = 0;
+  /// Each device's primary context, retained on first use.
+  std::atomic<CUcontext> contexts[kMaxDevices] = {};
+  std::mutex retainMutex;
 };
+
+/// The calling thread's device, and the context this runtime last made
+/// current on it.
+thread_local int threadDevice = 0;
+thread_local CUcontext threadContext = nullptr;
 
 std::once_flag initOnce;
 std::atomic<bool> initialized{false};
@@ -38,11 +50,8 @@ DriverState &state() {
   return *s;
 }
 
-std::mutex lastLaunchMutex;
-std::string &lastLaunch() {
-  static std::string *name = new std::string();
-  return *name;
-}
+/// The last kernel launched (an interned name).
+std::atomic<const char *> lastLaunch{nullptr};
 
 std::string errorText(const DriverApi &api, CUresult result) {
   const char *name = nullptr;
@@ -137,16 +146,44 @@ void initialize(DriverState &s) {
       why += ": cuDeviceGetCount failed: " + errorText(a, r);
     return;
   }
-  if ((r = a.cuDeviceGet(&s.device, 0)) != CUDA_SUCCESS) {
+  s.deviceCount = std::min(count, kMaxDevices);
+  CUdevice device;
+  CUcontext context;
+  if ((r = a.cuDeviceGet(&device, 0)) != CUDA_SUCCESS) {
     why = "cuDeviceGet failed: " + errorText(a, r);
     return;
   }
   // The primary context is the one the runtime API and other libraries share.
-  if ((r = a.cuDevicePrimaryCtxRetain(&s.context, s.device)) != CUDA_SUCCESS) {
+  if ((r = a.cuDevicePrimaryCtxRetain(&context, device)) != CUDA_SUCCESS) {
     why = "cuDevicePrimaryCtxRetain failed: " + errorText(a, r);
     return;
   }
+  s.contexts[0].store(context);
   s.ok = true;
+}
+
+/// Device `ordinal`'s primary context, retained on first use.
+CUcontext primaryContext(DriverState &s, int ordinal) {
+  if (CUcontext context = s.contexts[ordinal].load(std::memory_order_acquire))
+    return context;
+  std::lock_guard<std::mutex> lock(s.retainMutex);
+  if (CUcontext context = s.contexts[ordinal].load())
+    return context;
+  CUdevice device;
+  CUcontext context;
+  checkCuda(s.api.cuDeviceGet(&device, ordinal), "cuDeviceGet");
+  checkCuda(s.api.cuDevicePrimaryCtxRetain(&context, device),
+            "cuDevicePrimaryCtxRetain");
+  s.contexts[ordinal].store(context, std::memory_order_release);
+  return context;
+}
+
+/// The calling thread's device as a CUdevice.
+CUdevice currentCUdevice() {
+  const DriverApi &api = driver();
+  CUdevice device;
+  checkCuda(api.cuDeviceGet(&device, threadDevice), "cuDeviceGet");
+  return device;
 }
 
 void ensureInitialized() {
@@ -163,14 +200,35 @@ const DriverApi &cu::driver() {
   DriverState &s = state();
   if (!s.ok)
     throw Error("CUDA is not available: " + s.whyNot);
-  // A context is current per thread; make ours current on each new thread.
-  thread_local bool contextCurrent = false;
-  if (!contextCurrent) {
-    checkCuda(s.api.cuCtxSetCurrent(s.context), "cuCtxSetCurrent");
-    contextCurrent = true;
+  // A context is current per thread: make the thread's device's current
+  // on each new thread, and after setDevice.
+  CUcontext context = primaryContext(s, threadDevice);
+  if (threadContext != context) {
+    checkCuda(s.api.cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    threadContext = context;
   }
   return s.api;
 }
+
+int tile::deviceCount() {
+  ensureInitialized();
+  return state().ok ? state().deviceCount : 0;
+}
+
+void tile::setDevice(int ordinal) {
+  int count = deviceCount();
+  if (ordinal < 0 || ordinal >= count) {
+    std::string why;
+    cudaAvailable(&why);
+    throw Error("no CUDA device " + std::to_string(ordinal) + ": " +
+                (count ? "this machine has " + std::to_string(count)
+                       : "CUDA is not available: " + why));
+  }
+  threadDevice = ordinal;
+  (void)driver();
+}
+
+int tile::currentDevice() { return threadDevice; }
 
 const DriverApi *cu::loadedDriver() {
   if (!initialized.load(std::memory_order_acquire) || !state().ok)
@@ -178,9 +236,20 @@ const DriverApi *cu::loadedDriver() {
   return &state().api;
 }
 
-void cu::noteLaunch(std::string_view kernel) {
-  std::lock_guard<std::mutex> lock(lastLaunchMutex);
-  lastLaunch().assign(kernel.data(), kernel.size());
+const char *cu::internKernelName(std::string_view kernel) {
+  static std::mutex mutex;
+  // Leaked on purpose, as the driver's state: launches may name a kernel
+  // during static destruction.
+  static auto *names = new std::set<std::string, std::less<>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = names->find(kernel);
+  if (it == names->end())
+    it = names->emplace(kernel).first;
+  return it->c_str();
+}
+
+void cu::noteLaunch(const char *internedName) {
+  lastLaunch.store(internedName, std::memory_order_relaxed);
 }
 
 bool tile::cudaAvailable(std::string *whyNot) {
@@ -205,11 +274,8 @@ void tile::checkCuda(int result, const char *call, std::string_view kernel) {
 void cu::checkCudaAfterLaunch(CUresult result, const char *call) {
   if (result == CUDA_SUCCESS)
     return;
-  std::string kernel;
-  {
-    std::lock_guard<std::mutex> lock(lastLaunchMutex);
-    kernel = lastLaunch();
-  }
+  const char *last = lastLaunch.load(std::memory_order_relaxed);
+  std::string kernel = last ? last : "";
   const DriverApi *api = loadedDriver();
   std::string message = std::string(call) + " failed: " +
                         (api ? errorText(*api, result)
@@ -226,7 +292,7 @@ void tile::synchronize() {
 std::string tile::deviceName() {
   const DriverApi &api = driver();
   char name[256] = {};
-  checkCuda(api.cuDeviceGetName(name, sizeof(name) - 1, state().device),
+  checkCuda(api.cuDeviceGetName(name, sizeof(name) - 1, currentCUdevice()),
             "cuDeviceGetName");
   return name;
 }
@@ -236,11 +302,11 @@ int tile::computeCapability() {
   int major = 0, minor = 0;
   checkCuda(api.cuDeviceGetAttribute(
                 &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                state().device),
+                currentCUdevice()),
             "cuDeviceGetAttribute");
   checkCuda(api.cuDeviceGetAttribute(
                 &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                state().device),
+                currentCUdevice()),
             "cuDeviceGetAttribute");
   return major * 10 + minor;
 }

@@ -99,8 +99,13 @@ const DriverApi &driver();
 /// loads it; for destructors, which must not throw.
 const DriverApi *loadedDriver();
 
-/// Records the kernel just launched, so synchronize() can name it.
-void noteLaunch(std::string_view kernel);
+/// `kernel` as a name that lives as long as the process (one copy per
+/// distinct name), for noteLaunch.
+const char *internKernelName(std::string_view kernel);
+
+/// Records the kernel just launched, so synchronize() can name it: one
+/// relaxed store, for launches' hot path.
+void noteLaunch(const char *internedName);
 
 /// Throws like checkCuda, naming the last kernel launched: for calls that
 /// wait on the device, where an earlier launch's asynchronous fault surfaces.

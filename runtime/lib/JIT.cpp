@@ -7,6 +7,7 @@
 #include "tile/Module.h"
 #include "tilec/Compiler.h"
 
+#include <cstring>
 #include <dlfcn.h>
 #include <fstream>
 #include <sstream>
@@ -40,28 +41,204 @@ static std::string compilerIdentity() {
          (libdevice.empty() ? std::string() : fileIdentity(libdevice.c_str()));
 }
 
-Constexpr::Constexpr(double value) {
-  std::ostringstream os;
-  os.precision(17);
-  os << value;
-  text_ = os.str();
-  if (text_.find_first_of(".en") == std::string::npos)
-    text_ += ".0";
-}
-
-Constexpr::Constexpr(const std::string &value) {
+Constexpr::Constexpr(const std::string &value)
+    : kind_(Kind::String), string_(value) {
   char quote = value.find('\'') == std::string::npos ? '\'' : '"';
   if (value.find(quote) != std::string::npos ||
       value.find('\\') != std::string::npos)
     throw Error("constexpr string " + value +
                 " has both kinds of quotes or a backslash");
-  text_ = quote + value + quote;
 }
+
+std::string Constexpr::text() const {
+  switch (kind_) {
+  case Kind::Int:
+    return std::to_string(int_);
+  case Kind::Bool:
+    return int_ ? "True" : "False";
+  case Kind::Float: {
+    std::ostringstream os;
+    os.precision(17);
+    os << float_;
+    std::string text = os.str();
+    if (text.find_first_of(".en") == std::string::npos)
+      text += ".0";
+    return text;
+  }
+  case Kind::String: {
+    char quote = string_.find('\'') == std::string::npos ? '\'' : '"';
+    return quote + string_ + quote;
+  }
+  }
+  return "";
+}
+
+uint64_t Constexpr::bits() const {
+  if (kind_ != Kind::Float)
+    return uint64_t(int_);
+  uint64_t bits;
+  std::memcpy(&bits, &float_, sizeof(bits));
+  return bits;
+}
+
+bool Constexpr::operator==(const Constexpr &other) const {
+  return kind_ == other.kind_ && bits() == other.bits() &&
+         string_ == other.string_;
+}
+
+namespace {
+
+/// What a launch argument contributes to its specialization.
+struct ArgKey {
+  KernelArg::Kind kind;
+  /// 16: a 16-byte aligned pointer or an integer divisible by 16; 1: an
+  /// integer equal to 1 (on the GPU); 0: neither.
+  uint8_t hint;
+  Backend backend;
+  const std::string *dtype; ///< the argument's, while it is being looked up
+
+  static ArgKey of(const KernelArg &arg, bool ones) {
+    ArgKey key{arg.kind(), 0, arg.backend(), &arg.pointeeDType()};
+    switch (arg.kind()) {
+    case KernelArg::Kind::Pointer:
+      key.hint = arg.pointerValue() % 16 == 0 ? 16 : 0;
+      break;
+    case KernelArg::Kind::I32:
+    case KernelArg::Kind::I64: {
+      int64_t value = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
+                                                         : arg.i64Value();
+      key.hint = ones && value == 1 ? 1 : value % 16 == 0 ? 16 : 0;
+      break;
+    }
+    case KernelArg::Kind::F32:
+      break;
+    }
+    return key;
+  }
+};
+
+/// FNV-1a, fed field by field.
+struct Hasher {
+  uint64_t hash = 1469598103934665603ull;
+  void add(const void *data, size_t size) {
+    for (size_t i = 0; i < size; ++i) {
+      hash ^= static_cast<const unsigned char *>(data)[i];
+      hash *= 1099511628211ull;
+    }
+  }
+  void add(uint64_t value) { add(&value, sizeof(value)); }
+  void add(const std::string &text) {
+    add(text.size());
+    add(text.data(), text.size());
+  }
+};
+
+/// Integers equal to 1 are specialized on the GPU only: the interpreter
+/// takes every argument.
+bool specializesOnes(const JITOptions &options) {
+  return options.backend == Backend::CUDA;
+}
+
+int deviceOf(const JITOptions &options) {
+  return options.device >= 0 ? options.device : currentDevice();
+}
+
+uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
+                    const JITOptions &options) {
+  Hasher h;
+  bool ones = specializesOnes(options);
+  for (const KernelArg &arg : args) {
+    ArgKey key = ArgKey::of(arg, ones);
+    h.add(uint64_t(key.kind) | uint64_t(key.hint) << 8 |
+          uint64_t(key.backend) << 16);
+    h.add(*key.dtype);
+  }
+  for (const auto &[name, value] : constexprs) {
+    h.add(name);
+    h.add(uint64_t(value.kind()));
+    h.add(value.bits());
+    h.add(value.string());
+  }
+  h.add(uint64_t(options.numWarps) | uint64_t(options.numStages) << 16 |
+        uint64_t(options.debug) << 32 | uint64_t(options.backend) << 40);
+  h.add(options.arch);
+  h.add(uint64_t(int64_t(deviceOf(options))));
+  return h.hash;
+}
+
+/// Runs `body` with `device` the calling thread's, where one is chosen.
+class DeviceScope {
+public:
+  explicit DeviceScope(int device) : previous(currentDevice()) {
+    if (device >= 0 && device != previous)
+      setDevice(device);
+    else
+      previous = -1;
+  }
+  ~DeviceScope() {
+    if (previous >= 0)
+      setDevice(previous);
+  }
+
+private:
+  int previous;
+};
+
+} // namespace
+
+/// A loaded specialization and the launch it was made for, field by field
+/// (a hash match is confirmed against them).
+struct JITFunction::Entry {
+  uint64_t hash;
+  struct Arg {
+    KernelArg::Kind kind;
+    uint8_t hint;
+    Backend backend;
+    std::string dtype;
+  };
+  std::vector<Arg> args;
+  Constexprs constexprs;
+  unsigned numWarps, numStages;
+  bool debug;
+  Backend backend;
+  std::string arch;
+  int device;
+  std::unique_ptr<Kernel> kernel;
+  /// The argument of each kernel parameter (integers specialized to 1 have
+  /// none).
+  std::vector<uint32_t> argOf;
+
+  bool matches(KernelArgs launchArgs, ConstexprArgs launchConstexprs,
+               const JITOptions &options) const {
+    if (launchArgs.size() != args.size() ||
+        launchConstexprs.size() != constexprs.size() ||
+        options.numWarps != numWarps || options.numStages != numStages ||
+        options.debug != debug || options.backend != backend ||
+        options.arch != arch || deviceOf(options) != device)
+      return false;
+    bool ones = specializesOnes(options);
+    for (size_t i = 0; i < args.size(); ++i) {
+      ArgKey key = ArgKey::of(launchArgs[i], ones);
+      if (key.kind != args[i].kind || key.hint != args[i].hint ||
+          key.backend != args[i].backend || *key.dtype != args[i].dtype)
+        return false;
+    }
+    size_t i = 0;
+    for (const auto &[name, value] : launchConstexprs) {
+      if (name != constexprs[i].first || value != constexprs[i].second)
+        return false;
+      ++i;
+    }
+    return true;
+  }
+};
 
 JITFunction::JITFunction(std::string source, std::string filename,
                          std::string kernel)
     : source(std::move(source)), filename(std::move(filename)),
       kernelName(std::move(kernel)) {}
+
+JITFunction::~JITFunction() = default;
 
 JITFunction JITFunction::fromFile(const std::string &path, std::string kernel) {
   std::ifstream in(path);
@@ -72,19 +249,28 @@ JITFunction JITFunction::fromFile(const std::string &path, std::string kernel) {
   return JITFunction(text.str(), path, std::move(kernel));
 }
 
-std::string JITFunction::argType(const KernelArg &arg) {
-  // Like Triton, specialize on 16-byte alignment and divisibility by 16,
-  // which is what lets loads and stores vectorize.
+void JITFunction::setCacheDirectory(std::string directory) {
+  std::lock_guard<std::mutex> lock(diskCacheMutex);
+  diskCache = DiskCache(std::move(directory));
+}
+
+DiskCache JITFunction::cacheDirectory() const {
+  std::lock_guard<std::mutex> lock(diskCacheMutex);
+  return diskCache;
+}
+
+std::string JITFunction::argType(const KernelArg &arg, bool ones) {
+  ArgKey key = ArgKey::of(arg, ones);
+  std::string hint = key.hint ? ":" + std::to_string(key.hint) : "";
   switch (arg.kind()) {
   case KernelArg::Kind::Pointer:
     if (arg.pointeeDType().empty())
       return "";
-    return "*" + arg.pointeeDType() +
-           (arg.pointerValue() % 16 == 0 ? ":16" : "");
+    return "*" + arg.pointeeDType() + hint;
   case KernelArg::Kind::I32:
-    return arg.i32Value() % 16 == 0 ? "i32:16" : "i32";
+    return "i32" + hint;
   case KernelArg::Kind::I64:
-    return arg.i64Value() % 16 == 0 ? "i64:16" : "i64";
+    return "i64" + hint;
   case KernelArg::Kind::F32:
     return "fp32";
   }
@@ -92,8 +278,7 @@ std::string JITFunction::argType(const KernelArg &arg) {
 }
 
 tilec::CompileOptions
-JITFunction::compileOptions(const std::vector<KernelArg> &args,
-                            const Constexprs &constexprs,
+JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
                             const JITOptions &options) const {
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
@@ -101,8 +286,10 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
   compile.numStages = options.numStages;
   compile.debug = options.debug;
   compile.arch = options.arch;
-  if (compile.arch.empty())
+  if (compile.arch.empty()) {
+    DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
     compile.arch = options.backend == Backend::CUDA ? deviceArch() : "sm_90";
+  }
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, value.text());
   for (size_t i = 0; i < args.size(); ++i) {
@@ -112,7 +299,7 @@ JITFunction::compileOptions(const std::vector<KernelArg> &args,
                   " is a buffer of the " + backendName(args[i].backend()) +
                   " backend, but the kernel runs on the " +
                   backendName(options.backend));
-    std::string type = argType(args[i]);
+    std::string type = argType(args[i], specializesOnes(options));
     if (type.empty())
       throw Error(filename + ": argument " + std::to_string(i) +
                   " is a pointer of unknown element type: create its buffer "
@@ -135,13 +322,14 @@ static std::string specializationKey(const tilec::CompileOptions &compile) {
   return key;
 }
 
-JITFunction::Compiled JITFunction::compile(const std::vector<KernelArg> &args,
-                                           const Constexprs &constexprs,
+JITFunction::Compiled JITFunction::compile(KernelArgs args,
+                                           ConstexprArgs constexprs,
                                            const JITOptions &options) {
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::string diskKey = compilerIdentity() + "\n" +
                         specializationKey(compile) + "\n" + source;
-  if (auto sections = diskCache.load(diskKey); sections && sections->size() == 2) {
+  DiskCache cache = cacheDirectory();
+  if (auto sections = cache.load(diskKey); sections && sections->size() == 2) {
     try {
       return {(*sections)[0], KernelMetadata::fromJSON((*sections)[1]), true};
     } catch (const Error &) {
@@ -152,27 +340,78 @@ JITFunction::Compiled JITFunction::compile(const std::vector<KernelArg> &args,
   if (!result.ok)
     throw Error(result.diagnostics);
   ++compiles;
-  (void)diskCache.store(diskKey, {result.text, result.metadata.toJSON()});
+  (void)cache.store(diskKey, {result.text, result.metadata.toJSON()});
   return {std::move(result.text), std::move(result.metadata), false};
 }
 
-const Kernel &JITFunction::specialize(const std::vector<KernelArg> &args,
-                                      const Constexprs &constexprs,
-                                      const JITOptions &options) {
-  std::string key =
-      specializationKey(compileOptions(args, constexprs, options));
+const JITFunction::Entry &JITFunction::find(KernelArgs args,
+                                            ConstexprArgs constexprs,
+                                            const JITOptions &options) {
+  uint64_t hash = hashLaunch(args, constexprs, options);
+  auto lookup = [&](const std::vector<const Entry *> *list) -> const Entry * {
+    if (list)
+      for (const Entry *entry : *list)
+        if (entry->hash == hash && entry->matches(args, constexprs, options))
+          return entry;
+    return nullptr;
+  };
+  if (const Entry *entry = lookup(published.load(std::memory_order_acquire)))
+    return *entry;
+
   std::lock_guard<std::mutex> lock(mutex);
-  auto it = cache.find(key);
-  if (it != cache.end())
-    return *it->second;
+  if (const Entry *entry = lookup(published.load(std::memory_order_acquire)))
+    return *entry;
+  auto entry = std::make_unique<Entry>();
+  entry->hash = hash;
+  bool ones = specializesOnes(options);
+  for (const KernelArg &arg : args) {
+    ArgKey key = ArgKey::of(arg, ones);
+    entry->args.push_back({key.kind, key.hint, key.backend, *key.dtype});
+  }
+  entry->constexprs.assign(constexprs.begin(), constexprs.end());
+  entry->numWarps = options.numWarps;
+  entry->numStages = options.numStages;
+  entry->debug = options.debug;
+  entry->backend = options.backend;
+  entry->arch = options.arch;
+  entry->device = deviceOf(options);
+  // The kernel's parameters are the arguments less the integers the
+  // compiler made constants.
   Compiled compiled = compile(args, constexprs, options);
-  auto module = Module::loadPTX(compiled.ptx, compiled.metadata.kernel);
-  auto kernel = std::make_unique<Kernel>(module, std::move(compiled.metadata));
-  return *cache.emplace(key, std::move(kernel)).first->second;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!(args[i].kind() != KernelArg::Kind::Pointer &&
+          entry->args[i].hint == 1))
+      entry->argOf.push_back(uint32_t(i));
+  if (entry->argOf.size() != compiled.metadata.params.size())
+    throw Error(filename + ": kernel " + compiled.metadata.kernel + " takes " +
+                std::to_string(compiled.metadata.params.size()) +
+                " arguments, but the launch gives " +
+                std::to_string(entry->argOf.size()) +
+                (entry->argOf.size() == args.size()
+                     ? std::string()
+                     : " (less the integers equal to 1)"));
+  {
+    DeviceScope scope(options.device);
+    auto module = Module::loadPTX(compiled.ptx, compiled.metadata.kernel);
+    entry->kernel = std::make_unique<Kernel>(module, std::move(compiled.metadata));
+  }
+  auto list = std::make_unique<std::vector<const Entry *>>();
+  if (const std::vector<const Entry *> *old = published.load())
+    *list = *old;
+  list->push_back(entry.get());
+  entries.push_back(std::move(entry));
+  published.store(list.get(), std::memory_order_release);
+  lists.push_back(std::move(list));
+  return *entries.back();
 }
 
-void JITFunction::interpret(Grid grid, const std::vector<KernelArg> &args,
-                            const Constexprs &constexprs,
+const Kernel &JITFunction::specialize(KernelArgs args, ConstexprArgs constexprs,
+                                      const JITOptions &options) {
+  return *find(args, constexprs, options).kernel;
+}
+
+void JITFunction::interpret(Grid grid, KernelArgs args,
+                            ConstexprArgs constexprs,
                             const JITOptions &options) {
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::vector<tilec::InterpreterArg> interpreterArgs;
@@ -201,10 +440,22 @@ void JITFunction::interpret(Grid grid, const std::vector<KernelArg> &args,
     throw Error(result.diagnostics);
 }
 
-void JITFunction::launch(Grid grid, const std::vector<KernelArg> &args,
-                         const Constexprs &constexprs,
+void JITFunction::launch(Grid grid, KernelArgs args, ConstexprArgs constexprs,
                          const JITOptions &options) {
   if (options.backend == Backend::Interpreter)
     return interpret(grid, args, constexprs, options);
-  specialize(args, constexprs, options).launch(grid, args, options.stream);
+  const Entry &entry = find(args, constexprs, options);
+  DeviceScope scope(options.device);
+  entry.kernel->launch(grid, args, entry.argOf.data(), options.stream);
+}
+
+BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
+                              ConstexprArgs constexprs,
+                              const JITOptions &options) {
+  if (options.backend != Backend::CUDA)
+    throw Error(filename + ": bind() launches on the GPU; the interpreter "
+                "runs each launch() as it comes");
+  const Entry &entry = find(args, constexprs, options);
+  DeviceScope scope(options.device);
+  return entry.kernel->bind(grid, args, entry.argOf.data(), options.stream);
 }

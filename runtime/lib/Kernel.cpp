@@ -8,6 +8,8 @@
 #include "tile/Error.h"
 #include "tile/Module.h"
 
+#include <array>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -46,7 +48,7 @@ static std::string hex(uint64_t value) {
 }
 
 std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
-                                 const std::vector<KernelArg> &args) {
+                                 KernelArgs args) {
   std::string prefix = "kernel " + md.kernel + ": ";
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
     return prefix + "grid (" + std::to_string(grid.x) + ", " +
@@ -106,11 +108,28 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
   return {};
 }
 
+static Kernel::ParamKind getParamKind(const std::string &type) {
+  if (!type.empty() && type[0] == '*')
+    return Kernel::ParamKind::Pointer;
+  // An unsigned parameter takes the bits of a signed argument.
+  if (type == "i32" || type == "u32")
+    return Kernel::ParamKind::I32;
+  if (type == "i64" || type == "u64")
+    return Kernel::ParamKind::I64;
+  if (type == "fp32")
+    return Kernel::ParamKind::F32;
+  // fp16, bf16 and i1 scalars have no host-side KernelArg yet.
+  return Kernel::ParamKind::Unsupported;
+}
+
 Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
-    : module_(std::move(module)), metadata_(std::move(metadata)) {
+    : module_(std::move(module)), metadata_(std::move(metadata)),
+      device_(currentDevice()), name_(internKernelName(metadata_.kernel)) {
   if (!module_)
     throw Error("kernel " + metadata_.kernel + ": null module");
   function_ = module_->function(metadata_.kernel);
+  for (const ParamInfo &param : metadata_.params)
+    kinds_.push_back(getParamKind(param.type));
   if (metadata_.sharedBytes > kDefaultSharedLimit)
     checkCuda(driver().cuFuncSetAttribute(
                   static_cast<CUfunction>(function_),
@@ -161,6 +180,78 @@ struct alignas(64) TensorMap {
   unsigned char bytes[128];
 };
 
+/// `n` elements, in the object up to `Inline` (a launch's parameters, on
+/// the stack) and on the heap beyond.
+template <class T, size_t Inline> class LaunchArray {
+public:
+  explicit LaunchArray(size_t n) {
+    if (n > Inline) {
+      heap_.reset(new T[n]);
+      data_ = heap_.get();
+    }
+  }
+  T *data() { return data_; }
+  T &operator[](size_t i) { return data_[i]; }
+
+private:
+  T inline_[Inline];
+  std::unique_ptr<T[]> heap_;
+  T *data_ = inline_;
+};
+
+/// The argument for parameter `p`.
+const KernelArg &argFor(KernelArgs args, const uint32_t *argOf, size_t p) {
+  return args[argOf ? argOf[p] : p];
+}
+
+/// Whether `arg` may be passed for a parameter of `kind` that the kernel
+/// assumes divisible by `div`: validateLaunch's test, without its message.
+bool fits(Kernel::ParamKind kind, uint64_t div, const KernelArg &arg) {
+  using Kind = KernelArg::Kind;
+  switch (kind) {
+  case Kernel::ParamKind::Pointer:
+    return arg.kind() == Kind::Pointer && arg.backend() == Backend::CUDA &&
+           (div <= 1 || arg.pointerValue() % div == 0);
+  case Kernel::ParamKind::I32:
+  case Kernel::ParamKind::I64: {
+    bool is64 = kind == Kernel::ParamKind::I64;
+    if (arg.kind() != Kind::I32 && !(is64 && arg.kind() == Kind::I64))
+      return false;
+    int64_t value = arg.kind() == Kind::I32 ? arg.i32Value() : arg.i64Value();
+    return div <= 1 || value % static_cast<int64_t>(div) == 0;
+  }
+  case Kernel::ParamKind::F32:
+    return arg.kind() == Kind::F32;
+  case Kernel::ParamKind::Unsupported:
+    return false;
+  }
+  return false;
+}
+
+/// Parameter p's argument in slots[p]: 8 bytes each, from which the driver
+/// reads the parameter's size (little-endian), so i32 and f32 sit in the
+/// low bytes and an i32 for an i64 parameter is widened here.
+void packArgs(const std::vector<Kernel::ParamKind> &kinds, KernelArgs args,
+              const uint32_t *argOf, uint64_t *slots) {
+  for (size_t p = 0; p < kinds.size(); ++p) {
+    const KernelArg &arg = argFor(args, argOf, p);
+    slots[p] = 0;
+    if (arg.kind() == KernelArg::Kind::Pointer) {
+      slots[p] = arg.pointerValue();
+    } else if (kinds[p] == Kernel::ParamKind::I64) {
+      int64_t v = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
+                                                     : arg.i64Value();
+      std::memcpy(&slots[p], &v, sizeof(v));
+    } else if (arg.kind() == KernelArg::Kind::I32) {
+      int32_t v = arg.i32Value();
+      std::memcpy(&slots[p], &v, sizeof(v));
+    } else {
+      float v = arg.f32Value();
+      std::memcpy(&slots[p], &v, sizeof(v));
+    }
+  }
+}
+
 /// The tensor map `info` describes for a launch whose parameters have the
 /// values `values`. An empty tensor (an extent not positive) cannot be
 /// copied from, and cuTensorMapEncodeTiled refuses it: its map stays zero.
@@ -197,72 +288,152 @@ TensorMap encodeTensorMap(const DriverApi &api, const TensorMapInfo &info,
   return map;
 }
 
-} // namespace
-
-void Kernel::launch(Grid grid, const std::vector<KernelArg> &args,
-                    void *stream) const {
-  std::string error = validateLaunch(metadata_, grid, args);
-  if (!error.empty())
-    throw Error(error);
-
-  // One 8-byte slot per argument; the driver reads each parameter's size
-  // from the slot's start (little-endian), so i32 and f32 sit in the low
-  // bytes and an i32 for an i64 parameter is widened here.
-  std::vector<uint64_t> slots(args.size(), 0);
-  std::vector<void *> params(args.size());
-  for (size_t i = 0; i < args.size(); ++i) {
-    const KernelArg &arg = args[i];
-    const std::string &type = metadata_.params[i].type;
-    if (arg.kind() == KernelArg::Kind::Pointer) {
-      slots[i] = arg.pointerValue();
-    } else if (type == "i64" || type == "u64") {
-      int64_t v = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
-                                                     : arg.i64Value();
-      std::memcpy(&slots[i], &v, sizeof(v));
-    } else if (arg.kind() == KernelArg::Kind::I32) {
-      int32_t v = arg.i32Value();
-      std::memcpy(&slots[i], &v, sizeof(v));
-    } else {
-      float v = arg.f32Value();
-      std::memcpy(&slots[i], &v, sizeof(v));
-    }
-    params[i] = &slots[i];
+/// The tensor maps the launcher builds, from the parameters' values
+/// (pointers as addresses, integers sign-extended), into `maps`.
+void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
+                      const std::vector<uint64_t> &slots, Grid grid,
+                      TensorMap *maps) {
+  std::vector<int64_t> values;
+  for (size_t p = 0; p < md.params.size(); ++p) {
+    bool is32 = getParamKind(md.params[p].type) == Kernel::ParamKind::I32;
+    values.push_back(is32 ? int64_t(int32_t(uint32_t(slots[p])))
+                          : static_cast<int64_t>(slots[p]));
   }
+  for (size_t i = 0; i < md.tensorMaps.size(); ++i)
+    maps[i] = encodeTensorMap(api, md.tensorMaps[i], values,
+                              {grid.x, grid.y, grid.z}, md.kernel, i);
+}
 
-  const DriverApi &api = driver();
-  // The tensor maps built here, from the arguments' values (pointers as
-  // addresses, integers sign-extended), passed by value after them.
-  std::vector<TensorMap> maps;
-  if (!metadata_.tensorMaps.empty()) {
-    std::vector<int64_t> values;
-    for (const KernelArg &arg : args)
-      values.push_back(arg.kind() == KernelArg::Kind::Pointer
-                           ? static_cast<int64_t>(arg.pointerValue())
-                       : arg.kind() == KernelArg::Kind::I64 ? arg.i64Value()
-                                                            : arg.i32Value());
-    for (size_t i = 0; i < metadata_.tensorMaps.size(); ++i)
-      maps.push_back(encodeTensorMap(api, metadata_.tensorMaps[i], values,
-                                     {grid.x, grid.y, grid.z}, metadata_.kernel, i));
-    for (TensorMap &map : maps)
-      params.push_back(&map);
-  }
-  // The programs' global scratch (their tensor maps), allocated and freed
-  // in stream order: launches on other streams get their own.
+/// Enqueues `function` with `params` (room for one more: the programs'
+/// global scratch, allocated and freed in stream order, where the kernel
+/// has any: launches on other streams get their own).
+void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
+             const char *name, Grid grid, void **params, size_t count,
+             void *stream) {
   CUdeviceptr scratch = 0;
   auto cuStream = static_cast<CUstream>(stream);
-  if (metadata_.globalScratchBytes) {
-    size_t bytes = size_t(grid.x) * grid.y * grid.z * metadata_.globalScratchBytes;
+  if (md.globalScratchBytes) {
+    size_t bytes = size_t(grid.x) * grid.y * grid.z * md.globalScratchBytes;
     checkCuda(api.cuMemAllocAsync(&scratch, bytes, cuStream),
-              "cuMemAllocAsync(global scratch)", metadata_.kernel);
-    params.push_back(&scratch);
+              "cuMemAllocAsync(global scratch)", md.kernel);
+    params[count++] = &scratch;
   }
-  noteLaunch(metadata_.kernel);
+  noteLaunch(name);
   CUresult launched = api.cuLaunchKernel(
-      static_cast<CUfunction>(function_), grid.x, grid.y, grid.z,
-      metadata_.threadsPerBlock, 1, 1, metadata_.sharedBytes, cuStream,
-      params.empty() ? nullptr : params.data(), nullptr);
+      static_cast<CUfunction>(function), grid.x, grid.y, grid.z,
+      md.threadsPerBlock, 1, 1, md.sharedBytes, cuStream,
+      count ? params : nullptr, nullptr);
   if (scratch)
     checkCuda(api.cuMemFreeAsync(scratch, cuStream),
-              "cuMemFreeAsync(global scratch)", metadata_.kernel);
-  checkCuda(launched, "cuLaunchKernel", metadata_.kernel);
+              "cuMemFreeAsync(global scratch)", md.kernel);
+  checkCuda(launched, "cuLaunchKernel", md.kernel);
+}
+
+} // namespace
+
+void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
+  bool ok = grid.x && grid.y && grid.z &&
+            (argOf || args.size() == kinds_.size());
+  for (size_t p = 0; ok && p < kinds_.size(); ++p)
+    ok = fits(kinds_[p], metadata_.params[p].divisibility,
+              argFor(args, argOf, p));
+  if (ok && device_ == currentDevice())
+    return;
+  if (ok)
+    throw Error("kernel " + metadata_.kernel + " was loaded on device " +
+                std::to_string(device_) + ", but the calling thread's device "
+                "is " + std::to_string(currentDevice()));
+  // The message, built only for an error.
+  std::vector<KernelArg> selected;
+  if (argOf)
+    for (size_t p = 0; p < kinds_.size(); ++p)
+      selected.push_back(argFor(args, argOf, p));
+  std::string error = validateLaunch(
+      metadata_, grid, argOf ? KernelArgs(selected) : args);
+  throw Error(error.empty() ? "kernel " + metadata_.kernel + ": invalid launch"
+                            : error);
+}
+
+void Kernel::launch(Grid grid, KernelArgs args, void *stream) const {
+  launch(grid, args, nullptr, stream);
+}
+
+void Kernel::launch(Grid grid, KernelArgs args, const uint32_t *argOf,
+                    void *stream) const {
+  check(grid, args, argOf);
+  const DriverApi &api = driver();
+  size_t count = kinds_.size(), maps = metadata_.tensorMaps.size();
+  LaunchArray<uint64_t, 24> slots(count);
+  LaunchArray<void *, 32> params(count + maps + 1);
+  packArgs(kinds_, args, argOf, slots.data());
+  for (size_t p = 0; p < count; ++p)
+    params[p] = &slots[p];
+  if (!maps)
+    return enqueue(api, metadata_, function_, name_, grid, params.data(),
+                   count, stream);
+  LaunchArray<TensorMap, 3> built(maps);
+  encodeTensorMaps(api, metadata_,
+                   std::vector<uint64_t>(slots.data(), slots.data() + count),
+                   grid, built.data());
+  for (size_t i = 0; i < maps; ++i)
+    params[count + i] = &built[i];
+  enqueue(api, metadata_, function_, name_, grid, params.data(), count + maps,
+          stream);
+}
+
+struct BoundLaunch::State {
+  const Kernel *kernel;
+  Grid grid;
+  void *stream;
+  std::vector<uint64_t> slots;
+  std::vector<TensorMap> maps;
+  /// Room for the scratch's after the arguments and maps.
+  std::vector<void *> params;
+};
+
+BoundLaunch Kernel::bind(Grid grid, KernelArgs args, void *stream) const {
+  return bind(grid, args, nullptr, stream);
+}
+
+BoundLaunch Kernel::bind(Grid grid, KernelArgs args, const uint32_t *argOf,
+                         void *stream) const {
+  check(grid, args, argOf);
+  auto state = std::make_shared<BoundLaunch::State>();
+  state->kernel = this;
+  state->grid = grid;
+  state->stream = stream;
+  state->slots.resize(kinds_.size());
+  packArgs(kinds_, args, argOf, state->slots.data());
+  state->maps.resize(metadata_.tensorMaps.size());
+  if (!state->maps.empty())
+    encodeTensorMaps(driver(), metadata_, state->slots, grid,
+                     state->maps.data());
+  for (uint64_t &slot : state->slots)
+    state->params.push_back(&slot);
+  for (TensorMap &map : state->maps)
+    state->params.push_back(&map);
+  state->params.push_back(nullptr);
+  BoundLaunch bound;
+  bound.state_ = std::move(state);
+  return bound;
+}
+
+void BoundLaunch::launch() const { launch(state_->stream); }
+
+void BoundLaunch::launch(void *stream) const {
+  const Kernel &kernel = *state_->kernel;
+  if (kernel.device() != currentDevice())
+    throw Error("kernel " + kernel.metadata().kernel + " was loaded on device " +
+                std::to_string(kernel.device()) + ", but the calling thread's "
+                "device is " + std::to_string(currentDevice()));
+  size_t count = state_->params.size() - 1;
+  // The driver only reads the parameters; a scratch pointer needs a copy.
+  if (!kernel.metadata().globalScratchBytes)
+    return enqueue(driver(), kernel.metadata(), kernel.function_, kernel.name_,
+                   state_->grid, const_cast<void **>(state_->params.data()),
+                   count, stream);
+  LaunchArray<void *, 32> params(count + 1);
+  std::memcpy(params.data(), state_->params.data(), count * sizeof(void *));
+  enqueue(driver(), kernel.metadata(), kernel.function_, kernel.name_,
+          state_->grid, params.data(), count, stream);
 }

@@ -1868,6 +1868,15 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         continue;
       }
     }
+    // A launch's ":1" specializes an annotated integer too, as the JIT
+    // leaves its argument out.
+    if (type && signature.empty() && argIndex < spec.argTypes.size() &&
+        StringRef(spec.argTypes[argIndex]).ends_with(":1") &&
+        isSpecializedToOne(type, 1)) {
+      ++specializedToOne;
+      bindConstexpr(p.name, *parseConstant("1"));
+      continue;
+    }
     if (descriptor) {
       // The base (16-byte aligned, as Triton's descriptors must be), then
       // the shape and the strides.
@@ -1890,9 +1899,17 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       fail(p.loc, "parameter '" + p.name +
                       "' has no type: annotate it (" + p.name +
                       ": \"*fp32\"), or give --signature");
-    // Pointers from annotations are assumed 16-byte aligned, as for every
-    // allocation of the runtime; the metadata records it and launches check.
-    if (!divisibility && signature.empty() && isa<tile::PointerType>(type))
+    // A launch's argument type says what its value promises, annotated or
+    // not (an unaligned pointer, an integer not divisible by 16).
+    bool fromLaunch = signature.empty() && argIndex < spec.argTypes.size();
+    if (fromLaunch && !divisibility)
+      (void)StringRef(spec.argTypes[argIndex]).split(':').second.trim()
+          .getAsInteger(10, divisibility);
+    // Pointers from annotations alone are assumed 16-byte aligned, as for
+    // every allocation of the runtime; the metadata records it and launches
+    // check.
+    if (!divisibility && signature.empty() && !fromLaunch &&
+        isa<tile::PointerType>(type))
       divisibility = 16;
     runtimeParams.push_back({p.name, signless(type), divisibility,
                              hasUnsignedElements(type)});

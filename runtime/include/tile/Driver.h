@@ -1,7 +1,8 @@
 //===- Driver.h - Access to the CUDA driver ---------------------*- C++ -*-===//
 //
 // The runtime loads libcuda.so.1 with dlopen on first use (never linking it),
-// initializes device 0 and makes its primary context current. On a machine
+// initializes the driver and makes a device's primary context current on
+// each thread that uses it: device 0's, or the one setDevice chose. On a machine
 // without a GPU every binary still starts; the first call that needs the
 // device throws a tile::Error saying why CUDA is unavailable.
 //
@@ -50,15 +51,28 @@ private:
   void *handle_ = nullptr;
 };
 
-/// The name of device 0, e.g. "NVIDIA H100 80GB HBM3".
+/// How many CUDA devices there are (0 where CUDA is unavailable).
+int deviceCount();
+
+/// Makes device `ordinal` the calling thread's: its primary context becomes
+/// current, and the thread's later allocations, module loads and launches
+/// go to it (cudaSetDevice's meaning). Throws tile::Error for an ordinal
+/// this machine does not have.
+void setDevice(int ordinal);
+
+/// The calling thread's device: 0 until setDevice.
+int currentDevice();
+
+/// The name of the calling thread's device, e.g. "NVIDIA H100 80GB HBM3".
 std::string deviceName();
 
-/// Device 0's compute capability as major * 10 + minor, e.g. 90.
+/// The calling thread's device's compute capability as major * 10 + minor,
+/// e.g. 90.
 int computeCapability();
 
-/// The --arch that uses all of device 0: sm_90a on Hopper (wgmma, which
-/// only the arch-specific target has), sm_XY elsewhere. Kernels compiled
-/// for it run on that compute capability alone.
+/// The --arch that uses all of the calling thread's device: sm_90a on
+/// Hopper (wgmma, which only the arch-specific target has), sm_XY
+/// elsewhere. Kernels compiled for it run on that compute capability alone.
 std::string deviceArch();
 
 /// The CUDA driver's version, e.g. 12080.

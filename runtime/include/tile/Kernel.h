@@ -10,6 +10,7 @@
 #define TILE_KERNEL_H
 
 #include "tile/Backend.h"
+#include "tile/Borrowed.h"
 #include "tile/Metadata.h"
 
 #include <cstdint>
@@ -117,6 +118,9 @@ private:
   };
 };
 
+/// A launch's arguments: a braced list (`{x, y, out, n}`) or a vector.
+using KernelArgs = Borrowed<KernelArg>;
+
 /// Checks a launch without performing it: a non-zero grid, the argument
 /// count, each argument's kind against its parameter's type (an i32 is
 /// widened for an i64 parameter; fp32 accepts only float), pointer alignment
@@ -124,9 +128,12 @@ private:
 /// launch is valid, else the error message, e.g. "kernel add_kernel:
 /// argument 2 (out_ptr) expects *fp32, got i32". Needs no GPU.
 std::string validateLaunch(const KernelMetadata &metadata, Grid grid,
-                           const std::vector<KernelArg> &args);
+                           KernelArgs args);
 
-/// A launchable kernel: one module entry and its metadata.
+class BoundLaunch;
+
+/// A launchable kernel: one module entry and its metadata, on the device
+/// that was the loading thread's.
 class Kernel {
 public:
   /// Looks up `metadata.kernel` in `module`. Throws tile::Error if absent.
@@ -138,18 +145,57 @@ public:
 
   const KernelMetadata &metadata() const { return metadata_; }
   const std::shared_ptr<Module> &module() const { return module_; }
+  /// The device it was loaded on (tile::currentDevice() then).
+  int device() const { return device_; }
 
   /// Validates (see validateLaunch) and enqueues the kernel on `stream` (a
   /// CUstream; null is the default stream) with blockDim =
   /// (threadsPerBlock, 1, 1) and sharedBytes of dynamic shared memory.
-  /// Asynchronous: faults during execution surface at synchronize().
-  void launch(Grid grid, const std::vector<KernelArg> &args,
-              void *stream = nullptr) const;
+  /// Asynchronous: faults during execution surface at synchronize(). The
+  /// calling thread's device must be the kernel's.
+  void launch(Grid grid, KernelArgs args, void *stream = nullptr) const;
+
+  /// The launch with these arguments, validated and with its tensor maps
+  /// built once, for loops that repeat it (Triton's do_bench lambdas).
+  BoundLaunch bind(Grid grid, KernelArgs args, void *stream = nullptr) const;
+
+  /// How a parameter's argument is checked and passed.
+  enum class ParamKind : uint8_t { Pointer, I32, I64, F32, Unsupported };
 
 private:
+  friend class JITFunction;
+  friend class BoundLaunch;
+  /// Launches, or binds, with parameter p's argument `args[argOf[p]]`
+  /// (argOf null: args[p]); the JIT leaves out integers specialized to 1.
+  void launch(Grid grid, KernelArgs args, const uint32_t *argOf,
+              void *stream) const;
+  BoundLaunch bind(Grid grid, KernelArgs args, const uint32_t *argOf,
+                   void *stream) const;
+  /// Throws validateLaunch's error unless the arguments fit.
+  void check(Grid grid, KernelArgs args, const uint32_t *argOf) const;
+
   std::shared_ptr<Module> module_;
   KernelMetadata metadata_;
   void *function_ = nullptr;
+  int device_ = 0;
+  std::vector<ParamKind> kinds_;
+  const char *name_ = nullptr; ///< interned, for the driver's last launch
+};
+
+/// A kernel's launch with its grid, arguments and stream fixed: launch()
+/// only enqueues it (allocating a scratch buffer in stream order where the
+/// kernel builds its own tensor maps). Copies share the arguments; the
+/// kernel must outlive them.
+class BoundLaunch {
+public:
+  /// Enqueues the launch on the bound stream, or on `stream`.
+  void launch() const;
+  void launch(void *stream) const;
+
+private:
+  friend class Kernel;
+  struct State;
+  std::shared_ptr<const State> state_;
 };
 
 } // namespace tile

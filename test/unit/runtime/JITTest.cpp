@@ -13,6 +13,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
 using namespace tile;
 
 namespace {
@@ -100,6 +104,178 @@ TEST(JIT, LaunchOnAStreamWithARawPointer) {
                {{"MODE", "double"}, {"BLOCK", 4}}, options);
   stream.synchronize();
   EXPECT_EQ(buffer.toHost<float>(), (std::vector<float>{2, 4, 6}));
+}
+
+const char *kStrided = R"(import triton
+import triton.language as tl
+
+
+@triton.jit
+def strided(x_ptr, y_ptr, stride, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs * stride, mask=m) + 1.0, mask=m)
+)";
+
+JITOptions sm90() {
+  JITOptions options;
+  options.arch = "sm_90";
+  options.numWarps = 4;
+  return options;
+}
+
+TEST(JIT, ConstexprsCompareByValue) {
+  EXPECT_EQ(Constexpr(1024).text(), "1024");
+  EXPECT_EQ(Constexpr(0.5).text(), "0.5");
+  EXPECT_EQ(Constexpr(2.0).text(), "2.0");
+  EXPECT_EQ(Constexpr(false).text(), "False");
+  EXPECT_EQ(Constexpr(16), Constexpr(int64_t(16)));
+  EXPECT_NE(Constexpr(1), Constexpr(true));
+  EXPECT_NE(Constexpr(1), Constexpr(1.0));
+  EXPECT_NE(Constexpr("ieee"), Constexpr("tf32"));
+}
+
+// Triton's integer specializations: divisible by 16, and (on the GPU)
+// equal to 1, which the kernel takes as a constant rather than a parameter.
+TEST(JIT, IntegersEqualToOneBecomeConstants) {
+  EXPECT_EQ(JITFunction::argType(int32_t(1), true), "i32:1");
+  EXPECT_EQ(JITFunction::argType(int32_t(1)), "i32");
+  EXPECT_EQ(JITFunction::argType(int64_t(32), true), "i64:16");
+  EXPECT_EQ(JITFunction::argType(int32_t(7), true), "i32");
+
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  JITFunction::Compiled one = f.compile(
+      {Ptr<float>(uint64_t(0x1000)), Ptr<float>(uint64_t(0x2000)), 1, 100},
+      {{"BLOCK", 256}}, sm90());
+  ASSERT_EQ(one.metadata.params.size(), 3u);
+  EXPECT_EQ(one.metadata.params[2].name, "n");
+  EXPECT_NE(std::find(one.metadata.constexprs.begin(),
+                      one.metadata.constexprs.end(),
+                      std::pair<std::string, std::string>("stride", "1")),
+            one.metadata.constexprs.end());
+  JITFunction::Compiled two = f.compile(
+      {Ptr<float>(uint64_t(0x1000)), Ptr<float>(uint64_t(0x2000)), 2, 100},
+      {{"BLOCK", 256}}, sm90());
+  EXPECT_EQ(two.metadata.params.size(), 4u);
+  EXPECT_EQ(f.compileCount(), 2u);
+}
+
+/// Runs `strided` on the GPU with `stride` and checks y against the CPU.
+void expectStrided(JITFunction &f, int stride, const JITOptions &options = {}) {
+  const int n = 1000;
+  std::vector<float> x(size_t(n) * stride);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(i % 97);
+  auto dx = DeviceBuffer::fromHost(x);
+  auto dy = DeviceBuffer::fromHost(std::vector<float>(n));
+  f.launch({cdiv(n, 256)}, {dx, dy, stride, n}, {{"BLOCK", 256}}, options);
+  std::vector<float> y = dy.toHost<float>();
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(y[i], x[size_t(i) * stride] + 1.0f) << "stride " << stride << " at " << i;
+}
+
+// An unaligned raw pointer compiles a kernel that does not assume
+// alignment (the default of 16 is for pointers whose launch says nothing).
+TEST(JIT, UnalignedPointersAreNotAssumedAligned) {
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  JITFunction::Compiled compiled = f.compile(
+      {Ptr<float>(uint64_t(0x1004)), Ptr<float>(uint64_t(0x2000)), 2, 100},
+      {{"BLOCK", 256}}, sm90());
+  EXPECT_EQ(compiled.metadata.params[0].divisibility, 1u);
+  EXPECT_EQ(compiled.metadata.params[1].divisibility, 16u);
+}
+
+TEST(JIT, LaunchesWithOnesAndOthers) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  expectStrided(f, 1);
+  expectStrided(f, 3);
+  expectStrided(f, 1);
+  EXPECT_EQ(f.compileCount(), 2u);
+}
+
+// A bound launch packs its arguments once; relaunching it repeats the
+// kernel's effect.
+TEST(JIT, BoundLaunchRepeats) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction scale(kScale, "scale.tl");
+  auto buffer = DeviceBuffer::fromHost(std::vector<float>{1, 2, 3});
+  BoundLaunch twice = scale.bind({1}, {buffer, 3},
+                                 {{"MODE", "double"}, {"BLOCK", 4}});
+  BoundLaunch copy = twice;
+  for (int i = 0; i < 3; ++i)
+    twice.launch();
+  copy.launch();
+  EXPECT_EQ(buffer.toHost<float>(), (std::vector<float>{16, 32, 48}));
+  EXPECT_THROW(scale.bind({0}, {buffer, 3}, {{"MODE", "double"}, {"BLOCK", 4}}),
+               Error);
+  JITOptions interpreter;
+  interpreter.backend = Backend::Interpreter;
+  EXPECT_THROW(scale.bind({1}, {buffer, 3}, {{"MODE", "double"}, {"BLOCK", 4}},
+                          interpreter),
+               Error);
+}
+
+// Eight threads launch one JITFunction at once, each with a specialization
+// of its own and the shared ones: every result is right and each
+// specialization compiled once.
+TEST(JIT, ConcurrentLaunchesFromEightThreads) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        for (int round = 0; round < 20; ++round)
+          expectStrided(f, round % 2 ? 1 : 2 + t % 4);
+      } catch (const std::exception &e) {
+        ADD_FAILURE() << e.what();
+        ++failures;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  // Stride 1, and the others (none divisible by 16) share one.
+  EXPECT_EQ(f.compileCount(), 2u);
+}
+
+// A launch names its device; one this machine lacks is an error that says
+// how many there are.
+TEST(JIT, DeviceChoice) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  for (int device = 0; device < deviceCount(); ++device) {
+    JITOptions options;
+    options.device = device;
+    setDevice(device);
+    expectStrided(f, 2, options);
+  }
+  setDevice(0);
+  JITOptions missing;
+  missing.device = deviceCount();
+  try {
+    expectStrided(f, 2, missing);
+    ADD_FAILURE() << "launched on a device that is not there";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("this machine has"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(currentDevice(), 0);
 }
 
 } // namespace
