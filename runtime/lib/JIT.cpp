@@ -379,8 +379,7 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
   // compiler made constants.
   Compiled compiled = compile(args, constexprs, options);
   for (size_t i = 0; i < args.size(); ++i)
-    if (!(args[i].kind() != KernelArg::Kind::Pointer &&
-          entry->args[i].hint == 1))
+    if (entry->args[i].hint != 1) // only integers have the hint 1
       entry->argOf.push_back(uint32_t(i));
   if (entry->argOf.size() != compiled.metadata.params.size())
     throw Error(filename + ": kernel " + compiled.metadata.kernel + " takes " +

@@ -291,14 +291,13 @@ TensorMap encodeTensorMap(const DriverApi &api, const TensorMapInfo &info,
 /// The tensor maps the launcher builds, from the parameters' values
 /// (pointers as addresses, integers sign-extended), into `maps`.
 void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
-                      const std::vector<uint64_t> &slots, Grid grid,
-                      TensorMap *maps) {
+                      const std::vector<Kernel::ParamKind> &kinds,
+                      const uint64_t *slots, Grid grid, TensorMap *maps) {
   std::vector<int64_t> values;
-  for (size_t p = 0; p < md.params.size(); ++p) {
-    bool is32 = getParamKind(md.params[p].type) == Kernel::ParamKind::I32;
-    values.push_back(is32 ? int64_t(int32_t(uint32_t(slots[p])))
-                          : static_cast<int64_t>(slots[p]));
-  }
+  for (size_t p = 0; p < kinds.size(); ++p)
+    values.push_back(kinds[p] == Kernel::ParamKind::I32
+                         ? int64_t(int32_t(uint32_t(slots[p])))
+                         : static_cast<int64_t>(slots[p]));
   for (size_t i = 0; i < md.tensorMaps.size(); ++i)
     maps[i] = encodeTensorMap(api, md.tensorMaps[i], values,
                               {grid.x, grid.y, grid.z}, md.kernel, i);
@@ -372,9 +371,7 @@ void Kernel::launch(Grid grid, KernelArgs args, const uint32_t *argOf,
     return enqueue(api, metadata_, function_, name_, grid, params.data(),
                    count, stream);
   LaunchArray<TensorMap, 3> built(maps);
-  encodeTensorMaps(api, metadata_,
-                   std::vector<uint64_t>(slots.data(), slots.data() + count),
-                   grid, built.data());
+  encodeTensorMaps(api, metadata_, kinds_, slots.data(), grid, built.data());
   for (size_t i = 0; i < maps; ++i)
     params[count + i] = &built[i];
   enqueue(api, metadata_, function_, name_, grid, params.data(), count + maps,
@@ -406,7 +403,7 @@ BoundLaunch Kernel::bind(Grid grid, KernelArgs args, const uint32_t *argOf,
   packArgs(kinds_, args, argOf, state->slots.data());
   state->maps.resize(metadata_.tensorMaps.size());
   if (!state->maps.empty())
-    encodeTensorMaps(driver(), metadata_, state->slots, grid,
+    encodeTensorMaps(driver(), metadata_, kinds_, state->slots.data(), grid,
                      state->maps.data());
   for (uint64_t &slot : state->slots)
     state->params.push_back(&slot);

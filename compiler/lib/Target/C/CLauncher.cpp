@@ -207,17 +207,19 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
        "  if (!lib)\n    return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;\n"
        "  CUresult (*init)(unsigned);\n"
        "  TILEC_SYM(lib, init, \"cuInit\");\n";
-  for (const char *field :
-       {"getCurrent\", \"cuCtxGetCurrent", "setCurrent\", \"cuCtxSetCurrent",
-        "getId\", \"cuCtxGetId", "deviceGet\", \"cuDeviceGet",
-        "retain\", \"cuDevicePrimaryCtxRetain", "loadData\", \"cuModuleLoadData",
-        "getFunction\", \"cuModuleGetFunction",
-        "setAttribute\", \"cuFuncSetAttribute", "launch\", \"cuLaunchKernel"}) {
-    std::string text = field;
-    size_t quote = text.find('"');
-    c << "  TILEC_SYM(lib, " << name << "_driver." << text.substr(0, quote)
-      << ", " << text.substr(quote + 3) << "\");\n";
-  }
+  const std::pair<const char *, const char *> entryPoints[] = {
+      {"getCurrent", "cuCtxGetCurrent"},
+      {"setCurrent", "cuCtxSetCurrent"},
+      {"getId", "cuCtxGetId"},
+      {"deviceGet", "cuDeviceGet"},
+      {"retain", "cuDevicePrimaryCtxRetain"},
+      {"loadData", "cuModuleLoadData"},
+      {"getFunction", "cuModuleGetFunction"},
+      {"setAttribute", "cuFuncSetAttribute"},
+      {"launch", "cuLaunchKernel"}};
+  for (auto [field, symbol] : entryPoints)
+    c << "  TILEC_SYM(lib, " << name << "_driver." << field << ", \"" << symbol
+      << "\");\n";
   if (maps)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.encode, \"cuTensorMapEncodeTiled\");\n";
