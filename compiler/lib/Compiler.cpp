@@ -181,25 +181,7 @@ const DialectRegistry &getRegistry() {
 }
 
 void Compilation::printSourceError(const tilec::SourceError &sourceError) {
-  // Locate line:col in the buffer so SourceMgr prints the line and caret
-  // exactly as MLIR's diagnostic handler does.
-  llvm::StringRef text =
-      sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())->getBuffer();
-  size_t lineStart = 0;
-  for (unsigned line = 1; line < sourceError.loc.line; ++line) {
-    size_t newline = text.find('\n', lineStart);
-    if (newline == llvm::StringRef::npos) {
-      lineStart = text.size();
-      break;
-    }
-    lineStart = newline + 1;
-  }
-  size_t lineEnd = std::min(text.find('\n', lineStart), text.size());
-  size_t column = sourceError.loc.col ? sourceError.loc.col - 1 : 0;
-  size_t offset = std::min(lineStart + column, lineEnd);
-  sourceMgr.PrintMessage(diagnostics,
-                         llvm::SMLoc::getFromPointer(text.data() + offset),
-                         llvm::SourceMgr::DK_Error, sourceError.message);
+  diagnostics << tilec::renderSourceError(source, sourceError);
 }
 
 bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {

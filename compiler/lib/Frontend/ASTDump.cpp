@@ -397,6 +397,43 @@ void Dumper::dump(const Expr &expr) {
     --indent;
     return;
   }
+  case ExprKind::Lambda: {
+    const auto &lambda = llvm::cast<LambdaExpr>(expr);
+    line() << "Lambda";
+    for (const std::string &param : lambda.params)
+      os << " " << param;
+    end(expr.loc);
+    nested(*lambda.body);
+    return;
+  }
+  case ExprKind::Comprehension: {
+    const auto &comprehension = llvm::cast<ComprehensionExpr>(expr);
+    static const char *const results[] = {"List", "Generator", "Dict", "Set"};
+    line() << "Comprehension " << results[int(comprehension.result)];
+    end(expr.loc);
+    ++indent;
+    if (comprehension.key)
+      dump(*comprehension.key);
+    dump(*comprehension.element);
+    for (const ComprehensionClause &clause : comprehension.clauses) {
+      label("for");
+      nested(*clause.target);
+      nested(*clause.iter);
+      for (const ExprPtr &condition : clause.conditions) {
+        label("if");
+        nested(*condition);
+      }
+    }
+    --indent;
+    return;
+  }
+  case ExprKind::Starred: {
+    const auto &starred = llvm::cast<StarredExpr>(expr);
+    line() << (starred.isDouble ? "Starred **" : "Starred *");
+    end(expr.loc);
+    nested(*starred.value);
+    return;
+  }
   case ExprKind::Host:
     line() << "Host " << llvm::cast<HostExpr>(expr).what;
     end(expr.loc);

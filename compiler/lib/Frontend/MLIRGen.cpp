@@ -1050,6 +1050,13 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
   }
   case ExprKind::Dict:
     fail(e.loc, "a dict is host-side Python; kernels cannot use one");
+  case ExprKind::Lambda:
+    fail(e.loc, "a lambda is host-side Python; kernels cannot use one");
+  case ExprKind::Comprehension:
+    fail(e.loc, "a comprehension is host-side Python; kernels cannot use one");
+  case ExprKind::Starred:
+    fail(e.loc, "a starred expression is host-side Python; kernels cannot "
+                "use one");
   case ExprKind::Host:
     fail(e.loc, llvm::cast<HostExpr>(e).what +
                     " is host-side Python; kernels cannot use one");

@@ -14,7 +14,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SaveAndRestore.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <optional>
@@ -137,7 +140,10 @@ private:
   ExprPtr parseNumber();
   ExprPtr parseBraces();
   ExprPtr parseLambda();
-  bool skipComprehension();
+  /// The `for ... in ... if ...` clauses after a comprehension's element.
+  ExprPtr parseComprehension(Location l, ComprehensionExpr::Result result,
+                             ExprPtr key, ExprPtr element);
+  bool parseHostFunction(FunctionDef fn);
   bool startsExpr(TokenKind k) const;
   std::optional<CompareOp> peekCompareOp(unsigned &numTokens) const;
 
@@ -341,9 +347,9 @@ bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
   if (!is(TokenKind::kw_def))
     return error("expected 'def' after decorator");
   // Only @triton.jit functions are kernel language; any other is host code
-  // (an autotune config list, a launcher, a test), skipped unread.
+  // (an autotune config list, a launcher, a test).
   if (!llvm::any_of(fn.decorators, isJitDecorator))
-    return skipHostStatement();
+    return parseHostFunction(std::move(fn));
   llvm::SaveAndRestore<bool> kernelBody(inKernel, true);
   fn.loc = curLoc();
   unsigned defLine = cur().line;
@@ -365,14 +371,53 @@ bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
   return true;
 }
 
+/// A host function is parsed where its body is Python the parser reads, so
+/// that a decorator can call it (`configs=get_configs()`), and skipped
+/// unread where it is not.
+bool Parser::parseHostFunction(FunctionDef fn) {
+  size_t start = pos;
+  SourceError savedError = errorOut;
+  fn.loc = curLoc();
+  unsigned defLine = cur().line;
+  advance();
+  if (is(TokenKind::Identifier)) {
+    fn.name = cur().text;
+    advance();
+    if (expect(TokenKind::LParen) && parseParams(fn.params) &&
+        (!consumeIf(TokenKind::Arrow) || (fn.returns = parseTest())) &&
+        parseSuite(fn.body, "function definition", defLine)) {
+      Location loc = fn.loc;
+      std::string name = fn.name;
+      module->hostDefs.push_back(
+          {loc, name, std::make_shared<FunctionDef>(std::move(fn))});
+      return true;
+    }
+  }
+  pos = start;
+  failed = false;
+  errorOut = savedError;
+  return skipHostStatement();
+}
+
 bool Parser::parseParams(std::vector<Param> &params) {
   llvm::StringSet<> seen;
   bool sawDefault = false;
   while (!is(TokenKind::RParen)) {
     if (is(TokenKind::Star) || is(TokenKind::DoubleStar) ||
-        is(TokenKind::Slash))
-      return error(Twine("'") + getTokenSpelling(cur().kind) +
-                   "' parameters are not supported");
+        is(TokenKind::Slash)) {
+      if (inKernel)
+        return error(Twine("'") + getTokenSpelling(cur().kind) +
+                     "' parameters are not supported");
+      // A host function's `*args` and `**kwargs` take what its callers in
+      // decorators never pass.
+      advance();
+      if (consumeIf(TokenKind::Identifier) && consumeIf(TokenKind::Colon) &&
+          !parseTest())
+        return false;
+      if (!consumeIf(TokenKind::Comma))
+        break;
+      continue;
+    }
     if (!is(TokenKind::Identifier))
       return error("expected parameter name");
     Param param;
@@ -1053,10 +1098,13 @@ ExprPtr Parser::parseCall(Location start, ExprPtr callee) {
       if (inKernel)
         return error("*args and **kwargs are not supported"), nullptr;
       Location argLoc = curLoc();
+      bool isDouble = is(TokenKind::DoubleStar);
       advance();
-      if (!parseTest())
+      ExprPtr value = parseTest();
+      if (!value)
         return nullptr;
-      args.push_back(std::make_unique<HostExpr>(argLoc, "a starred argument"));
+      args.push_back(
+          std::make_unique<StarredExpr>(argLoc, std::move(value), isDouble));
     } else if (is(TokenKind::Identifier) && peekTok().is(TokenKind::Equal)) {
       Keyword keyword;
       keyword.loc = curLoc();
@@ -1080,9 +1128,11 @@ ExprPtr Parser::parseCall(Location start, ExprPtr callee) {
       if (is(TokenKind::kw_for)) {
         if (inKernel)
           return error("comprehensions are not supported"), nullptr;
-        if (!skipComprehension())
+        arg = parseComprehension(argLoc,
+                                 ComprehensionExpr::Result::Generator,
+                                 nullptr, std::move(arg));
+        if (!arg)
           return nullptr;
-        arg = std::make_unique<HostExpr>(argLoc, "a comprehension");
       }
       if (is(TokenKind::Equal))
         return error("expression cannot contain assignment, perhaps you "
@@ -1221,9 +1271,10 @@ ExprPtr Parser::parseAtom() {
     if (inKernel)
       return error("starred expressions are not supported"), nullptr;
     advance();
-    if (!parseOr())
+    ExprPtr value = parseOr();
+    if (!value)
       return nullptr;
-    return std::make_unique<HostExpr>(l, "a starred expression");
+    return std::make_unique<StarredExpr>(l, std::move(value), false);
   }
   case TokenKind::kw_lambda:
     return parseLambda();
@@ -1239,37 +1290,69 @@ ExprPtr Parser::parseAtom() {
   }
 }
 
-/// `lambda params: body`, host code only (autotune and heuristics
-/// decorators). The parameters are skipped; the body is parsed.
+/// `lambda a, b=1, *rest, **kw: body`, host code only (autotune and
+/// heuristics decorators). Defaults are parsed and dropped: decorators call
+/// their lambdas with every argument.
 ExprPtr Parser::parseLambda() {
   Location l = curLoc();
   if (inKernel)
     return error("lambda expressions are not supported"), nullptr;
   advance();
-  if (!skipToColon())
+  std::vector<std::string> params;
+  while (!is(TokenKind::Colon)) {
+    bool starred = consumeIf(TokenKind::Star) || consumeIf(TokenKind::DoubleStar);
+    if (starred && is(TokenKind::Comma)) {
+      advance(); // a bare `*`
+      continue;
+    }
+    if (!is(TokenKind::Identifier))
+      return error("expected a parameter name"), nullptr;
+    if (!starred)
+      params.push_back(cur().text);
+    advance();
+    if (consumeIf(TokenKind::Equal) && !parseTest())
+      return nullptr;
+    if (!consumeIf(TokenKind::Comma))
+      break;
+  }
+  if (!expect(TokenKind::Colon))
     return nullptr;
-  advance();
-  if (!parseTest())
+  ExprPtr body = parseTest();
+  if (!body)
     return nullptr;
-  return std::make_unique<HostExpr>(l, "a lambda");
+  return std::make_unique<LambdaExpr>(l, std::move(params), std::move(body));
 }
 
-/// The `for x in y if c ...` clauses of a comprehension, parsed and dropped.
-bool Parser::skipComprehension() {
+ExprPtr Parser::parseComprehension(Location l,
+                                   ComprehensionExpr::Result result,
+                                   ExprPtr key, ExprPtr element) {
+  std::vector<ComprehensionClause> clauses;
   while (is(TokenKind::kw_for) || is(TokenKind::kw_async)) {
-    consumeIf(TokenKind::kw_async);
-    if (!expect(TokenKind::kw_for) || !parseTargetList() ||
-        !expect(TokenKind::kw_in) || !parseOr())
-      return false;
-    while (consumeIf(TokenKind::kw_if))
-      if (!parseOr())
-        return false;
+    if (consumeIf(TokenKind::kw_async))
+      return error("async comprehensions are not supported"), nullptr;
+    advance(); // 'for'
+    ComprehensionClause clause;
+    clause.target = parseTargetList();
+    if (!clause.target || !expect(TokenKind::kw_in))
+      return nullptr;
+    clause.iter = parseOr();
+    if (!clause.iter)
+      return nullptr;
+    while (consumeIf(TokenKind::kw_if)) {
+      ExprPtr condition = parseOr();
+      if (!condition)
+        return nullptr;
+      clause.conditions.push_back(std::move(condition));
+    }
+    clauses.push_back(std::move(clause));
   }
-  return true;
+  return std::make_unique<ComprehensionExpr>(
+      l, result, std::move(key), std::move(element), std::move(clauses));
 }
 
 /// `{}`, `{k: v, **d}`, `{a, b}`, `{k: v for ...}`: a DictExpr for dicts (so
-/// that a decorator's keys can be read), a HostExpr for the rest.
+/// that a decorator's keys can be read), a comprehension, or a HostExpr for
+/// a set.
 ExprPtr Parser::parseBraces() {
   Location l = curLoc();
   if (inKernel)
@@ -1288,19 +1371,29 @@ ExprPtr Parser::parseBraces() {
       ExprPtr key = parseTest();
       if (!key)
         return nullptr;
+      ExprPtr value;
       if (consumeIf(TokenKind::Colon)) {
-        ExprPtr value = parseTest();
+        value = parseTest();
         if (!value)
           return nullptr;
-        keys.push_back(std::move(key));
-        values.push_back(std::move(value));
       } else {
         isSet = true;
       }
       if (is(TokenKind::kw_for)) {
-        if (!skipComprehension() || !expect(TokenKind::RBrace))
+        if (!keys.empty())
+          return error("invalid syntax"), nullptr;
+        ExprPtr comprehension =
+            value ? parseComprehension(l, ComprehensionExpr::Result::Dict,
+                                       std::move(key), std::move(value))
+                  : parseComprehension(l, ComprehensionExpr::Result::Set,
+                                       nullptr, std::move(key));
+        if (!comprehension || !expect(TokenKind::RBrace))
           return nullptr;
-        return std::make_unique<HostExpr>(l, "a comprehension");
+        return comprehension;
+      }
+      if (value) {
+        keys.push_back(std::move(key));
+        values.push_back(std::move(value));
       }
     }
     if (!consumeIf(TokenKind::Comma))
@@ -1328,9 +1421,16 @@ ExprPtr Parser::parseParenOrList() {
     if (is(TokenKind::kw_for)) {
       if (inKernel)
         return error("comprehensions are not supported"), nullptr;
-      if (!skipComprehension() || !expect(close))
+      if (!elements.empty())
+        return error("invalid syntax"), nullptr;
+      ExprPtr comprehension = parseComprehension(
+          l,
+          isList ? ComprehensionExpr::Result::List
+                 : ComprehensionExpr::Result::Generator,
+          nullptr, std::move(element));
+      if (!comprehension || !expect(close))
         return nullptr;
-      return std::make_unique<HostExpr>(l, "a comprehension");
+      return comprehension;
     }
     elements.push_back(std::move(element));
     if (!consumeIf(TokenKind::Comma))
@@ -1354,4 +1454,33 @@ std::unique_ptr<Module> tilec::parseModule(StringRef source,
                                            SourceError &error) {
   auto file = std::make_shared<std::string>(filename.str());
   return Parser(tokenize(source), std::move(file), error).parseModule();
+}
+
+std::string tilec::renderSourceError(StringRef source,
+                                     const SourceError &error) {
+  // Locate line:col in the buffer so SourceMgr prints the line and caret
+  // exactly as MLIR's diagnostic handler does.
+  llvm::SourceMgr sourceMgr;
+  std::string filename = error.loc.file ? *error.loc.file : "<source>";
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(source, filename,
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  size_t lineStart = 0;
+  for (unsigned line = 1; line < error.loc.line; ++line) {
+    size_t newline = source.find('\n', lineStart);
+    if (newline == StringRef::npos) {
+      lineStart = source.size();
+      break;
+    }
+    lineStart = newline + 1;
+  }
+  size_t lineEnd = std::min(source.find('\n', lineStart), source.size());
+  size_t column = error.loc.col ? error.loc.col - 1 : 0;
+  size_t offset = std::min(lineStart + column, lineEnd);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  sourceMgr.PrintMessage(os, llvm::SMLoc::getFromPointer(source.data() + offset),
+                         llvm::SourceMgr::DK_Error, error.message);
+  return text;
 }

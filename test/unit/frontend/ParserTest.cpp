@@ -125,6 +125,29 @@ std::string sexpr(const Expr &e) {
            sexpr(*d.values[i]);
     return s + ")";
   }
+  case ExprKind::Lambda: {
+    const auto &l = cast<LambdaExpr>(e);
+    std::string s = "(lambda";
+    for (const std::string &param : l.params)
+      s += " " + param;
+    return s + " " + sexpr(*l.body) + ")";
+  }
+  case ExprKind::Comprehension: {
+    const auto &c = cast<ComprehensionExpr>(e);
+    static const char *const results[] = {"list", "gen", "dict", "set"};
+    std::string s = std::string("(") + results[int(c.result)] + "-comp " +
+                    (c.key ? sexpr(*c.key) + ": " : "") + sexpr(*c.element);
+    for (const ComprehensionClause &clause : c.clauses) {
+      s += " for " + sexpr(*clause.target) + " in " + sexpr(*clause.iter);
+      for (const ExprPtr &condition : clause.conditions)
+        s += " if " + sexpr(*condition);
+    }
+    return s + ")";
+  }
+  case ExprKind::Starred: {
+    const auto &st = cast<StarredExpr>(e);
+    return (st.isDouble ? "**" : "*") + sexpr(*st.value);
+  }
   case ExprKind::Host:
     return "<" + cast<HostExpr>(e).what + ">";
   }
@@ -548,6 +571,8 @@ TEST(ParserTest, HostCode) {
       "try:\n    import torch\nexcept ImportError:\n    torch = None\n"
       "finally:\n    pass\n"
       "for i in range(3):\n    del i\nelse:\n    pass\n"
+      "def small_configs(n, *rest, **kw):\n"
+      "    return [c for c in configs if c.kwargs['BM'] <= n]\n"
       "@triton.autotune(configs=get_configs(), key=['M'],\n"
       "                 prune_configs_by={'early_config_prune': lambda c, "
       "n, **kw: c})\n"
@@ -558,16 +583,30 @@ TEST(ParserTest, HostCode) {
   ASSERT_EQ(module->functions.size(), 1u);
   const FunctionDef &kernel = module->functions[0];
   EXPECT_EQ(sexpr(*kernel.decorators[1]),
-            "(call triton.heuristics (dict 'EVEN_K' <a lambda>))");
-  ASSERT_EQ(module->hostDefs.size(), 2u);
+            "(call triton.heuristics (dict 'EVEN_K' (lambda args "
+            "(== (% (sub args 'K') 2) 0))))");
+  // Lambdas keep their positional parameters; `**kw` takes the rest.
+  EXPECT_EQ(sexpr(*cast<CallExpr>(*kernel.decorators[0]).keywords[2].value),
+            "(dict 'early_config_prune' (lambda c n c))");
+  // A host function whose body the parser cannot read (`with`) is kept by
+  // name only; one it can is parsed, so that decorators can call it.
+  ASSERT_EQ(module->hostDefs.size(), 3u);
   EXPECT_EQ(module->hostDefs[0].name, "get_configs");
+  EXPECT_FALSE(module->hostDefs[0].function);
   EXPECT_EQ(module->hostDefs[1].name, "Launcher");
   EXPECT_EQ(module->hostDefs[1].loc.line, 9u);
+  EXPECT_EQ(module->hostDefs[2].name, "small_configs");
+  ASSERT_TRUE(module->hostDefs[2].function);
+  EXPECT_EQ(module->hostDefs[2].function->params.size(), 1u);
   ASSERT_EQ(module->globals.size(), 4u);
-  EXPECT_EQ(sexpr(*module->globals[1]->value), "<a comprehension>");
-  EXPECT_EQ(sexpr(*module->globals[2]->value), "<a comprehension>");
+  EXPECT_EQ(sexpr(*module->globals[1]->value),
+            "(list-comp (call triton.Config (dict 'BM' bm ** extra) num_warps=w) "
+            "for bm "
+            "in [list 64 128] if (> bm 0) for w in (tuple 4 8))");
+  EXPECT_EQ(sexpr(*module->globals[2]->value),
+            "(set-comp <an f-string> for i in (call range 3))");
   EXPECT_EQ(sexpr(*module->globals[3]->value),
-            "(dict 1 'a' 'b' [list <a starred expression>] 'c' <'...'>)");
+            "(dict 1 'a' 'b' [list *xs] 'c' <'...'>)");
 
   EXPECT_EQ(dump("from m import a as b\nX = 1\n"), R"(Module
   ImportFrom m import a as b @1:1

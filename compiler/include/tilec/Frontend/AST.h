@@ -47,7 +47,12 @@ enum class ExprKind {
   BoolOp,    // a and b, a or b
   IfExp,     // a if c else b
   Dict,      // {k: v}: host-side Python (decorators, module globals)
-  Host,      // other host-side Python: lambda, comprehension, f-string, ...
+  // Host-side Python, kept whole so that decorators can be evaluated
+  // (Frontend/HostEvaluator.h); kernels cannot use it.
+  Lambda,        // lambda args: body
+  Comprehension, // [e for x in xs if c], {k: v for ...}, (e for ...)
+  Starred,       // *xs, **kw (in a call or a list)
+  Host,          // other host-side Python: f-string, set, `...`
 };
 
 struct Expr {
@@ -222,15 +227,61 @@ struct DictExpr : Expr {
   std::vector<ExprPtr> keys, values;
 };
 
-/// Python that only host code uses (a lambda, a comprehension, a set, an
-/// f-string, a starred argument, `...`). The parser accepts it outside
-/// kernels, in decorators and module globals, and keeps what it was so that
-/// a kernel that reaches it fails with a clear error.
+/// `lambda a, b=1, *rest, **kw: body` (host code: autotune's prune
+/// functions, heuristics).
+struct LambdaExpr : Expr {
+  LambdaExpr(Location loc, std::vector<std::string> params, ExprPtr body)
+      : Expr(ExprKind::Lambda, std::move(loc)), params(std::move(params)),
+        body(std::move(body)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Lambda; }
+  /// The positional parameters' names; `*rest` and `**kw` take the rest.
+  std::vector<std::string> params;
+  ExprPtr body;
+};
+
+/// One `for target in iter if c1 if c2` clause of a comprehension.
+struct ComprehensionClause {
+  ExprPtr target, iter;
+  std::vector<ExprPtr> conditions;
+};
+
+/// `[element for ...]`, `(element for ...)`, `{key: element for ...}` or
+/// `{element for ...}` (host code: autotune config lists).
+struct ComprehensionExpr : Expr {
+  enum class Result { List, Generator, Dict, Set };
+  ComprehensionExpr(Location loc, Result result, ExprPtr key, ExprPtr element,
+                    std::vector<ComprehensionClause> clauses)
+      : Expr(ExprKind::Comprehension, std::move(loc)), result(result),
+        key(std::move(key)), element(std::move(element)),
+        clauses(std::move(clauses)) {}
+  static bool classof(const Expr *e) {
+    return e->kind == ExprKind::Comprehension;
+  }
+  Result result;
+  ExprPtr key; // dicts only
+  ExprPtr element;
+  std::vector<ComprehensionClause> clauses;
+};
+
+/// `*value` in a list, tuple or call, or `**value` in a call.
+struct StarredExpr : Expr {
+  StarredExpr(Location loc, ExprPtr value, bool isDouble)
+      : Expr(ExprKind::Starred, std::move(loc)), value(std::move(value)),
+        isDouble(isDouble) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::Starred; }
+  ExprPtr value;
+  bool isDouble;
+};
+
+/// Other Python that only host code uses (a set, an f-string, `...`). The
+/// parser accepts it outside kernels, in decorators and module globals, and
+/// keeps what it was so that a kernel that reaches it fails with a clear
+/// error.
 struct HostExpr : Expr {
   HostExpr(Location loc, std::string what)
       : Expr(ExprKind::Host, std::move(loc)), what(std::move(what)) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Host; }
-  std::string what; // "a lambda", "a comprehension", ...
+  std::string what; // "a set", "an f-string", ...
 };
 
 //===----------------------------------------------------------------------===//
@@ -376,11 +427,15 @@ struct Import {
   std::string alias;
 };
 
-/// A top-level `def` without @triton.jit, or a `class`: host code that the
-/// parser skips unread. Kept so that a kernel using the name hears why not.
+/// A top-level `def` without @triton.jit, or a `class`: host code. Kept so
+/// that a kernel using the name hears why not, and a function so that a
+/// decorator can call it (an autotune config generator): `function` is its
+/// parse, or null where its body uses Python the parser does not read
+/// (`with`, `try`, nested definitions, ...).
 struct HostDef {
   Location loc;
   std::string name;
+  std::shared_ptr<FunctionDef> function;
 };
 
 struct Module {

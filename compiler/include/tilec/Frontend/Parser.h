@@ -28,6 +28,10 @@ std::unique_ptr<ast::Module> parseModule(llvm::StringRef source,
                                          llvm::StringRef filename,
                                          SourceError &error);
 
+/// `error` as `file:line:col: error: message`, then the source line and a
+/// caret under the column, as MLIR's diagnostics print.
+std::string renderSourceError(llvm::StringRef source, const SourceError &error);
+
 } // namespace tilec
 
 #endif // TILEC_FRONTEND_PARSER_H
