@@ -96,3 +96,32 @@ void DeviceBuffer::fill(uint8_t byte) {
   else if (bytes)
     checkCuda(driver().cuMemsetD8(ptr, byte, bytes), "cuMemsetD8");
 }
+
+size_t tile::allocationBytesFrom(uint64_t address) {
+  CUdeviceptr base = 0;
+  size_t bytes = 0;
+  checkCuda(driver().cuMemGetAddressRange(&base, &bytes, address),
+            "cuMemGetAddressRange");
+  return size_t(base + bytes - address);
+}
+
+void tile::fillMemory(Backend backend, uint64_t address, uint8_t byte,
+                      size_t bytes, void *stream) {
+  if (bytes && backend == Backend::Interpreter)
+    std::memset(reinterpret_cast<void *>(address), byte, bytes);
+  else if (bytes)
+    checkCuda(driver().cuMemsetD8Async(address, byte, bytes,
+                                       static_cast<CUstream>(stream)),
+              "cuMemsetD8Async");
+}
+
+void tile::copyMemory(Backend backend, uint64_t dst, uint64_t src,
+                      size_t bytes, void *stream) {
+  if (bytes && backend == Backend::Interpreter)
+    std::memcpy(reinterpret_cast<void *>(dst),
+                reinterpret_cast<const void *>(src), bytes);
+  else if (bytes)
+    checkCuda(driver().cuMemcpyDtoDAsync(dst, src, bytes,
+                                         static_cast<CUstream>(stream)),
+              "cuMemcpyDtoDAsync");
+}

@@ -112,6 +112,9 @@ void initialize(DriverState &s) {
       bind(lib, a.cuMemcpyHtoD, "cuMemcpyHtoD_v2", why) &&
       bind(lib, a.cuMemcpyDtoH, "cuMemcpyDtoH_v2", why) &&
       bind(lib, a.cuMemsetD8, "cuMemsetD8_v2", why) &&
+      bind(lib, a.cuMemsetD8Async, "cuMemsetD8Async", why) &&
+      bind(lib, a.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", why) &&
+      bind(lib, a.cuMemGetAddressRange, "cuMemGetAddressRange_v2", why) &&
       bind(lib, a.cuModuleLoadDataEx, "cuModuleLoadDataEx", why) &&
       bind(lib, a.cuModuleGetFunction, "cuModuleGetFunction", why) &&
       bind(lib, a.cuModuleUnload, "cuModuleUnload", why) &&

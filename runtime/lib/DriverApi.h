@@ -62,6 +62,12 @@ struct DriverApi {
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void *src, size_t bytes);
   CUresult (*cuMemcpyDtoH)(void *dst, CUdeviceptr src, size_t bytes);
   CUresult (*cuMemsetD8)(CUdeviceptr dst, unsigned char value, size_t n);
+  CUresult (*cuMemsetD8Async)(CUdeviceptr dst, unsigned char value, size_t n,
+                              CUstream stream);
+  CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                                CUstream stream);
+  CUresult (*cuMemGetAddressRange)(CUdeviceptr *base, size_t *bytes,
+                                   CUdeviceptr address);
   CUresult (*cuModuleLoadDataEx)(CUmodule *module, const void *image,
                                  unsigned numOptions, CUjit_option *options,
                                  void **optionValues);

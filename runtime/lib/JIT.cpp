@@ -2,6 +2,7 @@
 
 #include "tile/JIT.h"
 
+#include "JITSupport.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
 #include "tile/Module.h"
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 
 using namespace tile;
+using detail::DeviceScope;
 
 /// A file as " path size mtime", or "" when it cannot be read.
 static std::string fileIdentity(const char *path) {
@@ -29,7 +31,7 @@ static std::string fileIdentity(const char *path) {
 /// library (so that a rebuilt compiler of the same version does not read
 /// its predecessor's kernels) and the libdevice it links (another CUDA's,
 /// or TILEC_LIBDEVICE's, compiles math differently).
-static std::string compilerIdentity() {
+std::string detail::compilerIdentity() {
   static const std::string library = [] {
     Dl_info info;
     return dladdr(reinterpret_cast<void *>(&tilec::compile), &info)
@@ -165,24 +167,6 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
   h.add(uint64_t(int64_t(deviceOf(options))));
   return h.hash;
 }
-
-/// Runs `body` with `device` the calling thread's, where one is chosen.
-class DeviceScope {
-public:
-  explicit DeviceScope(int device) : previous(currentDevice()) {
-    if (device >= 0 && device != previous)
-      setDevice(device);
-    else
-      previous = -1;
-  }
-  ~DeviceScope() {
-    if (previous >= 0)
-      setDevice(previous);
-  }
-
-private:
-  int previous;
-};
 
 } // namespace
 
@@ -326,7 +310,7 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
                                            ConstexprArgs constexprs,
                                            const JITOptions &options) {
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
-  std::string diskKey = compilerIdentity() + "\n" +
+  std::string diskKey = detail::compilerIdentity() + "\n" +
                         specializationKey(compile) + "\n" + source;
   DiskCache cache = cacheDirectory();
   if (auto sections = cache.load(diskKey); sections && sections->size() == 2) {
@@ -441,6 +425,9 @@ void JITFunction::interpret(Grid grid, KernelArgs args,
 
 void JITFunction::launch(Grid grid, KernelArgs args, ConstexprArgs constexprs,
                          const JITOptions &options) {
+  if (Tuning *t = tuningFor(options))
+    return launchResolved(resolve(*t, nullptr, grid, args, constexprs, options),
+                          args);
   if (options.backend == Backend::Interpreter)
     return interpret(grid, args, constexprs, options);
   const Entry &entry = find(args, constexprs, options);
@@ -448,9 +435,31 @@ void JITFunction::launch(Grid grid, KernelArgs args, ConstexprArgs constexprs,
   entry.kernel->launch(grid, args, entry.argOf.data(), options.stream);
 }
 
+void JITFunction::launchResolved(const Resolved &launch, KernelArgs args) {
+  if (launch.options.backend == Backend::Interpreter)
+    return interpret(launch.grid, args, launch.constexprs, launch.options);
+  const Entry &entry = find(args, launch.constexprs, launch.options);
+  DeviceScope scope(launch.options.device);
+  entry.kernel->launch(launch.grid, args, entry.argOf.data(),
+                       launch.options.stream);
+}
+
 BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
                               ConstexprArgs constexprs,
                               const JITOptions &options) {
+  if (Tuning *t = tuningFor(options))
+    return bindResolved(resolve(*t, nullptr, grid, args, constexprs, options),
+                        args);
+  return bindResolved({Constexprs(constexprs.begin(), constexprs.end()),
+                       options, grid},
+                      args);
+}
+
+BoundLaunch JITFunction::bindResolved(const Resolved &launch,
+                                      KernelArgs args) {
+  const JITOptions &options = launch.options;
+  ConstexprArgs constexprs = launch.constexprs;
+  Grid grid = launch.grid;
   if (options.backend != Backend::CUDA)
     throw Error(filename + ": bind() launches on the GPU; the interpreter "
                 "runs each launch() as it comes");

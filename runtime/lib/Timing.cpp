@@ -6,6 +6,9 @@
 #include "tile/Driver.h"
 #include "tile/Error.h"
 
+#include <algorithm>
+#include <vector>
+
 using namespace tile;
 using namespace tile::cu;
 
@@ -43,4 +46,42 @@ float tile::timeKernelMs(const std::function<void()> &body, int warmup,
   checkCuda(api.cuEventElapsedTime(&ms, start.event, stop.event),
             "cuEventElapsedTime");
   return ms / reps;
+}
+
+float tile::benchmarkMs(const std::function<void()> &body, void *stream,
+                        unsigned warmupMs, unsigned repMs) {
+  const DriverApi &api = driver();
+  CUstream s = static_cast<CUstream>(stream);
+  auto elapsed = [&](const Event &start, const Event &stop) {
+    float ms = 0;
+    checkCuda(api.cuEventElapsedTime(&ms, start.event, stop.event),
+              "cuEventElapsedTime");
+    return ms;
+  };
+  body();
+  Event start, stop;
+  checkCuda(api.cuEventRecord(start.event, s), "cuEventRecord");
+  for (int i = 0; i < 5; ++i)
+    body();
+  checkCuda(api.cuEventRecord(stop.event, s), "cuEventRecord");
+  checkCudaAfterLaunch(api.cuEventSynchronize(stop.event),
+                       "cuEventSynchronize");
+  float estimate = std::max(elapsed(start, stop) / 5, 1e-4f);
+  int warmup = std::clamp(int(warmupMs / estimate), 1, 10000);
+  int reps = std::clamp(int(repMs / estimate), 1, 1000);
+  for (int i = 0; i < warmup; ++i)
+    body();
+  std::vector<Event> marks(2 * size_t(reps));
+  for (int i = 0; i < reps; ++i) {
+    checkCuda(api.cuEventRecord(marks[2 * i].event, s), "cuEventRecord");
+    body();
+    checkCuda(api.cuEventRecord(marks[2 * i + 1].event, s), "cuEventRecord");
+  }
+  checkCudaAfterLaunch(api.cuEventSynchronize(marks.back().event),
+                       "cuEventSynchronize");
+  std::vector<float> times;
+  for (int i = 0; i < reps; ++i)
+    times.push_back(elapsed(marks[2 * i], marks[2 * i + 1]));
+  std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
+  return times[reps / 2];
 }

@@ -100,6 +100,19 @@ private:
   std::string elementType;
 };
 
+/// The bytes from `address` to the end of the CUDA allocation holding it
+/// (cuMemGetAddressRange): what a raw pointer's launch may reach. Throws
+/// tile::Error for an address no allocation holds.
+size_t allocationBytesFrom(uint64_t address);
+
+/// Fills `bytes` bytes at `address` with `byte`, and copies `bytes` bytes
+/// from `src` to `dst`: ordered on `stream` for CUDA (null: the default
+/// stream), at once in host memory for the interpreter.
+void fillMemory(Backend backend, uint64_t address, uint8_t byte, size_t bytes,
+                void *stream = nullptr);
+void copyMemory(Backend backend, uint64_t dst, uint64_t src, size_t bytes,
+                void *stream = nullptr);
+
 } // namespace tile
 
 #endif // TILE_DEVICEBUFFER_H

@@ -12,6 +12,19 @@
 // A launch of a specialization already loaded is a hash of the arguments'
 // kinds and hints and a lock-free lookup; bind() fixes a launch for loops.
 //
+// A kernel under @triton.autotune is tuned as Triton tunes it: the first
+// launch with a new key (the values of the arguments autotune names, the
+// pointers' dtypes and the caller's constexprs) times every config (less
+// those prune_configs_by drops) and keeps the fastest, in memory and in
+// the disk cache, so a later process launches its choice at once.
+// @triton.heuristics' constexprs are computed at every launch. A grid that
+// depends on the chosen constexprs is a function of them:
+//
+//   tile::JITFunction add = tile::JITFunction::fromFile("add.tl");
+//   add.launch([&](const tile::Meta &meta) {
+//     return tile::Grid{tile::cdiv(n, meta["BLOCK_SIZE"])};
+//   }, {x, y, out, n});
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_JIT_H
@@ -22,14 +35,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 namespace tilec {
 struct CompileOptions;
+class KernelTuning;
 } // namespace tilec
 
 namespace tile {
@@ -56,6 +72,10 @@ public:
   Kind kind() const { return kind_; }
   uint64_t bits() const;
   const std::string &string() const { return string_; }
+  /// An Int's value; throws tile::Error for another kind.
+  int64_t intValue() const;
+  /// A Float's, an Int's or a Bool's value as a double.
+  double number() const { return kind_ == Kind::Float ? float_ : double(int_); }
 
 private:
   Kind kind_;
@@ -97,6 +117,48 @@ struct JITOptions {
 /// ceil(a / b), for grids.
 inline unsigned cdiv(int64_t a, int64_t b) { return unsigned((a + b - 1) / b); }
 
+/// A launch's constexprs as its grid function sees them (Triton's `meta`):
+/// the caller's, then the chosen config's, then the heuristics'.
+class Meta {
+public:
+  explicit Meta(const Constexprs &values) : values(values) {}
+  /// An int constexpr's value; throws tile::Error when there is none.
+  int64_t operator[](const std::string &name) const;
+  const Constexprs &all() const { return values; }
+
+private:
+  const Constexprs &values;
+};
+
+/// A grid computed from the launch's constexprs (`lambda meta: (...)`).
+using GridFunction = std::function<Grid(const Meta &)>;
+/// Enables an overload for callables that compute a grid (so that a braced
+/// `{n}` still means a Grid).
+template <class F>
+using IfGridFunction =
+    std::enable_if_t<std::is_invocable_r_v<Grid, F, const Meta &>>;
+
+/// One autotuning config (Triton's triton.Config).
+struct Config {
+  Constexprs constexprs;
+  unsigned numWarps = 4;
+  unsigned numStages = 3;
+  /// "BLOCK: 64, num_warps: 4, num_stages: 3".
+  std::string describe() const;
+};
+
+/// @triton.autotune from C++ (JITFunction::autotune).
+struct Autotune {
+  std::vector<Config> configs;
+  /// The parameters whose values key the choice.
+  std::vector<std::string> key;
+  /// Pointer parameters zeroed before each timed run, and put back after
+  /// each: for kernels that accumulate into or update their buffers.
+  std::vector<std::string> resetToZero, restoreValue;
+  /// Milliseconds of warm-up and of timed runs per config (do_bench's).
+  unsigned warmupMs = 25, repMs = 100;
+};
+
 class JITFunction {
 public:
   /// `kernel` names the @triton.jit function; empty: the source's only one.
@@ -115,11 +177,39 @@ public:
   /// nothing and builds no strings.
   void launch(Grid grid, KernelArgs args, ConstexprArgs constexprs = {},
               const JITOptions &options = {});
+  /// The launch with a grid computed from its constexprs (a callable taking
+  /// a Meta), for kernels whose autotune configs or heuristics choose the
+  /// block sizes.
+  template <class GridFn, class = IfGridFunction<GridFn>>
+  void launch(GridFn &&grid, KernelArgs args, ConstexprArgs constexprs = {},
+              const JITOptions &options = {}) {
+    launchWith(GridFunction(std::forward<GridFn>(grid)), args, constexprs,
+               options);
+  }
+
+  /// Tunes with these configs instead of the file's @triton.autotune (or
+  /// without one). Call it before launching. Throws tile::Error for a key or
+  /// buffer that names no parameter.
+  void autotune(Autotune tuning);
+  /// The config autotuning chose for a launch like this one, tuning first
+  /// when its key is new. Throws tile::Error when the kernel is not tuned.
+  Config tunedConfig(const GridFunction &grid, KernelArgs args,
+                     ConstexprArgs constexprs = {},
+                     const JITOptions &options = {});
+  /// How many keys were tuned by timing configs (not found on disk).
+  unsigned tuningCount() const { return tunings.load(); }
 
   /// The launch with everything fixed, for loops that repeat it: see
   /// BoundLaunch. CUDA only.
   BoundLaunch bind(Grid grid, KernelArgs args, ConstexprArgs constexprs = {},
                    const JITOptions &options = {});
+  template <class GridFn, class = IfGridFunction<GridFn>>
+  BoundLaunch bind(GridFn &&grid, KernelArgs args,
+                   ConstexprArgs constexprs = {},
+                   const JITOptions &options = {}) {
+    return bindWith(GridFunction(std::forward<GridFn>(grid)), args, constexprs,
+                    options);
+  }
 
   /// The kernel for a specialization, compiled on first use. Its
   /// parameters are the arguments less the integers specialized to 1.
@@ -150,6 +240,34 @@ public:
 
 private:
   struct Entry;
+  struct Tuning;
+  /// A launch's constexprs and options once its config and heuristics are
+  /// applied, and its grid.
+  struct Resolved {
+    Constexprs constexprs;
+    JITOptions options;
+    Grid grid;
+    /// The autotune config applied; SIZE_MAX: none.
+    size_t config = SIZE_MAX;
+  };
+  /// The kernel's tuning, read on first use; null when it has neither
+  /// configs nor heuristics.
+  Tuning *tuningFor(const JITOptions &options);
+  /// Applies the tuned config (tuning first for a new key) and the
+  /// heuristics (Autotune.cpp). `grid` null: `fixed`.
+  Resolved resolve(Tuning &tuning, const GridFunction *grid, Grid fixed,
+                   KernelArgs args, ConstexprArgs constexprs,
+                   const JITOptions &options);
+  /// Times each config for this launch; returns the fastest's index.
+  size_t tune(Tuning &tuning, const std::string &key, const GridFunction *grid,
+              Grid fixed, KernelArgs args, ConstexprArgs constexprs,
+              const JITOptions &options);
+  void launchResolved(const Resolved &launch, KernelArgs args);
+  void launchWith(const GridFunction &grid, KernelArgs args,
+                  ConstexprArgs constexprs, const JITOptions &options);
+  BoundLaunch bindWith(const GridFunction &grid, KernelArgs args,
+                       ConstexprArgs constexprs, const JITOptions &options);
+  BoundLaunch bindResolved(const Resolved &launch, KernelArgs args);
   void interpret(Grid grid, KernelArgs args, ConstexprArgs constexprs,
                  const JITOptions &options);
   /// What to compile for these arguments and options.
@@ -172,6 +290,10 @@ private:
   std::atomic<const std::vector<const Entry *> *> published{nullptr};
   std::vector<std::unique_ptr<std::vector<const Entry *>>> lists;
   std::atomic<unsigned> compiles{0};
+  std::once_flag tuningRead;
+  std::unique_ptr<Tuning> tuning;
+  std::unique_ptr<Autotune> cppTuning;
+  std::atomic<unsigned> tunings{0};
 };
 
 } // namespace tile
