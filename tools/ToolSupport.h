@@ -1,9 +1,9 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
 // --kernel, -D, --num-warps, --num-stages, --arch, --device-tensor-maps,
-// --debug and --signature mean the
-// same in tilec and tile-run, and both read their source the same way: one
-// definition each.
+// --debug, --signature and --config mean the same in tilec and tile-run,
+// both apply a kernel's @triton.autotune configs and @triton.heuristics the
+// same way, and both read their source the same way: one definition each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,9 +12,12 @@
 
 #include "tilec/Compiler.h"
 #include "tilec/Target/GPUArch.h"
+#include "tilec/Tuning.h"
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -84,6 +87,89 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
         ->allow_extra_args(false);
   else
     app.add_option("--signature", options.signature, help)->option_text("SIG");
+}
+
+/// Adds --config, which picks one of the kernel's @triton.autotune configs.
+inline void addConfigFlag(CLI::App &app, int &config) {
+  app.add_option("--config", config,
+                 "Use the kernel's Nth @triton.autotune config (from 0):\n"
+                 "its constexprs, num_warps and num_stages")
+      ->check(CLI::NonNegativeNumber)
+      ->option_text("N");
+}
+
+/// The compute capability an --arch names (sm_90a: 90).
+inline unsigned archCapability(const std::string &arch) {
+  return arch.rfind("sm_", 0) == 0 ? unsigned(std::atoi(arch.c_str() + 3))
+                                   : 90;
+}
+
+/// Applies the kernel's decorators to a compile: config `config`'s
+/// constexprs, warps and stages (none: -1), then the @triton.heuristics of
+/// the constexprs -D did not give, on `args` (the runtime arguments' values
+/// in order, where the tool knows them: tile-run does, tilec does not). False with `error` (diagnostics, then a note) when a config or a
+/// heuristic cannot be applied. Without --config, decorators tilec cannot
+/// read are left alone: -D gives what they would. `heuristics` false: the
+/// caller gives every constexpr (a --signature).
+inline bool applyTuning(const std::string &source, const std::string &filename,
+                        CompileOptions &options, int config,
+                        const std::vector<HostScalar> &args,
+                        std::string &error, bool heuristics = true) {
+  auto tuning = KernelTuning::read(source, filename, options.kernel,
+                                   archCapability(options.arch), error);
+  if (!tuning)
+    return config < 0 ? (error.clear(), true) : false;
+  if (config >= 0) {
+    const std::vector<TuningConfig> &configs = tuning->configs();
+    if (size_t(config) >= configs.size()) {
+      error = filename + ": error: --config " + std::to_string(config) +
+              ": the kernel has " + std::to_string(configs.size()) +
+              " @triton.autotune config" + (configs.size() == 1 ? "" : "s") +
+              (configs.empty()
+                   ? std::string()
+                   : " (0 to " + std::to_string(configs.size() - 1) + ")") +
+              "\n";
+      return false;
+    }
+    for (const auto &[name, value] : configs[size_t(config)].constexprs) {
+      for (const auto &given : options.constexprs)
+        if (given.first == name) {
+          error = filename + ": error: -D " + name + " and --config " +
+                  std::to_string(config) + " both set '" + name + "'\n";
+          return false;
+        }
+      options.constexprs.emplace_back(name, value.source());
+    }
+    options.numWarps = configs[size_t(config)].numWarps;
+    options.numStages = configs[size_t(config)].numStages;
+  }
+  if (!heuristics || tuning->heuristics().empty())
+    return true;
+  // What the heuristics read: the arguments (unknown where the tool has no
+  // value), then the constexprs.
+  std::vector<NamedScalar> values;
+  size_t argIndex = 0;
+  for (const KernelTuning::Param &param : tuning->params())
+    if (!param.isConstexpr)
+      values.emplace_back(param.name, argIndex < args.size()
+                                          ? args[argIndex++]
+                                          : HostScalar::unknown());
+  for (const auto &[name, text] : options.constexprs)
+    values.emplace_back(name, HostScalar::parse(text));
+  std::vector<NamedScalar> results;
+  if (!tuning->applyHeuristics(values, results, error)) {
+    std::string missing;
+    for (const std::string &name : tuning->heuristics())
+      if (std::none_of(values.begin(), values.end(),
+                       [&](const NamedScalar &v) { return v.first == name; }))
+        missing += " -D " + name + "=VALUE";
+    error += filename + ": note: @triton.heuristics computes the constexprs "
+                        "-D does not give; give them with" + missing + "\n";
+    return false;
+  }
+  for (const auto &[name, value] : KernelTuning::sources(results))
+    options.constexprs.emplace_back(name, value);
+  return true;
 }
 
 /// Moves `-D NAME=VALUE`s into options.constexprs (`-D NAME=` gives the

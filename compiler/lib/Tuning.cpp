@@ -21,6 +21,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Casting.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace tilec;
@@ -41,8 +42,28 @@ std::string HostScalar::source() const {
     return Value::ofString(text).repr();
   case Kind::Pointer:
     return "<pointer to " + text + ">";
+  case Kind::Unknown:
+    return "<known at launch>";
   }
   return "";
+}
+
+HostScalar HostScalar::parse(const std::string &text) {
+  llvm::StringRef t = llvm::StringRef(text).trim();
+  int64_t i;
+  double d;
+  if (!t.getAsInteger(0, i))
+    return ofInt(i);
+  if (t == "True" || t == "False")
+    return ofBool(t == "True");
+  if (t == "None")
+    return {};
+  if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') &&
+      t.back() == t.front())
+    return ofString(t.drop_front().drop_back().str());
+  if (!t.getAsDouble(d))
+    return ofFloat(d);
+  return ofString(t.str());
 }
 
 bool HostScalar::operator==(const HostScalar &other) const {
@@ -118,6 +139,8 @@ static Value toValue(const HostScalar &scalar) {
     return Value::ofString(scalar.text);
   case HostScalar::Kind::Pointer:
     return Value::opaque("a pointer to " + scalar.text);
+  case HostScalar::Kind::Unknown:
+    return Value::opaque("an argument whose value is known only at launch");
   }
   return Value::none();
 }
@@ -485,6 +508,10 @@ bool KernelTuning::applyHeuristics(std::vector<NamedScalar> &values,
                                    std::string &error) const {
   try {
     for (const auto &[name, function] : impl->heuristics) {
+      if (llvm::any_of(values, [&](const NamedScalar &v) {
+            return v.first == name;
+          }))
+        continue;
       const ast::Location &loc = function.lambda
                                      ? function.lambda->loc
                                      : function.function->loc;
@@ -497,6 +524,55 @@ bool KernelTuning::applyHeuristics(std::vector<NamedScalar> &values,
   } catch (const HostError &e) {
     error = impl->render(e);
     return false;
+  }
+  return true;
+}
+
+bool tilec::evaluateGrid(const std::string &text,
+                         const std::vector<NamedScalar> &names,
+                         std::vector<int64_t> &extents, std::string &error) {
+  // The names as globals of a small module, `meta` as a dict of them.
+  std::string source = "import triton\nfrom triton import cdiv\n";
+  std::string meta;
+  for (const auto &[name, value] : names)
+    if (value.kind != HostScalar::Kind::Pointer &&
+        value.kind != HostScalar::Kind::Unknown) {
+      source += name + " = " + value.source() + "\n";
+      meta += Value::ofString(name).repr() + ": " + name + ", ";
+    }
+  source += "meta = {" + meta + "}\n";
+  size_t line = size_t(std::count(source.begin(), source.end(), '\n')) + 1;
+  source += "grid = (" + text + ",)\n";
+  SourceError parseError;
+  std::unique_ptr<ast::Module> module =
+      parseModule(source, "--grid", parseError);
+  auto fail = [&](const std::string &why) {
+    error = "--grid '" + text + "': " + why;
+    return false;
+  };
+  if (!module)
+    return fail(parseError.message);
+  try {
+    host::HostEvaluator evaluator(*module, 0);
+    const ast::AssignStmt &grid = *module->globals.back();
+    if (grid.loc.line != line)
+      return fail("not one expression");
+    Value value = evaluator.evaluate(*grid.value);
+    if (value.items->size() == 1 && (value.items->front().kind ==
+                                         Value::Kind::Tuple ||
+                                     value.items->front().kind ==
+                                         Value::Kind::List))
+      value = value.items->front(); // --grid "(x, y)"
+    if (value.items->empty() || value.items->size() > 3)
+      return fail("a grid has one to three extents");
+    extents.clear();
+    for (const Value &extent : *value.items) {
+      if (extent.kind != Value::Kind::Int)
+        return fail("an extent is " + extent.repr() + ", not an int");
+      extents.push_back(extent.i);
+    }
+  } catch (const HostError &e) {
+    return fail(e.message);
   }
   return true;
 }

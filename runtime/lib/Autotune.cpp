@@ -206,15 +206,13 @@ static void configure(const tilec::KernelTuning &decorators,
     options.numWarps = chosen.numWarps;
     options.numStages = chosen.numStages;
   }
+  // A constexpr the launch gives itself is not computed.
   std::vector<tilec::NamedScalar> results;
   std::string error;
   if (!decorators.applyHeuristics(values, results, error))
     throw Error(error);
-  // A constexpr the launch gives itself wins over the heuristic's.
   for (const auto &[name, value] : results)
-    if (std::none_of(constexprs.begin(), constexprs.end(),
-                     [&](const NamedConstexpr &c) { return c.first == name; }))
-      constexprs.emplace_back(name, toConstexpr(value, name));
+    constexprs.emplace_back(name, toConstexpr(value, name));
 }
 
 /// What picks a config: the values of the key's arguments, every
@@ -410,9 +408,19 @@ size_t JITFunction::tune(Tuning &tuning, const std::string &key,
   ++tunings;
   (void)cache.store(diskKey, {std::to_string(best),
                               autotune.configs[best].describe()});
+  TuningReport report;
+  for (const std::string &name : autotune.key)
+    for (const auto &[param, value] : values)
+      if (param == name)
+        report.key += (report.key.empty() ? "" : ", ") + name + "=" +
+                      value.source();
+  report.configs = autotune.configs;
+  report.ms = ms;
+  report.failures = failures;
+  report.best = best;
   if (const char *print = std::getenv("TILEC_PRINT_AUTOTUNING");
       print && *print && std::string(print) != "0") {
-    std::cerr << "tilec: autotuned " << filename << " for key " << key
+    std::cerr << "tilec: autotuned " << filename << " for " << report.key
               << "\n";
     for (size_t k = 0; k < ms.size(); ++k)
       std::cerr << "  " << (k == best ? "* " : "  ")
@@ -423,6 +431,7 @@ size_t JITFunction::tune(Tuning &tuning, const std::string &key,
     if (!failures.empty())
       std::cerr << "  failed:" << failures << "\n";
   }
+  tuning.reports.push_back(std::move(report));
   return best;
 }
 
@@ -455,4 +464,11 @@ Config JITFunction::tunedConfig(const GridFunction &grid, KernelArgs args,
     throw Error(filename + ": the kernel has no autotune configs");
   return t->autotune.configs[resolve(*t, &grid, {}, args, constexprs, options)
                                  .config];
+}
+
+std::vector<TuningReport> JITFunction::tuningReports() const {
+  if (!tuning)
+    return {};
+  std::lock_guard<std::mutex> lock(tuning->mutex);
+  return tuning->reports;
 }

@@ -54,6 +54,7 @@ struct JITFunction::Tuning {
   /// The chosen config's index by key.
   std::mutex mutex;
   std::unordered_map<std::string, size_t> chosen;
+  std::vector<TuningReport> reports;
 };
 
 } // namespace tile

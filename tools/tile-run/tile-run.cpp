@@ -16,6 +16,7 @@
 #include "tile/DeviceBuffer.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
+#include "tile/JIT.h"
 #include "tile/Kernel.h"
 #include "tile/Module.h"
 
@@ -27,6 +28,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <iomanip>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -66,6 +68,18 @@ const char *kFooter = R"(Buffers:
   named after its parameter, and the buffers of a table to
   DIR/<name>.0.npy, DIR/<name>.1.npy, ...
 
+Grids:
+  --grid takes extents as numbers or as Python over the scalar ARGs and the
+  constexprs, named by their parameters: "cdiv(n, BLOCK), 4" (cdiv and
+  triton.cdiv, meta["BLOCK"] as in Triton's grid lambdas), for block sizes
+  that --config, --autotune or @triton.heuristics choose.
+
+Autotuning:
+  --config N runs the kernel's Nth @triton.autotune config; --autotune
+  times every config on these ARGs first (on the GPU with events, on the
+  interpreter by wall time), prints each one's time and runs the fastest.
+  @triton.heuristics compute the constexprs -D does not give.
+
 Examples:
   tile-run add.tl --grid 977 -D BLOCK_SIZE=1024 x.npy y.npy out.npy 1000003
   tile-run transpose.tl --grid 4,8 -D BLOCK_M=32 -D BLOCK_N=32 -o out \
@@ -74,6 +88,9 @@ Examples:
   tile-run k.tl --grid 1 --signature "*bf16, *bf16, 128" x.npy y.npy
   tile-run grouped.tl --grid 4 table:a0.npy,a1.npy table:b0.npy,b1.npy \
       table:c0.npy,c1.npy sizes.npy 2
+  tile-run matmul.tl --backend cuda --autotune \
+      --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), 1" \
+      a.npy b.npy c.npy 512 512 512 512 1 512 1 512 1
 
 Exit status: 0 on success, 1 on a compile or run error (diagnostics on
 stderr), 2 on a usage error (bad arguments or files).)";
@@ -201,6 +218,157 @@ bool parseGrid(const std::string &text, unsigned grid[3], std::string &error) {
     grid[i] = unsigned(value);
   }
   return true;
+}
+
+/// What host code sees of each ARG: a number's value, a buffer's dtype.
+std::vector<tilec::HostScalar> scalarsOf(const std::vector<Arg> &args) {
+  std::vector<tilec::HostScalar> scalars;
+  for (const Arg &arg : args)
+    scalars.push_back(arg.isBuffer ? tilec::HostScalar::pointer(
+                                         arg.type.substr(1, arg.type.find(':') - 1))
+                      : arg.kind == Arg::Kind::Real
+                          ? tilec::HostScalar::ofFloat(arg.realValue)
+                      : arg.kind == Arg::Kind::Bool
+                          ? tilec::HostScalar::ofBool(arg.intValue)
+                          : tilec::HostScalar::ofInt(arg.intValue));
+  return scalars;
+}
+
+/// The grid: numbers, or Python over the named ARGs and the constexprs.
+bool evaluateGrid(const std::string &text,
+                  const std::vector<std::string> &params,
+                  const std::vector<tilec::HostScalar> &scalars,
+                  const std::vector<tilec::NamedScalar> &constexprs,
+                  unsigned grid[3], std::string &error) {
+  if (text.find_first_not_of("0123456789, ") == std::string::npos)
+    return parseGrid(text, grid, error);
+  std::vector<tilec::NamedScalar> names = constexprs;
+  for (size_t i = 0; i < params.size() && i < scalars.size(); ++i)
+    names.emplace_back(params[i], scalars[i]);
+  std::vector<int64_t> extents;
+  if (!tilec::evaluateGrid(text, names, extents, error))
+    return false;
+  for (size_t i = 0; i < 3; ++i) {
+    int64_t extent = i < extents.size() ? extents[i] : 1;
+    if (extent < 1 || extent > 0x7fffffff) {
+      error = "--grid '" + text + "' gives the extent " +
+              std::to_string(extent) + ": each must be 1 to 2^31-1";
+      return false;
+    }
+    grid[i] = unsigned(extent);
+  }
+  return true;
+}
+
+/// A -D value as the JIT takes it.
+tile::Constexpr toConstexpr(const std::string &text) {
+  tilec::HostScalar scalar = tilec::HostScalar::parse(text);
+  switch (scalar.kind) {
+  case tilec::HostScalar::Kind::Int:
+    return tile::Constexpr(scalar.intValue);
+  case tilec::HostScalar::Kind::Float:
+    return tile::Constexpr(scalar.floatValue);
+  case tilec::HostScalar::Kind::Bool:
+    return tile::Constexpr(bool(scalar.intValue));
+  default:
+    return tile::Constexpr(scalar.text);
+  }
+}
+
+/// --autotune: times the kernel's @triton.autotune configs on the ARGs
+/// through the JIT (which zeroes and restores the buffers autotune names),
+/// prints each one's time, and sets `config` to the fastest's index.
+int autotuneConfig(const std::string &source, const std::string &filename,
+                   const tilec::CompileOptions &options, bool archGiven,
+                   tile::Backend backend, const std::string &gridText,
+                   const std::vector<Arg> &args, int &config) {
+  std::string diagnostics;
+  auto tuning = tilec::KernelTuning::read(source, filename, options.kernel,
+                                          tilec::archCapability(options.arch),
+                                          diagnostics);
+  if (!tuning) {
+    std::cerr << diagnostics;
+    return kExitError;
+  }
+  if (tuning->configs().empty())
+    return fail("--autotune: the kernel has no @triton.autotune configs",
+                kExitUsageError);
+  std::vector<std::string> params;
+  for (const tilec::KernelTuning::Param &param : tuning->params())
+    if (!param.isConstexpr)
+      params.push_back(param.name);
+  if (params.size() != args.size())
+    return fail("the kernel takes " + std::to_string(params.size()) +
+                    " arguments, " + std::to_string(args.size()) + " given",
+                kExitUsageError);
+  std::vector<tilec::HostScalar> scalars = scalarsOf(args);
+  try {
+    std::vector<tile::DeviceBuffer> buffers;
+    buffers.reserve(args.size());
+    std::vector<tile::KernelArg> kernelArgs;
+    for (const Arg &arg : args) {
+      if (!arg.entries.empty() || arg.kind == Arg::Kind::Bool)
+        return fail("--autotune takes buffers and numbers, not '" + arg.text +
+                        "': time with --config N instead",
+                    kExitUsageError);
+      if (arg.isBuffer) {
+        buffers.emplace_back(arg.array.data.size(), backend);
+        buffers.back().copyFromHost(arg.array.data.data(),
+                                    arg.array.data.size());
+        buffers.back().setDType(arg.type.substr(1, arg.type.find(':') - 1));
+        kernelArgs.emplace_back(buffers.back());
+      } else if (arg.kind == Arg::Kind::Real) {
+        kernelArgs.emplace_back(float(arg.realValue));
+      } else if (arg.type == "i32") {
+        kernelArgs.emplace_back(int32_t(arg.intValue));
+      } else {
+        kernelArgs.emplace_back(int64_t(arg.intValue));
+      }
+    }
+    tile::Constexprs constexprs;
+    for (const auto &[name, value] : options.constexprs)
+      constexprs.emplace_back(name, toConstexpr(value));
+    tile::JITFunction jit(source, filename, options.kernel);
+    jit.setCacheDirectory(""); // asked to time: time, do not remember
+    tile::JITOptions jitOptions;
+    jitOptions.backend = backend;
+    jitOptions.debug = options.debug;
+    if (archGiven)
+      jitOptions.arch = options.arch;
+    auto grid = [&](const tile::Meta &meta) {
+      std::vector<tilec::NamedScalar> names;
+      for (const auto &[name, value] : meta.all())
+        names.emplace_back(name, tilec::HostScalar::parse(value.text()));
+      unsigned extents[3];
+      std::string error;
+      if (!evaluateGrid(gridText, params, scalars, names, extents, error))
+        throw tile::Error(error);
+      return tile::Grid{extents[0], extents[1], extents[2]};
+    };
+    jit.tunedConfig(grid, kernelArgs, constexprs, jitOptions);
+    const tile::TuningReport report = jit.tuningReports().back();
+    std::cerr << "tile-run: autotune"
+              << (report.key.empty() ? "" : " for " + report.key) << " on the "
+              << tile::backendName(backend) << ":\n";
+    for (size_t k = 0; k < report.configs.size(); ++k) {
+      std::ostringstream time;
+      time.precision(4);
+      time << std::fixed << report.ms[k] << " ms";
+      std::cerr << (k == report.best ? "  * " : "    ") << k << ": "
+                << tuning->configs()[k].describe() << ": "
+                << (std::isinf(report.ms[k]) ? std::string("not run")
+                                             : time.str())
+                << "\n";
+    }
+    if (!report.failures.empty())
+      std::cerr << "  failed:" << report.failures << "\n";
+    std::cerr << "tile-run: best: --config " << report.best << " ("
+              << tuning->configs()[report.best].flags() << ")\n";
+    config = int(report.best);
+  } catch (const std::exception &e) {
+    return fail(e.what(), kExitError);
+  }
+  return 0;
 }
 
 /// An ARG of a table of buffers' addresses: "table:a.npy,b.npy". (Not
@@ -447,6 +615,12 @@ int main(int argc, char **argv) {
       ->option_text("NAME");
   app.add_flag("--time", options.timing,
                "Print the wall time of each stage (and of the run) to stderr");
+  int config = -1;
+  tilec::addConfigFlag(app, config);
+  bool autotune = false;
+  app.add_flag("--autotune", autotune,
+               "Time the kernel's @triton.autotune configs on these\n"
+               "ARGs and run the fastest (see Autotuning below)");
   app.add_option("-o,--output-dir", outputDir,
                  "Where to write <parameter name>.npy (default: .)")
       ->option_text("DIR");
@@ -462,8 +636,9 @@ int main(int argc, char **argv) {
 
   unsigned grid[3];
   std::string error;
-  if (!parseGrid(gridText, grid, error))
-    return fail(error, kExitUsageError);
+  if (autotune && config >= 0)
+    return fail("--autotune chooses the config: leave out --config",
+                kExitUsageError);
   if (!tilec::applyDefines(defines, options, error))
     return fail(error, kExitUsageError);
   std::string source;
@@ -475,6 +650,32 @@ int main(int argc, char **argv) {
     return fail(error, kExitUsageError);
   for (const Arg &arg : args)
     options.argTypes.push_back(arg.type);
+  // Without --arch, the device's own (sm_90a on Hopper), as the JIT.
+  bool archGiven = app.get_option("--arch")->count() != 0;
+  if (backend == "cuda" && !archGiven && tile::cudaAvailable())
+    options.arch = tile::deviceArch();
+
+  // The decorators: --autotune's timing picks a config; --config's and the
+  // heuristics' constexprs join -D's.
+  bool isMLIR = llvm::StringRef(input).ends_with(".mlir");
+  if (autotune && isMLIR)
+    return fail("--autotune reads a .tl file's @triton.autotune",
+                kExitUsageError);
+  if (autotune) {
+    std::string whyNot;
+    if (backend == "cuda" && !tile::cudaAvailable(&whyNot))
+      return fail("--backend cuda needs a GPU: " + whyNot, kExitError);
+    if (int status = autotuneConfig(
+            source, input, options, archGiven,
+            backend == "cuda" ? tile::Backend::CUDA : tile::Backend::Interpreter,
+            gridText, args, config))
+      return status;
+  }
+  if (!isMLIR && !tilec::applyTuning(source, input, options, config,
+                                     scalarsOf(args), error)) {
+    std::cerr << error;
+    return kExitError;
+  }
 
   // The kernel's parameters, to check the ARGs against.
   auto compileToTile = [&](const std::vector<std::string> &argTypes) {
@@ -527,6 +728,14 @@ int main(int argc, char **argv) {
   const tile::KernelMetadata &md = signature.metadata;
   if (!checkArgs(md, args, error))
     return fail(error, kExitUsageError);
+  std::vector<std::string> params;
+  for (const tile::ParamInfo &param : md.params)
+    params.push_back(param.name);
+  std::vector<tilec::NamedScalar> constexprs;
+  for (const auto &[name, value] : options.constexprs)
+    constexprs.emplace_back(name, tilec::HostScalar::parse(value));
+  if (!evaluateGrid(gridText, params, scalarsOf(args), constexprs, grid, error))
+    return fail(error, kExitUsageError);
 
   // Outputs: never over an input file.
   namespace fs = std::filesystem;
@@ -567,9 +776,6 @@ int main(int argc, char **argv) {
   }
 
   if (backend == "cuda") {
-    // Without --arch, the device's own (sm_90a on Hopper), as the JIT.
-    if (app.get_option("--arch")->count() == 0 && tile::cudaAvailable())
-      options.arch = tile::deviceArch();
     if (int status = runOnGPU(source, input, options, grid, args))
       return status;
   } else {

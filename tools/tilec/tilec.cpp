@@ -11,6 +11,7 @@
 #include "tilec/Target/C/CLauncher.h"
 #include "tilec/Target/PTX/PTXEmitter.h"
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
 
 #include <CLI/CLI.hpp>
@@ -162,6 +163,8 @@ int main(int argc, char **argv) {
       ->option_text("STAGE");
   app.add_flag("--time", timing,
                "Print the wall time of each compiler stage to stderr");
+  int config = -1;
+  tilec::addConfigFlag(app, config);
 
   try {
     app.parse(argc, argv);
@@ -194,13 +197,24 @@ int main(int argc, char **argv) {
   if (signatures.size() > 1 && !emitC)
     return fail("several --signature make one C launcher: they need --emit=c",
                 kExitUsageError);
+  std::string filename = input == "-" ? "<stdin>" : input;
+  // A --signature gives every constexpr, as Triton's AOT compiler wants;
+  // without one, heuristics compute those -D leaves out.
+  if (!llvm::StringRef(input).ends_with(".mlir")) {
+    std::string tuningError;
+    if (!tilec::applyTuning(source, filename, options, config, {}, tuningError,
+                            /*heuristics=*/signatures.empty())) {
+      std::cerr << tuningError;
+      return kExitCompileError;
+    }
+  }
   if (signatures.empty())
     signatures.emplace_back();
   std::vector<tilec::CompileResult> results;
   for (const std::string &signature : signatures) {
     options.signature = signature;
     tilec::CompileResult &result = results.emplace_back(
-        tilec::compile(source, input == "-" ? "<stdin>" : input, options));
+        tilec::compile(source, filename, options));
     if (timing)
       std::cerr << result.timingReport;
     if (!result.ok) {

@@ -26,7 +26,7 @@ namespace tilec {
 /// A scalar that host code reads or computes: a launch's argument or a
 /// constexpr.
 struct HostScalar {
-  enum class Kind { None, Int, Float, Bool, String, Pointer };
+  enum class Kind { None, Int, Float, Bool, String, Pointer, Unknown };
   Kind kind = Kind::None;
   int64_t intValue = 0; ///< Int and Bool
   double floatValue = 0;
@@ -42,12 +42,25 @@ struct HostScalar {
   static HostScalar pointer(std::string dtype) {
     return {Kind::Pointer, 0, 0, std::move(dtype)};
   }
+  /// An argument whose value only a launch knows (tilec compiles ahead of
+  /// time): host code that reads it fails, saying so.
+  static HostScalar unknown() { return {Kind::Unknown, 0, 0, {}}; }
+  /// A -D value: an int, a float, True or False, a quoted string; any other
+  /// text is a string.
+  static HostScalar parse(const std::string &text);
   /// Source text a constexpr takes (-D NAME=text): "64", "0.5", "True",
   /// "'ieee'".
   std::string source() const;
   bool operator==(const HostScalar &other) const;
 };
 using NamedScalar = std::pair<std::string, HostScalar>;
+
+/// Evaluates `text`, a grid as tile-run's --grid takes it ("cdiv(n,
+/// BLOCK), 4": ints, names of `names`, Python's arithmetic, cdiv and
+/// triton.cdiv, meta["NAME"]) into one to three extents. False with
+/// `error` when it is not one.
+bool evaluateGrid(const std::string &text, const std::vector<NamedScalar> &names,
+                  std::vector<int64_t> &extents, std::string &error);
 
 /// One triton.Config.
 struct TuningConfig {
@@ -106,7 +119,8 @@ public:
 
   /// Evaluates the heuristics in order on `values` (the arguments and the
   /// constexprs so far, by name): each result is appended to `values` and to
-  /// `results`. False with `error` (located in the .tl file) when one fails
+  /// `results`. A constexpr `values` already has is the caller's and is not
+  /// computed. False with `error` (located in the .tl file) when one fails
   /// or reads a value it has not got (a pointer, an unknown name).
   bool applyHeuristics(std::vector<NamedScalar> &values,
                        std::vector<NamedScalar> &results,

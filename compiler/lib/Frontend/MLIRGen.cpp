@@ -1839,8 +1839,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (isConstexpr && !constant && setByDecorator(*kernel, p.name))
       fail(p.loc, "constexpr parameter '" + p.name +
                       "' is chosen at launch by @triton.autotune or "
-                      "@triton.heuristics, which tilec does not run: give it "
-                      "with -D " + p.name + "=VALUE");
+                      "@triton.heuristics: give it with -D " + p.name +
+                      "=VALUE, or pick a config with --config N "
+                      "(tile-run --autotune times them)");
     if (isConstexpr && !constant)
       fail(p.loc, "constexpr parameter '" + p.name +
                       "' has no value: give it with -D " + p.name +

@@ -147,6 +147,19 @@ struct Config {
   std::string describe() const;
 };
 
+/// What one tuning found.
+struct TuningReport {
+  /// The key's arguments and values: "M=512, N=512".
+  std::string key;
+  std::vector<Config> configs;
+  /// Each config's median milliseconds; infinity for one pruned or failed.
+  std::vector<float> ms;
+  /// Why configs failed (a compile error, too much shared memory), a line
+  /// each.
+  std::string failures;
+  size_t best = 0;
+};
+
 /// @triton.autotune from C++ (JITFunction::autotune).
 struct Autotune {
   std::vector<Config> configs;
@@ -198,6 +211,8 @@ public:
                      const JITOptions &options = {});
   /// How many keys were tuned by timing configs (not found on disk).
   unsigned tuningCount() const { return tunings.load(); }
+  /// Those tunings, in order.
+  std::vector<TuningReport> tuningReports() const;
 
   /// The launch with everything fixed, for loops that repeat it: see
   /// BoundLaunch. CUDA only.
