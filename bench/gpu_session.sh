@@ -5,8 +5,8 @@
 # instruction mix of the blocked matmul, the matmul benchmark, and softmax,
 # layer norm and attention against Triton. Logs go to $OUT; a short table is
 # printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|language|sanitize|sanitize-hopper|bench|quickbench|splitk|profile|
-#                             language-bench|language-bench-quick|triton-suite|launch ...
+#   bash bench/gpu_session.sh check|tests|language|sanitize|sanitize-hopper|bench|quickbench|splitk|profile|
+#                             language-bench|language-bench-quick|triton-suite|launch|autotune ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -16,12 +16,16 @@ nvidia-smi -L
 summary=()
 note() { summary+=("$1"); echo "$1"; }
 
-check() {
+unit_tests() {
 for t in "$bin"/*-tests; do
   timeout 300 "$t" > "$OUT/$(basename "$t").log" 2>&1
   rc=$?
   note "$(basename "$t"): rc=$rc $(grep -E '^\[  (PASSED|FAILED)' "$OUT/$(basename "$t").log" | tr '\n' ' ')"
 done
+}
+
+check() {
+unit_tests
 for e in vector_add transpose dot_product normalize matmul splitk_matmul tiled_matmul; do
   timeout 300 "$bin/$e" dsl-examples > "$OUT/example_$e.log" 2>&1
   note "example $e: rc=$?"
@@ -253,9 +257,25 @@ launch() {
   note "memcheck aot_scale: rc=$? $(grep 'ERROR SUMMARY' "$OUT/aot_scale_memcheck.log")"
 }
 
+autotune() {
+  timeout 300 "$bin/tile-jit-tests" --gtest_filter='Autotune*' > "$OUT/autotune_tests.log" 2>&1
+  note "autotune tests: rc=$? $(grep -E '^\[  (PASSED|FAILED)' "$OUT/autotune_tests.log" | tr '\n' ' ')"
+  # The buffers' fills and restores under memcheck (not the choice: the
+  # sanitizer's instrumentation distorts the timings).
+  TILEC_CACHE_DIR=$(mktemp -d) timeout 300 compute-sanitizer --tool memcheck \
+    "$bin/tile-jit-tests" --gtest_filter='Autotune.Resets*GPU:Autotune.Restores*' \
+    > "$OUT/autotune_memcheck.log" 2>&1
+  note "memcheck autotune: rc=$? $(grep 'ERROR SUMMARY' "$OUT/autotune_memcheck.log")"
+  timeout 500 python3 bench/autotune_vs_triton.py --tile-run "$bin/tile-run" \
+    > "$OUT/autotune_vs_triton.log" 2>&1
+  note "autotune vs triton: rc=$?"
+  cat "$OUT/autotune_vs_triton.log"
+}
+
 for phase in "$@"; do
   case "$phase" in
     check) check ;;
+    tests) unit_tests ;;
     language) language ;;
     sanitize) sanitize ;;
     sanitize-hopper) sanitize_hopper ;;
@@ -267,6 +287,7 @@ for phase in "$@"; do
     language-bench-quick) language_bench --quick ;;
     triton-suite) triton_suite ;;
     launch) launch ;;
+    autotune) autotune ;;
   esac
 done
 echo "================ summary"

@@ -1750,6 +1750,15 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         start = i + 1;
       }
     }
+    // Trailing constexprs may be left out, for -D or --config to give.
+    auto isConstexprParam = [](const ast::Param &p) {
+      auto *attr = llvm::dyn_cast_or_null<ast::AttributeExpr>(p.annotation.get());
+      return attr && attr->attr == "constexpr";
+    };
+    if (signature.size() < kernel->params.size() &&
+        std::all_of(kernel->params.begin() + signature.size(),
+                    kernel->params.end(), isConstexprParam))
+      signature.resize(kernel->params.size(), "");
     if (signature.size() != kernel->params.size())
       fail(kernel->loc, "--signature has " + Twine(signature.size()) +
                             " entries but '" + kernel->name + "' has " +

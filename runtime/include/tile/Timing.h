@@ -16,7 +16,8 @@ float timeKernelMs(const std::function<void()> &body, int warmup = 10,
 /// Triton's do_bench, as its autotuner uses it: runs `body` once, estimates
 /// its time from five more runs, runs it for about `warmupMs`, then times
 /// about `repMs` of runs one by one with events on `stream` (null: the
-/// default stream) and returns the median milliseconds per run.
+/// default stream), each after a 256 MB fill that leaves the L2 cache cold,
+/// and returns the median milliseconds per run.
 float benchmarkMs(const std::function<void()> &body, void *stream,
                   unsigned warmupMs = 25, unsigned repMs = 100);
 
