@@ -1,7 +1,8 @@
 //===- launch_overhead.cpp - What enqueueing a kernel costs ---------------===//
 //
 // Microseconds per launch of bench/kernels/tiny.tl (one program), best of
-// 5 rounds of 20000 enqueues each, for raw cuLaunchKernel with packed
+// 5 rounds of 20000 enqueues each (the five ways take turns in each round),
+// for raw cuLaunchKernel with packed
 // parameters, the AOT C launcher (tilec --emit=c), tile::Kernel::launch,
 // the JIT's launch of a cached specialization and its bound launch. With
 // --cold, the first JIT and AOT launches of a new process instead (run it
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
+#include <functional>
 #include <string>
 
 namespace {
@@ -33,19 +35,23 @@ double microseconds(Clock::duration d) {
   return std::chrono::duration<double, std::micro>(d).count();
 }
 
-/// The best per-launch time of `rounds` rounds of `count` launches.
-template <class Launch> double perLaunch(Launch launch, int count = 20000,
-                                         int rounds = 5) {
-  double best = 1e30;
-  for (int r = 0; r < rounds; ++r) {
-    tile::synchronize();
-    Clock::time_point start = Clock::now();
-    for (int i = 0; i < count; ++i)
-      launch();
-    Clock::duration took = Clock::now() - start;
-    tile::synchronize();
-    best = std::min(best, microseconds(took) / count);
-  }
+/// Each launcher's best per-launch time over `rounds` rounds of `count`
+/// launches. The launchers take turns within a round, so that the
+/// machine's drift (clocks, other tenants) touches them alike.
+std::vector<double>
+perLaunch(const std::vector<std::function<void()>> &launchers,
+          int count = 20000, int rounds = 5) {
+  std::vector<double> best(launchers.size(), 1e30);
+  for (int r = 0; r < rounds; ++r)
+    for (size_t k = 0; k < launchers.size(); ++k) {
+      tile::synchronize();
+      Clock::time_point start = Clock::now();
+      for (int i = 0; i < count; ++i)
+        launchers[k]();
+      Clock::duration took = Clock::now() - start;
+      tile::synchronize();
+      best[k] = std::min(best[k], microseconds(took) / count);
+    }
   return best;
 }
 
@@ -103,17 +109,19 @@ int main(int argc, char **argv) {
     check(tiny_aot_load(), "tiny_aot_load");
     tile::BoundLaunch bound = tiny.bind({1}, {x, n}, block);
 
-    double raw = perLaunch([&] {
-      check(launchKernel(function, 1, 1, 1, threads, 1, 1, 0, nullptr, params,
-                         nullptr),
-            "cuLaunchKernel");
+    std::vector<double> times = perLaunch({
+        [&] {
+          check(launchKernel(function, 1, 1, 1, threads, 1, 1, 0, nullptr,
+                             params, nullptr),
+                "cuLaunchKernel");
+        },
+        [&] { check(tiny_aot(nullptr, 1, 1, 1, address, count), "tiny_aot"); },
+        [&] { kernel.launch({1}, {x, n}); },
+        [&] { tiny.launch({1}, {x, n}, {{"BLOCK", 128}}); },
+        [&] { bound.launch(); },
     });
-    double aot = perLaunch([&] {
-      check(tiny_aot(nullptr, 1, 1, 1, address, count), "tiny_aot");
-    });
-    double kernelLaunch = perLaunch([&] { kernel.launch({1}, {x, n}); });
-    double jit = perLaunch([&] { tiny.launch({1}, {x, n}, {{"BLOCK", 128}}); });
-    double boundLaunch = perLaunch([&] { bound.launch(); });
+    double raw = times[0], aot = times[1], kernelLaunch = times[2],
+           jit = times[3], boundLaunch = times[4];
     std::vector<float> y = x.toHost<float>();
     for (int i = 0; i < n; ++i)
       if (y[i] != float(i))

@@ -107,8 +107,9 @@ static unsigned targetCapability(const JITOptions &options) {
   return 90;
 }
 
-JITFunction::Tuning *JITFunction::tuningFor(const JITOptions &options) {
-  std::call_once(tuningRead, [&] {
+JITFunction::Tuning *JITFunction::readTuning(const JITOptions &options) {
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!tuningRead.load(std::memory_order_acquire)) {
     std::string diagnostics;
     auto decorators = tilec::KernelTuning::read(
         source, filename, kernelName, targetCapability(options), diagnostics);
@@ -152,14 +153,15 @@ JITFunction::Tuning *JITFunction::tuningFor(const JITOptions &options) {
     t->decorators = std::move(decorators);
     if (!t->autotune.configs.empty() || hasHeuristics)
       tuning = std::move(t);
-  });
+    tuningRead.store(true, std::memory_order_release);
+  }
   return tuning.get();
 }
 
 void JITFunction::autotune(Autotune tuning) {
   if (tuning.configs.empty())
     throw Error(filename + ": autotune() needs at least one config");
-  if (this->tuning || tunings.load())
+  if (tuningRead.load())
     throw Error(filename + ": autotune() comes before the first launch");
   cppTuning = std::make_unique<Autotune>(std::move(tuning));
 }

@@ -267,7 +267,11 @@ private:
   };
   /// The kernel's tuning, read on first use; null when it has neither
   /// configs nor heuristics.
-  Tuning *tuningFor(const JITOptions &options);
+  Tuning *tuningFor(const JITOptions &options) {
+    return tuningRead.load(std::memory_order_acquire) ? tuning.get()
+                                                      : readTuning(options);
+  }
+  Tuning *readTuning(const JITOptions &options);
   /// Applies the tuned config (tuning first for a new key) and the
   /// heuristics (Autotune.cpp). `grid` null: `fixed`.
   Resolved resolve(Tuning &tuning, const GridFunction *grid, Grid fixed,
@@ -305,7 +309,9 @@ private:
   std::atomic<const std::vector<const Entry *> *> published{nullptr};
   std::vector<std::unique_ptr<std::vector<const Entry *>>> lists;
   std::atomic<unsigned> compiles{0};
-  std::once_flag tuningRead;
+  /// Set (release) once the decorators are read: launches check it with one
+  /// load.
+  std::atomic<bool> tuningRead{false};
   std::unique_ptr<Tuning> tuning;
   std::unique_ptr<Autotune> cppTuning;
   std::atomic<unsigned> tunings{0};
