@@ -17,7 +17,6 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -100,8 +99,8 @@ inline void addConfigFlag(CLI::App &app, int &config) {
 
 /// The compute capability an --arch names (sm_90a: 90).
 inline unsigned archCapability(const std::string &arch) {
-  return arch.rfind("sm_", 0) == 0 ? unsigned(std::atoi(arch.c_str() + 3))
-                                   : 90;
+  std::optional<GPUArch> known = lookupGPUArch(arch);
+  return known ? known->computeCapability : 90;
 }
 
 /// Applies the kernel's decorators to a compile: config `config`'s

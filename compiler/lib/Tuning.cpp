@@ -48,22 +48,34 @@ std::string HostScalar::source() const {
   return "";
 }
 
-HostScalar HostScalar::parse(const std::string &text) {
+std::optional<HostScalar> HostScalar::parseLiteral(const std::string &text) {
   llvm::StringRef t = llvm::StringRef(text).trim();
+  if (t == "None")
+    return HostScalar();
+  if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') &&
+      t.back() == t.front()) {
+    llvm::StringRef inner = t.drop_front().drop_back();
+    if (inner.contains(t.front()) || inner.contains('\\'))
+      return std::nullopt;
+    return ofString(inner.str());
+  }
+  if (t == "True" || t == "true")
+    return ofBool(true);
+  if (t == "False" || t == "false")
+    return ofBool(false);
   int64_t i;
-  double d;
   if (!t.getAsInteger(0, i))
     return ofInt(i);
-  if (t == "True" || t == "False")
-    return ofBool(t == "True");
-  if (t == "None")
-    return {};
-  if (t.size() >= 2 && (t.front() == '\'' || t.front() == '"') &&
-      t.back() == t.front())
-    return ofString(t.drop_front().drop_back().str());
+  double d;
   if (!t.getAsDouble(d))
     return ofFloat(d);
-  return ofString(t.str());
+  return std::nullopt;
+}
+
+HostScalar HostScalar::parse(const std::string &text) {
+  if (std::optional<HostScalar> literal = parseLiteral(text))
+    return *literal;
+  return ofString(llvm::StringRef(text).trim().str());
 }
 
 bool HostScalar::operator==(const HostScalar &other) const {
@@ -170,14 +182,6 @@ static HostScalar toScalar(const Value &value, const ast::Location &loc,
     throw HostError{loc, what + " is " + value.repr() +
                              "; a constexpr is an int, float, bool or string"};
   }
-}
-
-static bool isConstexprAnnotation(const ast::Expr *annotation) {
-  if (auto *attr = llvm::dyn_cast_or_null<ast::AttributeExpr>(annotation))
-    return attr->attr == "constexpr";
-  if (auto *name = llvm::dyn_cast_or_null<ast::NameExpr>(annotation))
-    return name->name == "constexpr";
-  return false;
 }
 
 /// The decorator's name: "triton.autotune" for `@triton.autotune(...)` or
@@ -436,7 +440,7 @@ KernelTuning::read(const std::string &source, const std::string &filename,
   if (!kernel)
     return tuning; // the compiler reports a missing kernel
   for (const ast::Param &p : kernel->params)
-    tuning->params_.push_back({p.name, isConstexprAnnotation(p.annotation.get())});
+    tuning->params_.push_back({p.name, ast::isConstexprAnnotation(p.annotation.get())});
 
   impl.module = std::move(module);
   try {

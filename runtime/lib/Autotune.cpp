@@ -26,6 +26,8 @@
 
 using namespace tile;
 using detail::DeviceScope;
+using detail::toConstexpr;
+using detail::toScalar;
 
 int64_t Constexpr::intValue() const {
   if (kind_ != Kind::Int)
@@ -50,37 +52,6 @@ std::string Config::describe() const {
     text += name + ": " + value.text() + ", ";
   return text + "num_warps: " + std::to_string(numWarps) +
          ", num_stages: " + std::to_string(numStages);
-}
-
-static Constexpr toConstexpr(const tilec::HostScalar &scalar,
-                             const std::string &name) {
-  switch (scalar.kind) {
-  case tilec::HostScalar::Kind::Int:
-    return Constexpr(scalar.intValue);
-  case tilec::HostScalar::Kind::Float:
-    return Constexpr(scalar.floatValue);
-  case tilec::HostScalar::Kind::Bool:
-    return Constexpr(bool(scalar.intValue));
-  case tilec::HostScalar::Kind::String:
-    return Constexpr(scalar.text);
-  default:
-    throw Error("constexpr '" + name + "' is " + scalar.source() +
-                "; the JIT takes ints, floats, bools and strings");
-  }
-}
-
-static tilec::HostScalar toScalar(const Constexpr &value) {
-  switch (value.kind()) {
-  case Constexpr::Kind::Int:
-    return tilec::HostScalar::ofInt(value.intValue());
-  case Constexpr::Kind::Float:
-    return tilec::HostScalar::ofFloat(value.number());
-  case Constexpr::Kind::Bool:
-    return tilec::HostScalar::ofBool(value.number() != 0);
-  case Constexpr::Kind::String:
-    return tilec::HostScalar::ofString(value.string());
-  }
-  return {};
 }
 
 static tilec::HostScalar toScalar(const KernelArg &arg) {

@@ -7,6 +7,7 @@
 #include "tile/Error.h"
 #include "tile/Module.h"
 #include "tilec/Compiler.h"
+#include "tilec/Tuning.h"
 
 #include <cstring>
 #include <dlfcn.h>
@@ -52,27 +53,41 @@ Constexpr::Constexpr(const std::string &value)
                 " has both kinds of quotes or a backslash");
 }
 
-std::string Constexpr::text() const {
-  switch (kind_) {
-  case Kind::Int:
-    return std::to_string(int_);
-  case Kind::Bool:
-    return int_ ? "True" : "False";
-  case Kind::Float: {
-    std::ostringstream os;
-    os.precision(17);
-    os << float_;
-    std::string text = os.str();
-    if (text.find_first_of(".en") == std::string::npos)
-      text += ".0";
-    return text;
+std::string Constexpr::text() const { return detail::toScalar(*this).source(); }
+
+Constexpr Constexpr::parse(const std::string &text) {
+  return detail::toConstexpr(tilec::HostScalar::parse(text), text);
+}
+
+tilec::HostScalar detail::toScalar(const Constexpr &value) {
+  switch (value.kind()) {
+  case Constexpr::Kind::Int:
+    return tilec::HostScalar::ofInt(value.intValue());
+  case Constexpr::Kind::Float:
+    return tilec::HostScalar::ofFloat(value.number());
+  case Constexpr::Kind::Bool:
+    return tilec::HostScalar::ofBool(value.number() != 0);
+  case Constexpr::Kind::String:
+    return tilec::HostScalar::ofString(value.string());
   }
-  case Kind::String: {
-    char quote = string_.find('\'') == std::string::npos ? '\'' : '"';
-    return quote + string_ + quote;
+  return {};
+}
+
+Constexpr detail::toConstexpr(const tilec::HostScalar &scalar,
+                              const std::string &name) {
+  switch (scalar.kind) {
+  case tilec::HostScalar::Kind::Int:
+    return Constexpr(scalar.intValue);
+  case tilec::HostScalar::Kind::Float:
+    return Constexpr(scalar.floatValue);
+  case tilec::HostScalar::Kind::Bool:
+    return Constexpr(bool(scalar.intValue));
+  case tilec::HostScalar::Kind::String:
+    return Constexpr(scalar.text);
+  default:
+    throw Error("constexpr '" + name + "' is " + scalar.source() +
+                "; the JIT takes ints, floats, bools and strings");
   }
-  }
-  return "";
 }
 
 uint64_t Constexpr::bits() const {

@@ -5,6 +5,7 @@
 
 #include "tile/Driver.h"
 #include "tile/JIT.h"
+#include "tilec/Tuning.h"
 
 #include <memory>
 #include <mutex>
@@ -13,6 +14,11 @@
 #include <vector>
 
 namespace tile::detail {
+
+/// A constexpr as host code sees it, and back (throws tile::Error for a
+/// value the JIT has no Constexpr for: None, a pointer).
+tilec::HostScalar toScalar(const Constexpr &value);
+Constexpr toConstexpr(const tilec::HostScalar &scalar, const std::string &name);
 
 /// What a disk-cache entry was made by: tilec's version, the compiler
 /// library's file and the libdevice it links.

@@ -260,21 +260,6 @@ bool evaluateGrid(const std::string &text,
   return true;
 }
 
-/// A -D value as the JIT takes it.
-tile::Constexpr toConstexpr(const std::string &text) {
-  tilec::HostScalar scalar = tilec::HostScalar::parse(text);
-  switch (scalar.kind) {
-  case tilec::HostScalar::Kind::Int:
-    return tile::Constexpr(scalar.intValue);
-  case tilec::HostScalar::Kind::Float:
-    return tile::Constexpr(scalar.floatValue);
-  case tilec::HostScalar::Kind::Bool:
-    return tile::Constexpr(bool(scalar.intValue));
-  default:
-    return tile::Constexpr(scalar.text);
-  }
-}
-
 /// --autotune: times the kernel's @triton.autotune configs on the ARGs
 /// through the JIT (which zeroes and restores the buffers autotune names),
 /// prints each one's time, and sets `config` to the fastest's index.
@@ -327,7 +312,7 @@ int autotuneConfig(const std::string &source, const std::string &filename,
     }
     tile::Constexprs constexprs;
     for (const auto &[name, value] : options.constexprs)
-      constexprs.emplace_back(name, toConstexpr(value));
+      constexprs.emplace_back(name, tile::Constexpr::parse(value));
     tile::JITFunction jit(source, filename, options.kernel);
     jit.setCacheDirectory(""); // asked to time: time, do not remember
     tile::JITOptions jitOptions;

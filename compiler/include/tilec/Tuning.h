@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,8 +46,12 @@ struct HostScalar {
   /// An argument whose value only a launch knows (tilec compiles ahead of
   /// time): host code that reads it fails, saying so.
   static HostScalar unknown() { return {Kind::Unknown, 0, 0, {}}; }
-  /// A -D value: an int, a float, True or False, a quoted string; any other
-  /// text is a string.
+  /// A literal as -D and --signature write one: an int, a float, True or
+  /// true, False or false, None, or a string in quotes without escapes
+  /// ('ieee'); none for other text. The compiler reads constexprs with it.
+  static std::optional<HostScalar> parseLiteral(const std::string &text);
+  /// A -D value: a literal, or else the text itself as a string
+  /// (`-D ACTIVATION=leaky_relu`).
   static HostScalar parse(const std::string &text);
   /// Source text a constexpr takes (-D NAME=text): "64", "0.5", "True",
   /// "'ieee'".

@@ -996,15 +996,21 @@ Value HostEvaluator::call(const Value &callee, Values args,
   return frame.returned;
 }
 
+/// Fails unless `name` got `least` to `most` arguments.
+static void checkArity(llvm::StringRef name, const Values &args, size_t least,
+                       size_t most, const Location &loc) {
+  if (args.size() < least || args.size() > most)
+    fail(loc, name.str() + "() takes " + std::to_string(least) +
+                  (most != least ? " to " + std::to_string(most) : "") +
+                  " arguments, " + std::to_string(args.size()) + " given");
+}
+
 /// A list's or dict's method; attribute() put the receiver in the callee.
 Value HostEvaluator::callMethod(const Value &method, Values &args,
                                 const Location &loc) const {
   llvm::StringRef n = method.name;
   auto arity = [&](size_t least, size_t most) {
-    if (args.size() < least || args.size() > most)
-      fail(loc, n.str() + "() takes " + std::to_string(least) +
-                    (most != least ? " to " + std::to_string(most) : "") +
-                    " arguments, " + std::to_string(args.size()) + " given");
+    checkArity(n, args, least, most, loc);
   };
   if (method.items) {
     Values &self = *method.items;
@@ -1069,10 +1075,7 @@ Value HostEvaluator::callBuiltin(
     const std::vector<std::pair<std::string, Value>> &keywords,
     const Location &loc) const {
   auto arity = [&](size_t least, size_t most) {
-    if (args.size() < least || args.size() > most)
-      fail(loc, name + "() takes " + std::to_string(least) +
-                    (most != least ? " to " + std::to_string(most) : "") +
-                    " arguments, " + std::to_string(args.size()) + " given");
+    checkArity(name, args, least, most, loc);
   };
   auto keyword = [&](const std::string &key) -> const Value * {
     for (const auto &[k, v] : keywords)

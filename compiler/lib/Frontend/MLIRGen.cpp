@@ -8,6 +8,7 @@
 #include "MLIRGenImpl.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Tuning.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -1560,9 +1561,6 @@ void MLIRGenImpl::genWhile(const ast::WhileStmt &loop) {
 // The kernel
 //===----------------------------------------------------------------------===//
 
-/// A `-D` or signature constant: int, float, bool, None, or a string in
-/// quotes ('ieee' or "ieee", without escapes) for string constexprs such as
-/// an input_precision.
 /// Whether an argument type's hint ":1" specializes an integer to the value
 /// 1, as Triton's AOT signatures and its JIT do (a pointer's ":1" is an
 /// alignment of one byte: none).
@@ -1571,28 +1569,26 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
   return hint == 1 && integer && integer.getWidth() > 1;
 }
 
+/// A `-D` or signature constant (HostScalar::parseLiteral: the tools'
+/// heuristics read -D the same way): int, float, bool, None, or a string in
+/// quotes ('ieee' or "ieee", without escapes) for string constexprs such as
+/// an input_precision.
 static std::optional<TValue> parseConstant(StringRef text) {
-  text = text.trim();
-  if (text == "None")
-    return TValue::none();
-  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
-      text.back() == text.front()) {
-    StringRef inner = text.drop_front().drop_back();
-    if (!inner.contains(text.front()) && !inner.contains('\\'))
-      return TValue::ofString(inner.str());
+  std::optional<HostScalar> literal = HostScalar::parseLiteral(text.str());
+  if (!literal)
     return std::nullopt;
+  switch (literal->kind) {
+  case HostScalar::Kind::Int:
+    return TValue::ofInt(literal->intValue);
+  case HostScalar::Kind::Float:
+    return TValue::ofFloat(literal->floatValue);
+  case HostScalar::Kind::Bool:
+    return TValue::ofBool(literal->intValue);
+  case HostScalar::Kind::String:
+    return TValue::ofString(literal->text);
+  default:
+    return TValue::none();
   }
-  if (text == "True" || text == "true")
-    return TValue::ofBool(true);
-  if (text == "False" || text == "false")
-    return TValue::ofBool(false);
-  int64_t i;
-  if (!text.getAsInteger(0, i))
-    return TValue::ofInt(i);
-  double d;
-  if (!text.getAsDouble(d))
-    return TValue::ofFloat(d);
-  return std::nullopt;
 }
 
 /// Whether `name` is a key of a dict literal in one of the kernel's
@@ -1751,13 +1747,11 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       }
     }
     // Trailing constexprs may be left out, for -D or --config to give.
-    auto isConstexprParam = [](const ast::Param &p) {
-      auto *attr = llvm::dyn_cast_or_null<ast::AttributeExpr>(p.annotation.get());
-      return attr && attr->attr == "constexpr";
-    };
     if (signature.size() < kernel->params.size() &&
         std::all_of(kernel->params.begin() + signature.size(),
-                    kernel->params.end(), isConstexprParam))
+                    kernel->params.end(), [](const ast::Param &p) {
+                      return ast::isConstexprAnnotation(p.annotation.get());
+                    }))
       signature.resize(kernel->params.size(), "");
     if (signature.size() != kernel->params.size())
       fail(kernel->loc, "--signature has " + Twine(signature.size()) +

@@ -64,6 +64,10 @@ public:
   /// backslash, which the text form cannot hold.
   Constexpr(const char *value) : Constexpr(std::string(value)) {}
   Constexpr(const std::string &value);
+  /// A -D value as tilec reads one: an int, a float, True/False, a quoted
+  /// string, or else the text itself as a string. Throws tile::Error for
+  /// None.
+  static Constexpr parse(const std::string &text);
   /// The value as source text ("1024", "0.5", "True", "'ieee'").
   std::string text() const;
   bool operator==(const Constexpr &other) const;

@@ -408,6 +408,16 @@ struct Param {
   ExprPtr defaultValue; // may be null
 };
 
+/// Whether a parameter's annotation reads `tl.constexpr` (or `constexpr`),
+/// judged by its text where no evaluation is at hand.
+inline bool isConstexprAnnotation(const Expr *annotation) {
+  if (auto *attr = llvm::dyn_cast_or_null<AttributeExpr>(annotation))
+    return attr->attr == "constexpr";
+  if (auto *name = llvm::dyn_cast_or_null<NameExpr>(annotation))
+    return name->name == "constexpr";
+  return false;
+}
+
 struct FunctionDef {
   Location loc;
   std::string name;
