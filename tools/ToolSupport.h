@@ -71,6 +71,10 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                "Bulk copies' tensor maps are built by the kernel, none\n"
                "by the launcher (the metadata's \"tensor_maps\"): for\n"
                "launchers that pass the parameters alone");
+  app.add_flag("--deterministic", options.deterministic,
+               "Floating-point atomic adds give the same bits on every\n"
+               "run: programs along the grid's last axis with more than\n"
+               "one take turns (split-K's splits add in order)");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

@@ -571,6 +571,9 @@ bool Compilation::run() {
   if (arch.archSpecific)
     (*module)->setAttr(mlir::tilegpu::kArchSpecificAttrName,
                        UnitAttr::get(module->getContext()));
+  if (options.deterministic)
+    (*module)->setAttr(mlir::tilegpu::kDeterministicAttrName,
+                       UnitAttr::get(module->getContext()));
   if (options.deviceTensorMaps)
     (*module)->setAttr(mlir::tilegpu::kDeviceTensorMapsAttrName,
                        UnitAttr::get(module->getContext()));
@@ -578,6 +581,11 @@ bool Compilation::run() {
     return false;
   // A warp-specialized kernel's producer warps come on top of num_warps.
   result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
+  module->walk([&](func::FuncOp kernel) {
+    unsigned n = kernel.getNumArguments();
+    result.metadata.turnstiles |=
+        n && kernel.getArgAttr(n - 1, mlir::tilegpu::kTurnstilesAttrName);
+  });
   if (options.stopAfter == Stage::TileGPU) {
     printModule(*module);
     return true;

@@ -177,7 +177,8 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
     h.add(value.string());
   }
   h.add(uint64_t(options.numWarps) | uint64_t(options.numStages) << 16 |
-        uint64_t(options.debug) << 32 | uint64_t(options.backend) << 40);
+        uint64_t(options.debug) << 32 | uint64_t(options.backend) << 40 |
+        uint64_t(options.deterministic) << 48);
   h.add(options.arch);
   h.add(uint64_t(int64_t(deviceOf(options))));
   return h.hash;
@@ -198,7 +199,7 @@ struct JITFunction::Entry {
   std::vector<Arg> args;
   Constexprs constexprs;
   unsigned numWarps, numStages;
-  bool debug;
+  bool debug, deterministic;
   Backend backend;
   std::string arch;
   int device;
@@ -212,7 +213,8 @@ struct JITFunction::Entry {
     if (launchArgs.size() != args.size() ||
         launchConstexprs.size() != constexprs.size() ||
         options.numWarps != numWarps || options.numStages != numStages ||
-        options.debug != debug || options.backend != backend ||
+        options.debug != debug || options.deterministic != deterministic ||
+        options.backend != backend ||
         options.arch != arch || deviceOf(options) != device)
       return false;
     bool ones = specializesOnes(options);
@@ -284,6 +286,7 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   compile.numWarps = options.numWarps;
   compile.numStages = options.numStages;
   compile.debug = options.debug;
+  compile.deterministic = options.deterministic;
   compile.arch = options.arch;
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
@@ -313,7 +316,8 @@ static std::string specializationKey(const tilec::CompileOptions &compile) {
   std::string key = compile.kernel + "|" + compile.arch + "|" +
                     std::to_string(compile.numWarps) + "|" +
                     std::to_string(compile.numStages) +
-                    (compile.debug ? "|debug" : "");
+                    (compile.debug ? "|debug" : "") +
+                    (compile.deterministic ? "|deterministic" : "");
   for (const auto &[name, value] : compile.constexprs)
     key += "|" + name + "=" + value;
   for (const std::string &type : compile.argTypes)
@@ -371,6 +375,7 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
   entry->numWarps = options.numWarps;
   entry->numStages = options.numStages;
   entry->debug = options.debug;
+  entry->deterministic = options.deterministic;
   entry->backend = options.backend;
   entry->arch = options.arch;
   entry->device = deviceOf(options);

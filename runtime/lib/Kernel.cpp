@@ -303,19 +303,32 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
                               {grid.x, grid.y, grid.z}, md.kernel, i);
 }
 
-/// Enqueues `function` with `params` (room for one more: the programs'
-/// global scratch, allocated and freed in stream order, where the kernel
-/// has any: launches on other streams get their own).
+/// The parameters a launch adds after the arguments and tensor maps: the
+/// programs' global scratch and the turnstiles.
+constexpr size_t kLaunchExtras = 2;
+
+/// Enqueues `function` with `params` (room for kLaunchExtras more: the
+/// programs' global scratch and the turnstiles, each allocated and freed in
+/// stream order where the kernel has it, so that launches on other streams
+/// get their own; the turnstiles zeroed first).
 void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              const char *name, Grid grid, void **params, size_t count,
              void *stream) {
-  CUdeviceptr scratch = 0;
+  CUdeviceptr scratch = 0, turnstiles = 0;
   auto cuStream = static_cast<CUstream>(stream);
+  size_t programs = size_t(grid.x) * grid.y * grid.z;
   if (md.globalScratchBytes) {
-    size_t bytes = size_t(grid.x) * grid.y * grid.z * md.globalScratchBytes;
-    checkCuda(api.cuMemAllocAsync(&scratch, bytes, cuStream),
+    checkCuda(api.cuMemAllocAsync(&scratch, programs * md.globalScratchBytes,
+                                  cuStream),
               "cuMemAllocAsync(global scratch)", md.kernel);
     params[count++] = &scratch;
+  }
+  if (md.turnstiles) {
+    checkCuda(api.cuMemAllocAsync(&turnstiles, 4 * programs, cuStream),
+              "cuMemAllocAsync(turnstiles)", md.kernel);
+    checkCuda(api.cuMemsetD8Async(turnstiles, 0, 4 * programs, cuStream),
+              "cuMemsetD8Async(turnstiles)", md.kernel);
+    params[count++] = &turnstiles;
   }
   noteLaunch(name);
   CUresult launched = api.cuLaunchKernel(
@@ -325,6 +338,9 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
   if (scratch)
     checkCuda(api.cuMemFreeAsync(scratch, cuStream),
               "cuMemFreeAsync(global scratch)", md.kernel);
+  if (turnstiles)
+    checkCuda(api.cuMemFreeAsync(turnstiles, cuStream),
+              "cuMemFreeAsync(turnstiles)", md.kernel);
   checkCuda(launched, "cuLaunchKernel", md.kernel);
 }
 
@@ -363,7 +379,7 @@ void Kernel::launch(Grid grid, KernelArgs args, const uint32_t *argOf,
   const DriverApi &api = driver();
   size_t count = kinds_.size(), maps = metadata_.tensorMaps.size();
   LaunchArray<uint64_t, 24> slots(count);
-  LaunchArray<void *, 32> params(count + maps + 1);
+  LaunchArray<void *, 32> params(count + maps + kLaunchExtras);
   packArgs(kinds_, args, argOf, slots.data());
   for (size_t p = 0; p < count; ++p)
     params[p] = &slots[p];
@@ -384,7 +400,7 @@ struct BoundLaunch::State {
   void *stream;
   std::vector<uint64_t> slots;
   std::vector<TensorMap> maps;
-  /// Room for the scratch's after the arguments and maps.
+  /// The arguments' and maps' addresses, then room for kLaunchExtras more.
   std::vector<void *> params;
 };
 
@@ -409,7 +425,7 @@ BoundLaunch Kernel::bind(Grid grid, KernelArgs args, const uint32_t *argOf,
     state->params.push_back(&slot);
   for (TensorMap &map : state->maps)
     state->params.push_back(&map);
-  state->params.push_back(nullptr);
+  state->params.resize(state->params.size() + kLaunchExtras, nullptr);
   BoundLaunch bound;
   bound.state_ = std::move(state);
   return bound;
@@ -423,13 +439,14 @@ void BoundLaunch::launch(void *stream) const {
     throw Error("kernel " + kernel.metadata().kernel + " was loaded on device " +
                 std::to_string(kernel.device()) + ", but the calling thread's "
                 "device is " + std::to_string(currentDevice()));
-  size_t count = state_->params.size() - 1;
-  // The driver only reads the parameters; a scratch pointer needs a copy.
-  if (!kernel.metadata().globalScratchBytes)
-    return enqueue(driver(), kernel.metadata(), kernel.function_, kernel.name_,
+  size_t count = state_->params.size() - kLaunchExtras;
+  // The driver only reads the parameters; the extras need a copy.
+  const KernelMetadata &md = kernel.metadata();
+  if (!md.globalScratchBytes && !md.turnstiles)
+    return enqueue(driver(), md, kernel.function_, kernel.name_,
                    state_->grid, const_cast<void **>(state_->params.data()),
                    count, stream);
-  LaunchArray<void *, 32> params(count + 1);
+  LaunchArray<void *, 32> params(count + kLaunchExtras);
   std::memcpy(params.data(), state_->params.data(), count * sizeof(void *));
   enqueue(driver(), kernel.metadata(), kernel.function_, kernel.name_,
           state_->grid, params.data(), count, stream);

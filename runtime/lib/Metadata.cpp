@@ -452,6 +452,13 @@ int64_t getInteger(const JsonValue &value, const std::string &field,
   return n;
 }
 
+bool getBool(const JsonValue &value, const std::string &field) {
+  if (value.kind != JsonValue::Bool)
+    fail("field \"" + field + "\" must be true or false, got " +
+         kindName(value.kind));
+  return value.boolean;
+}
+
 unsigned getUnsigned(const JsonValue &value, const std::string &field) {
   int64_t n = getInteger(value, field, /*nonNegative=*/true);
   if (n > int64_t(std::numeric_limits<unsigned>::max()))
@@ -696,6 +703,8 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.numStages = getUnsigned(*v, "num_stages");
   if (const JsonValue *v = root.find("global_scratch_bytes"))
     md.globalScratchBytes = getUnsigned(*v, "global_scratch_bytes");
+  if (const JsonValue *v = root.find("turnstiles"))
+    md.turnstiles = getBool(*v, "turnstiles");
   if (md.numWarps == 0)
     fail("field \"num_warps\" must be positive");
   if (md.numStages == 0)
@@ -760,6 +769,8 @@ std::string KernelMetadata::toJSON() const {
   out += ", \"num_stages\": " + std::to_string(numStages);
   if (globalScratchBytes)
     out += ", \"global_scratch_bytes\": " + std::to_string(globalScratchBytes);
+  if (turnstiles)
+    out += ", \"turnstiles\": true";
   out += ", \"params\": [";
   writeJoined(out, params, [&](const ParamInfo &param) {
     out += "{\"name\": ";

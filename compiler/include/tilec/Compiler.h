@@ -43,6 +43,10 @@ struct CompileOptions {
   /// launcher could build them from the arguments (the metadata's
   /// "tensor_maps"): for launchers that pass the parameters alone.
   bool deviceTensorMaps = false;
+  /// Floating-point atomic adds in a fixed order of programs, so that they
+  /// give the same bits on every run (tilegpu-order-atomics): the
+  /// metadata's "turnstiles".
+  bool deterministic = false;
   /// sm_80, sm_90 or sm_90a (tilec/Target/GPUArch.h).
   std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;

@@ -1251,7 +1251,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     auto ifOp = scf::IfOp::create(builder, location, TypeRange{}, c,
                                   /*withElseRegion=*/true);
     Scope before = scope;
-    auto genBranch = [&](const Block &body, mlir::Block *block) {
+    auto genBranch = [&](const ast::Block &body, mlir::Block *block) {
       scope = before;
       builder.setInsertionPoint(block->getTerminator());
       gen(body);

@@ -39,6 +39,7 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(tilegpu::createTileGPUVersionMasks());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tilegpu::createTileGPUOrderAtomics());
 }
 
 void tilec::buildTileGPUToLLVMPipeline(OpPassManager &pm) {

@@ -106,6 +106,11 @@ struct JITOptions {
   /// Compiles tl.device_assert and runtime `assert` in (Triton's debug
   /// mode); part of the specialization.
   bool debug = false;
+  /// Floating-point atomic adds give the same bits on every run: the
+  /// programs along the grid's last axis with more than one take turns
+  /// (tilec --deterministic; split-K's splits add in order). Part of the
+  /// specialization.
+  bool deterministic = false;
   /// "sm_80", "sm_90", "sm_90a"; empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;

@@ -101,6 +101,11 @@ struct KernelMetadata {
   /// 128-byte aligned, that the launch provides (the runtime allocates it
   /// on the launch's stream).
   unsigned globalScratchBytes = 0;
+  /// Deterministic atomics (tilec --deterministic): the PTX entry takes one
+  /// more pointer, last: 4 bytes per program of zeroed global memory, the
+  /// turnstiles by which programs take turns at their floating-point atomic
+  /// adds (the runtime allocates and zeroes it on the launch's stream).
+  bool turnstiles = false;
   /// Tensor maps the launch builds and passes after `params` (before the
   /// global scratch).
   std::vector<TensorMapInfo> tensorMaps;

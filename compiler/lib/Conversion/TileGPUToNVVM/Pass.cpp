@@ -167,6 +167,7 @@ struct ConvertTileGPUToNVVM
     populateLoadStoreToLLVMPatterns(converter, widths, patterns);
     populateAtomicToLLVMPatterns(converter, widths, fences, patterns);
     populateBarrierToLLVMPatterns(converter, patterns);
+    populateTurnstileToLLVMPatterns(converter, patterns);
     populateBulkCopyToLLVMPatterns(converter, patterns);
     populateDebugToLLVMPatterns(converter, patterns);
     populateHintToLLVMPatterns(converter, patterns);

@@ -166,7 +166,7 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
 /// The code every launcher of a file shares: the driver's entry points,
 /// resolved once, and the per-context loading of an image.
 void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
-                 bool scratch) {
+                 bool scratch, bool zeroes) {
   c << "static struct {\n"
        "  CUresult status;\n"
        "  CUresult (*getCurrent)(CUcontext *);\n"
@@ -192,6 +192,8 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (scratch)
     c << "  CUresult (*alloc)(CUdeviceptr *, size_t, CUstream);\n"
          "  CUresult (*free)(CUdeviceptr, CUstream);\n";
+  if (zeroes)
+    c << "  CUresult (*memset)(CUdeviceptr, unsigned char, size_t, CUstream);\n";
   c << "} " << name << "_driver;\n"
     << "static pthread_once_t " << name
     << "_driver_once = PTHREAD_ONCE_INIT;\n\n";
@@ -226,6 +228,9 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (scratch)
     c << "  TILEC_SYM(lib, " << name << "_driver.alloc, \"cuMemAllocAsync\");\n"
       << "  TILEC_SYM(lib, " << name << "_driver.free, \"cuMemFreeAsync\");\n";
+  if (zeroes)
+    c << "  TILEC_SYM(lib, " << name
+      << "_driver.memset, \"cuMemsetD8Async\");\n";
   c << "  return init(0);\n}\n\n#undef TILEC_SYM\n\n"
     << "static void " << name << "_driver_once_init(void) {\n  " << name
     << "_driver.status = " << name << "_driver_init();\n}\n\n";
@@ -327,13 +332,14 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
     << (spec.cubin.empty() ? "NULL" : function + "_cubin") << ", " << function
     << "_ptx, \"" << md.kernel << "\", " << md.sharedBytes << "};\n\n";
 
-  bool scratch = md.globalScratchBytes != 0;
+  bool scratch = md.globalScratchBytes != 0, turnstiles = md.turnstiles;
   c << getSignature(function, params) << " {\n"
     << "  CUfunction tl_function;\n"
     << "  CUresult tl_r = " << name << "_function(&" << function
     << "_image, &tl_function);\n"
     << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n";
-  size_t slots = md.params.size() + md.tensorMaps.size() + (scratch ? 1 : 0);
+  size_t slots = md.params.size() + md.tensorMaps.size() + (scratch ? 1 : 0) +
+                 (turnstiles ? 1 : 0);
   c << "  void *tl_params[" << std::max<size_t>(slots, 1) << "] = {";
   for (size_t i = 0; i < md.params.size(); ++i)
     c << (i ? ", " : "") << "&" << params.names[i];
@@ -393,25 +399,44 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << "  }\n";
     }
   }
+  if (scratch || turnstiles)
+    c << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n"
+      << "  CUdeviceptr tl_scratch = 0, tl_turnstiles = 0;\n";
+  size_t extra = md.params.size() + md.tensorMaps.size();
   if (scratch) {
     c << "  /* The programs' global scratch (tensor maps they build), in "
          "stream order. */\n"
-      << "  CUdeviceptr tl_scratch = 0;\n"
-      << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n"
       << "  if ((tl_r = " << name << "_driver.alloc(&tl_scratch, tl_programs * "
       << md.globalScratchBytes << ", stream)) != CUDA_SUCCESS)\n"
       << "    return tl_r;\n"
-      << "  tl_params[" << slots - 1 << "] = &tl_scratch;\n";
+      << "  tl_params[" << extra++ << "] = &tl_scratch;\n";
+  }
+  if (turnstiles) {
+    // On failure the scratch, if any, is freed on the way out.
+    c << "  /* The turnstiles of deterministic atomics: 4 zeroed bytes per "
+         "program. */\n"
+      << "  tl_r = " << name
+      << "_driver.alloc(&tl_turnstiles, tl_programs * 4, stream);\n"
+      << "  if (tl_r == CUDA_SUCCESS)\n"
+      << "    tl_r = " << name
+      << "_driver.memset(tl_turnstiles, 0, tl_programs * 4, stream);\n"
+      << "  tl_params[" << extra++ << "] = &tl_turnstiles;\n"
+      << "  if (tl_r == CUDA_SUCCESS)\n  ";
   }
   c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
     << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    " << md.sharedBytes
     << ", stream, tl_params, NULL);\n";
-  if (scratch)
-    c << "  CUresult tl_freed = " << name
-      << "_driver.free(tl_scratch, stream);\n"
-      << "  return tl_r != CUDA_SUCCESS ? tl_r : tl_freed;\n";
-  else
+  if (scratch || turnstiles) {
+    c << "  CUresult tl_freed = CUDA_SUCCESS;\n";
+    for (const char *buffer : {"tl_scratch", "tl_turnstiles"})
+      c << "  if (" << buffer << ") {\n"
+        << "    CUresult tl_f = " << name << "_driver.free(" << buffer
+        << ", stream);\n"
+        << "    tl_freed = tl_freed != CUDA_SUCCESS ? tl_freed : tl_f;\n  }\n";
+    c << "  return tl_r != CUDA_SUCCESS ? tl_r : tl_freed;\n";
+  } else {
     c << "  return tl_r;\n";
+  }
   c << "}\n\n";
 }
 
@@ -540,17 +565,18 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "CUresult " << name << "_load(void);\n\n"
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
-  bool maps = false, scratch = false;
+  bool maps = false, scratch = false, zeroes = false;
   for (const CSpecialization &spec : specs) {
     maps |= !spec.metadata.tensorMaps.empty();
-    scratch |= spec.metadata.globalScratchBytes != 0;
+    scratch |= spec.metadata.globalScratchBytes != 0 || spec.metadata.turnstiles;
+    zeroes |= spec.metadata.turnstiles;
   }
   std::ostringstream c;
   c << "/* " << name << ": generated by tilec from " << origin
     << ". Do not edit. */\n"
     << "#include \"" << headerName << "\"\n\n"
     << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n\n";
-  writeDriver(c, name, maps, scratch);
+  writeDriver(c, name, maps, scratch, zeroes);
   if (maps)
     c << kRecipeHelpers << "\n";
   for (auto [i, spec] : llvm::enumerate(specs))

@@ -65,6 +65,9 @@ void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.debug_barrier as a CTA barrier.
 void populateBarrierToLLVMPatterns(const TileGPUTypeConverter &converter,
                                    RewritePatternSet &patterns);
+/// Turnstiles of deterministic atomics (tilegpu.turnstile_wait/_signal).
+void populateTurnstileToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                     RewritePatternSet &patterns);
 /// Tensor maps, bulk tensor copies and their mbarriers (BulkCopyToLLVM.cpp).
 void populateBulkCopyToLLVMPatterns(const TileGPUTypeConverter &converter,
                                     RewritePatternSet &patterns);

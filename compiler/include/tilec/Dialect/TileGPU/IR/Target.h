@@ -39,6 +39,13 @@ constexpr llvm::StringLiteral kHostTensorMapAttrName = "tilegpu.host_tensor_map"
 /// Module attribute (unit): every tensor map is built by the kernel, none
 /// by the launcher (tilec --device-tensor-maps).
 constexpr llvm::StringLiteral kDeviceTensorMapsAttrName = "tilegpu.device_tensor_maps";
+/// Module attribute (unit): floating-point atomic adds are deterministic,
+/// the programs taking turns (tilec --deterministic; TurnstileWaitOp).
+constexpr llvm::StringLiteral kDeterministicAttrName = "tilegpu.deterministic";
+/// Kernel-argument attribute (unit) of the turnstiles parameter that
+/// tilegpu-order-atomics appends: one zeroed i32 per program, after every
+/// other parameter.
+constexpr llvm::StringLiteral kTurnstilesAttrName = "tilegpu.turnstiles";
 
 /// Whether wgmma reads operands of `elementType` K-major only: it
 /// transposes 16-bit ones (f16, bf16) as it reads them, tf32 and 8-bit

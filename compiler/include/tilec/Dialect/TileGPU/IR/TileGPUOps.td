@@ -205,6 +205,41 @@ def TileGPU_TensorMapPrefetchOp : TileGPU_Op<"tensormap_prefetch", [
   let assemblyFormat = "$tensormap attr-dict";
 }
 
+def TileGPU_TurnstileWaitOp : TileGPU_Op<"turnstile_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Waits for this program's turn to do its atomics";
+  let description = [{
+    Deterministic atomics (`tilegpu.deterministic`): the programs that differ
+    only along the ordering axis (the grid's last axis with more than one
+    program) take turns, in order of their id on that axis. `turnstiles`
+    holds one zeroed 32-bit counter per position on the other axes; thread
+    0 waits until its position's counter equals the program's id on the
+    ordering axis (an acquire load), then the CTA barrier lets every thread
+    go on, seeing what the programs before did.
+    ```mlir
+    tilegpu.turnstile_wait %turnstiles : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins TileGPU_ScalarPointer:$turnstiles);
+  let assemblyFormat = "$turnstiles attr-dict `:` type($turnstiles)";
+}
+
+def TileGPU_TurnstileSignalOp : TileGPU_Op<"turnstile_signal", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Passes the turn to the next program on the ordering axis";
+  let description = [{
+    After a CTA barrier (every thread's atomics done), thread 0 stores the
+    program's id on the ordering axis plus one into its position's counter,
+    with release semantics: the next program's `tilegpu.turnstile_wait`
+    sees this program's atomics.
+    ```mlir
+    tilegpu.turnstile_signal %turnstiles : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins TileGPU_ScalarPointer:$turnstiles);
+  let assemblyFormat = "$turnstiles attr-dict `:` type($turnstiles)";
+}
+
 def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Global to shared memory by the bulk tensor copy engine (TMA)";

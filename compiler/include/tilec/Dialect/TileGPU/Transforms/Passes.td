@@ -102,4 +102,20 @@ def TileGPUVersionMasks : Pass<"tilegpu-version-masks", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUOrderAtomics : Pass<"tilegpu-order-atomics", "::mlir::ModuleOp"> {
+  let summary = "Floating-point atomic adds in a fixed order of programs";
+  let description = [{
+    In a module marked `tilegpu.deterministic`, a kernel whose floating-point
+    `tile.atomic_rmw add`s would sum in whatever order the programs reach
+    them gets a `turnstiles` parameter (last, `tilegpu.turnstiles`), a
+    `tilegpu.turnstile_wait` before the top-level op that holds its first
+    such atomic, and a `tilegpu.turnstile_signal` before its return: the
+    programs that differ only along the grid's last axis with more than one
+    program (split-K's splits) add one after another, in order of their id
+    on it, so every run sums in the same order. Programs elsewhere on the
+    grid run their turns independently: they must not add into the same
+    addresses. Other modules are left as they are.
+  }];
+}
+
 #endif // TILEC_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
