@@ -5,8 +5,9 @@
 # instruction mix of the blocked matmul, the matmul benchmark, and softmax,
 # layer norm and attention against Triton. Logs go to $OUT; a short table is
 # printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|tests|language|sanitize|sanitize-hopper|bench|quickbench|splitk|profile|
-#                             language-bench|language-bench-quick|triton-suite|launch|autotune ...
+#   bash bench/gpu_session.sh check|tests|language|sanitize|sanitize-hopper|gpu-check|deterministic|
+#                             bench|quickbench|splitk|profile|language-bench|language-bench-quick|
+#                             triton-suite|launch|autotune ...
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source .gpu/unpack.sh
@@ -59,130 +60,22 @@ language() {
     > "$OUT/math_ptx.log" 2>&1
   note "math ptx: rc=$?"
   cat "$OUT/math_ptx.log"
-  # The language tests' kernels that touch shared memory, under the
-  # sanitizers.
-  local work; work=$(mktemp -d)
-  python3 -c "import numpy as np; np.save('$work/x.npy', np.arange(128, dtype=np.int32)); np.save('$work/o.npy', np.zeros(2048, np.int32))"
-  for tool in memcheck racecheck synccheck; do
-    for w in 1 4 8; do
-      timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/shapes.tl \
-        --kernel shapes --num-warps $w --grid 1 --backend cuda -o "$work/out" "$work/x.npy" "$work/o.npy" \
-        > "$OUT/sanitize_${tool}_shapes$w.log" 2>&1
-      note "compute-sanitizer $tool shapes ($w warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_shapes$w.log" | tail -n 1)"
-    done
-    # Scans and combine-function reductions exchange through shared memory.
-    python3 -c "import numpy as np; np.save('$work/y.npy', np.arange(1000, dtype=np.int32) % 19 - 9); np.save('$work/p.npy', np.zeros(4002, np.int32)); np.save('$work/c.npy', np.zeros(10000, np.int32)); np.save('$work/x2.npy', np.arange(16 * 64, dtype=np.int32).reshape(16, 64) % 19 - 9)"
-    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/combine.tl \
-      --kernel long_scans -D N=1000 --num-warps 8 --grid 1 --backend cuda -o "$work/out" "$work/y.npy" "$work/p.npy" \
-      > "$OUT/sanitize_${tool}_scans.log" 2>&1
-    note "compute-sanitizer $tool long scans (8 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_scans.log" | tail -n 1)"
-    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/combine.tl \
-      --kernel combine -D R=16 -D C=64 --num-warps 4 --grid 1 --backend cuda -o "$work/out" "$work/x2.npy" "$work/c.npy" \
-      > "$OUT/sanitize_${tool}_combine.log" 2>&1
-    note "compute-sanitizer $tool combine 16x64 (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_combine.log" | tail -n 1)"
-    # Sorts exchange across warps through shared memory; histograms count
-    # with shared-memory atomics.
-    python3 -c "import numpy as np; np.save('$work/s.npy', (np.arange(1024) * 7919 % 1000 - 500).astype(np.int16)); np.save('$work/so.npy', np.zeros(3 * 1024 + 16, np.int32)); np.save('$work/v.npy', np.arange(1300, dtype=np.int32) % 67 - 5); np.save('$work/h.npy', np.zeros(48, np.int32))"
-    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/sort.tl \
-      --kernel int_sorts -D N=1024 -D K=16 --num-warps 8 --grid 1 --backend cuda -o "$work/out" "$work/s.npy" "$work/so.npy" \
-      > "$OUT/sanitize_${tool}_sort.log" 2>&1
-    note "compute-sanitizer $tool int sort 1024 (8 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_sort.log" | tail -n 1)"
-    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/sort.tl \
-      --kernel counts -D BLOCK=512 -D BINS=48 --num-warps 4 --grid 3 --backend cuda -o "$work/out" "$work/v.npy" "$work/h.npy" 1300 \
-      > "$OUT/sanitize_${tool}_histogram.log" 2>&1
-    note "compute-sanitizer $tool histogram (4 warps): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_histogram.log" | tail -n 1)"
-    # fp8 dot operands cross shared memory.
-    (cd "$work" && python3 "$OLDPWD/test/Interpreter/Inputs/fp8.py" make)
-    timeout 120 compute-sanitizer --tool "$tool" "$bin/tile-run" test/Interpreter/fp8.tl \
-      --kernel fp8_dot --grid 1 --backend cuda -o "$work/out" \
-      --signature "*fp8e4nv, *fp8e4nv, *fp8e5, *fp8e5, *fp32, 32, 32, 64" \
-      "$work/a.npy" "$work/b.npy" "$work/c.npy" "$work/d.npy" "$work/acc.npy" \
-      > "$OUT/sanitize_${tool}_fp8.log" 2>&1
-    note "compute-sanitizer $tool fp8 dot: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_fp8.log" | tail -n 1)"
-  done
+  gpu_check language
 }
 
-sanitize() {
-  for tool in memcheck racecheck synccheck; do
-    for e in tiled_matmul matmul splitk_matmul; do
-      TILEC_EXAMPLES_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" "$bin/$e" dsl-examples \
-        > "$OUT/sanitize_${tool}_$e.log" 2>&1
-      note "compute-sanitizer $tool $e: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize_${tool}_$e.log" | tail -n 1)"
-    done
-  done
+# compute-sanitizer runs: scripts/gpu-check.sh's sections, their summary
+# lines added to this session's.
+gpu_check() {
+  OUT="$OUT/gpu-check" bash scripts/gpu-check.sh "$@" > "$OUT/gpu-check-$1.log" 2>&1
+  note "gpu-check $*: rc=$? $(grep -E '^================ gpu-check' "$OUT/gpu-check-$1.log")"
+  while read -r line; do summary+=("  $line"); done < <(
+    sed -n '/^================ gpu-check/,$p' "$OUT/gpu-check-$1.log" | tail -n +2)
 }
 
 # The Hopper path (--arch sm_90a: wgmma dots kept in flight over cp.async
 # rings; tf32's B copied transposed) under the three sanitizers: the
 # differential test's masked, strided dot kernel at edge-heavy shapes, one
 # and two warpgroups.
-sanitize_hopper() {
-  local work; work=$(mktemp -d)
-  python3 -c "
-import numpy as np
-r = np.random.default_rng(1)
-for t in ('float16', 'float32'):
-    np.save('$work/a_%s.npy' % t, r.standard_normal(200 * 1000).astype(t))
-    np.save('$work/b_%s.npy' % t, r.standard_normal(1000 * 300).astype(t))
-# fp8 e4m3 bits: exponents below the top one (finite values).
-np.save('$work/a_uint8.npy', r.integers(0, 0x70, 200 * 1000).astype(np.uint8))
-np.save('$work/b_uint8.npy', r.integers(0, 0x70, 1000 * 300).astype(np.uint8))
-np.save('$work/c.npy', np.zeros(200 * 300, np.float32))
-# 16-byte aligned rows (K and N multiples of 16): tiles by the copy engine,
-# the result by bulk stores.
-for t in ('float16', 'float32'):
-    np.save('$work/a16_%s.npy' % t, r.standard_normal(200 * 1008).astype(t))
-    np.save('$work/b16_%s.npy' % t, r.standard_normal(1008 * 304).astype(t))
-np.save('$work/c16.npy', np.zeros(200 * 304, np.float32))
-for n in 'qkv':
-    np.save('$work/%s.npy' % n, r.standard_normal(2 * 200 * 64).astype('float16'))
-np.save('$work/o.npy', np.zeros(2 * 200 * 64, np.float16))
-np.save('$work/l.npy', np.zeros(2 * 200, np.float32))"
-  local ints="200 300 1000 200000 1000 1 300000 300 1 60000 300 1"
-  for tool in memcheck racecheck synccheck; do
-    for cfg in "fp16 64 64 32 4" "fp16 128 128 32 4" "fp16 128 128 64 8" "fp32 128 128 32 8" \
-               "fp8e4nv 128 128 64 8"; do
-      set -- $cfg
-      local np_t; np_t=$(case "$1" in fp16) echo float16 ;; fp32) echo float32 ;; *) echo uint8 ;; esac)
-      local log="$OUT/sanitize_hopper_${tool}_$1_$2x$3x$4.log"
-      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
-        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$5" \
-        --grid "$(( (200 + $2 - 1) / $2 )),$(( (300 + $3 - 1) / $3 )),1" --backend cuda -o "$work/out" \
-        --signature "*$1, *$1, *fp32$(printf ', i32%.0s' $ints), $2, $3, $4, 'tf32'" \
-        "$work/a_$np_t.npy" "$work/b_$np_t.npy" "$work/c.npy" $ints > "$log" 2>&1
-      note "compute-sanitizer $tool sm_90a dot $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
-    done
-    for cfg in "fp16 128 128 64 8" "fp32 128 128 32 8" "fp16 64 64 32 4"; do
-      set -- $cfg
-      local np_t; np_t=$(case "$1" in fp16) echo float16 ;; *) echo float32 ;; esac)
-      local log="$OUT/sanitize_hopper_${tool}_aligned_$1_$2x$3x$4.log"
-      timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
-        bench/differential/dot.tl --kernel dot_kernel --arch sm_90a --num-warps "$5" \
-        --grid "$(( (200 + $2 - 1) / $2 )),$(( (304 + $3 - 1) / $3 )),1" --backend cuda -o "$work/out" \
-        --signature "*$1:16, *$1:16, *fp32:16, i32, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, $2, $3, $4, 'tf32'" \
-        "$work/a16_$np_t.npy" "$work/b16_$np_t.npy" "$work/c16.npy" 200 304 1008 201600 1008 306432 304 60800 304 > "$log" 2>&1
-      note "compute-sanitizer $tool sm_90a aligned dot (bulk stores) $1 $2x$3x$4 w$5: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
-    done
-    # Attention forward: the queries stored once before the loop, the
-    # probabilities fed to the second wgmma from registers; a ragged
-    # N_CTX (200 keys: the last block masked), causal or not. With 16-byte
-    # aligned pointers and strides (":16") the keys and values come by
-    # bulk copies from the launcher's 4-D maps (head and batch outermost).
-    for aligned in "" ":16"; do
-      for causal in 0 1; do
-        local log="$OUT/sanitize_hopper_${tool}_attention_causal${causal}${aligned:+_aligned}.log"
-        local p="*fp16$aligned" s="i32$aligned"
-        timeout 200 compute-sanitizer --tool "$tool" --error-exitcode 1 "$bin/tile-run" \
-          test/Triton/attention.tl --kernel attention_fwd --arch sm_90a --num-warps 8 \
-          --grid 2,2,1 --backend cuda -o "$work/out" \
-          --signature "$p, $p, $p, fp32, $p, *fp32$aligned, $s, $s, $s, i32, i32, 64, 128, 64, $causal" \
-          "$work/q.npy" "$work/k.npy" "$work/v.npy" 0.125 "$work/o.npy" "$work/l.npy" \
-          $((2 * 200 * 64)) $((200 * 64)) 64 2 200 > "$log" 2>&1
-        note "compute-sanitizer $tool sm_90a attention causal=$causal${aligned:+ aligned}: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
-      done
-    done
-  done
-}
 
 bench() {
   PYTHONUNBUFFERED=1 timeout 540 python3 bench/matmul.py --tilec "$bin/tilec" \
@@ -210,12 +103,14 @@ triton_suite() {
     > "$OUT/triton_suite.log" 2>&1
   note "triton suite vs triton: rc=$? $(tail -n 1 "$OUT/triton_suite.log")"
   grep -E "FAIL|DIFFER|Error" "$OUT/triton_suite.log" | head -30
-  for tool in memcheck racecheck; do
-    timeout 150 python3 bench/triton_suite_vs_triton.py --tile-run "$bin/tile-run" \
-      --no-triton --sanitize "$tool" > "$OUT/triton_suite_$tool.log" 2>&1
-    note "triton suite under $tool: rc=$? $(tail -n 1 "$OUT/triton_suite_$tool.log")"
-    grep -E "FAIL" "$OUT/triton_suite_$tool.log" | head -10
-  done
+  gpu_check triton
+}
+
+# Deterministic split-K against the atomic form (bench/deterministic).
+deterministic() {
+  timeout 300 "$bin/deterministic_splitk" dsl-examples > "$OUT/deterministic.log" 2>&1
+  note "deterministic split-K: rc=$?"
+  cat "$OUT/deterministic.log"
 }
 
 profile() {
@@ -277,8 +172,10 @@ for phase in "$@"; do
     check) check ;;
     tests) unit_tests ;;
     language) language ;;
-    sanitize) sanitize ;;
-    sanitize-hopper) sanitize_hopper ;;
+    sanitize) gpu_check examples ;;
+    sanitize-hopper) gpu_check hopper ;;
+    gpu-check) gpu_check all ;;
+    deterministic) deterministic ;;
     bench) bench ;;
     quickbench) bench --quick ;;
     splitk) bench --only split-K --arch sm_90a; splitk_sass ;;
