@@ -10,6 +10,12 @@
 #include <cstddef>
 #include <cstdint>
 
+// Run by hand, the fuzzer needs no ASAN_OPTIONS: see scripts/sanitized-build.sh
+// for why user poisoning is off.
+extern "C" const char *__asan_default_options() {
+  return "allow_user_poisoning=0";
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string source(reinterpret_cast<const char *>(data), size);
   tilec::CompileOptions options = tilec::fuzz::optionsFromRunLines(source);

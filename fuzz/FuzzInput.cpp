@@ -1,4 +1,4 @@
-//===- FuzzInput.cpp - A fuzz input as a .tl file and its compile options ------===//
+//===- FuzzInput.cpp - A fuzz input: a .tl file and its options -----------===//
 
 #include "FuzzInput.h"
 
@@ -86,6 +86,8 @@ bool readRunLine(const std::string &line, tilec::CompileOptions &options) {
       options.deviceTensorMaps = named = true;
     } else if (word == "--debug") {
       options.debug = named = true;
+    } else if (word == "--deterministic") {
+      options.deterministic = named = true;
     } else if ((word == "-D" && hasNext) ||
                (word.size() > 2 && word.rfind("-D", 0) == 0)) {
       std::string definition = word == "-D" ? words[++i] : word.substr(2);
@@ -128,8 +130,17 @@ std::string tilec::fuzz::diagnosticsProblem(const CompileResult &result) {
   static const std::regex located(R"(^fuzz\.tl:[0-9]+:[0-9]+: error: )");
   static const std::regex optionError(R"(^fuzz\.tl: error: no kernel named )");
   const std::string &diagnostics = result.diagnostics;
-  if (diagnostics.find("error: internal error") != std::string::npos)
-    return "an internal error:\n" + diagnostics;
+  // A diagnostic line (not a quoted source line) saying it is tilec's fault.
+  static const std::regex internal(
+      R"(^fuzz\.tl(:[0-9]+:[0-9]+)?: error: internal error)");
+  for (size_t start = 0; start < diagnostics.size();) {
+    size_t end = diagnostics.find('\n', start);
+    if (end == std::string::npos)
+      end = diagnostics.size();
+    if (std::regex_search(diagnostics.substr(start, end - start), internal))
+      return "an internal error:\n" + diagnostics;
+    start = end + 1;
+  }
   if (!std::regex_search(diagnostics, located) &&
       !std::regex_search(diagnostics, optionError))
     return "an error without a source location:\n" + diagnostics;

@@ -1,9 +1,10 @@
-//===- FuzzInput.h - A fuzz input as a .tl file and its compile options -*- C++ -*-===//
+//===- FuzzInput.h - A fuzz input: a .tl file and its options ---*- C++ -*-===//
 //
 // The fuzz targets take a whole .tl file, as the test suite writes them: the
 // options of a compile (the specialization: --signature, -D, --kernel,
-// --num-warps, --num-stages, --arch) come from the file's `RUN:` lines, so
-// every lit test is a seed with its own specialization, and the fuzzer
+// --num-warps, --num-stages, --arch, --deterministic, --debug) come from
+// the file's `RUN:` lines, so every lit test is a seed with its own
+// specialization, and the fuzzer
 // mutates the options with the source. The oracle: a compile succeeds, or it
 // fails with a located `file:line:col: error:` that is not an internal error.
 //

@@ -70,7 +70,10 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
   };
   bool keep = flag(isSum ? Third : isXor ? Third : isArg ? Fourth : Fifth, false);
   bool withIndices = isArg || (!isSum && !isXor && flag(Third, false));
-  bool tieLeft = isArg ? flag(Third, true) : flag(Fourth, true);
+  // Only the arg and max/min forms have a tie-break parameter.
+  bool tieLeft = isArg                ? flag(Third, true)
+                 : !isSum && !isXor ? flag(Fourth, true)
+                                    : true;
 
   Value x = toValue(*args.get(Input), args.locs[Input], "the input");
   bool inputUnsigned = args.get(Input)->isUnsigned;

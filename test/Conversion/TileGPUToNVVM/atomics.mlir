@@ -38,7 +38,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-SAME: %[[M:arg3]]: i1)
 // CHECK: %[[C2:.*]] = llvm.mlir.constant(2 : i32) : i32
 // CHECK-NEXT: %[[BIT:.*]] = llvm.and %{{.*}}, %[[C2]] : i32
-// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BIT]], %{{.*}} : i32
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BIT]], %[[ZERO]] : i32
 // CHECK-NEXT: %[[PRED:.*]] = llvm.and %[[M]], %[[OWN]] : i1
 // CHECK-NEXT: %[[OLD:.*]] = llvm.inline_asm has_side_effects asm_dialect = att "mov.b32 $0, 0;\0A\09@$3 atom.relaxed.gpu.global.add.u32 $0, [ $1 + 0 ], $2;", "=r,l,r,b" %{{.*}}, %{{.*}}, %[[PRED]]
 // CHECK-NOT: atom.
@@ -128,7 +129,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 // CHECK-LABEL: llvm.func @sliced(
 // CHECK: %[[C3:.*]] = llvm.mlir.constant(3 : i32) : i32
 // CHECK-NEXT: %[[BITS:.*]] = llvm.and %{{.*}}, %[[C3]] : i32
-// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BITS]], %{{.*}} : i32
+// CHECK-NEXT: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[OWN:.*]] = llvm.icmp "eq" %[[BITS]], %[[ZERO]] : i32
 // CHECK-NEXT: llvm.bitcast %{{.*}} : bf16 to i16
 // CHECK: llvm.inline_asm has_side_effects asm_dialect = att "mov.b16 $0, 0;{{.*}}@!$3 bra atom_done_${:uid};{{.*}}atom.relaxed.gpu.global.cas.b16 $0, [ $1 + 0 ], %atom_cur, %atom_new;{{.*}}@%atom_retry bra atom_retry_${:uid};{{.*}}", "=h,l,h,b" %{{.*}}, %{{.*}}, %[[OWN]] : (!llvm.ptr<1>, i16, i1) -> i16
 // CHECK-NOT: nvvm.barrier0

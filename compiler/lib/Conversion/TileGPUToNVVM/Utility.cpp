@@ -360,10 +360,12 @@ SmallVector<Value> mlir::tilegpu::emitOwnership(OpBuilder &b, Location loc,
           mask |= int64_t(1) << i;
       if (!mask)
         continue;
-      Value clear = LLVM::ICmpOp::create(
-          b, loc, LLVM::ICmpPredicate::eq,
-          LLVM::AndOp::create(b, loc, id, i32Constant(b, loc, mask)),
-          i32Constant(b, loc, 0));
+      // One statement per op: argument order is unspecified in C++, and
+      // gcc and clang would emit them in different orders.
+      Value bits = LLVM::AndOp::create(b, loc, id, i32Constant(b, loc, mask));
+      Value zero = i32Constant(b, loc, 0);
+      Value clear =
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, bits, zero);
       owner = owner ? (Value)LLVM::AndOp::create(b, loc, owner, clear) : clear;
     }
   }

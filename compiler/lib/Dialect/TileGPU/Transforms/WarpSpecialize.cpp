@@ -28,6 +28,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -292,10 +293,14 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     if (&op != split.getOperation() && &op != top->getTerminator() &&
         !setup.contains(&op))
       op.moveBefore(consumer->getTerminator());
+  // What only the copies needed goes with them (the copies are among the
+  // producer's ops: skipped there once erased).
+  llvm::SmallPtrSet<Operation *, 8> erased(copies.begin(), copies.end());
   for (Operation *copy : copies)
     copy->erase();
   for (Operation *op : llvm::reverse(producerOps))
-    if (!isa<AsyncTMACopyOp, BarrierExpectOp>(op) && op->use_empty())
+    if (!erased.contains(op) && !isa<AsyncTMACopyOp, BarrierExpectOp>(op) &&
+        op->use_empty())
       op->erase();
 
   // Each warp releases the slot of the dot its wait has just seen finish;
