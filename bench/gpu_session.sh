@@ -5,7 +5,7 @@
 # instruction mix of the blocked matmul, the matmul benchmark, and softmax,
 # layer norm and attention against Triton. Logs go to $OUT; a short table is
 # printed last. Each phase fits one device call.
-#   bash bench/gpu_session.sh check|tests|language|sanitize|sanitize-hopper|gpu-check|deterministic|
+#   bash bench/gpu_session.sh check|tests|language|sanitize|sanitize-hopper|gpu-check|deterministic|differential|
 #                             bench|quickbench|splitk|profile|language-bench|language-bench-quick|
 #                             triton-suite|launch|autotune ...
 set -uo pipefail
@@ -106,6 +106,15 @@ triton_suite() {
   gpu_check triton
 }
 
+# Random kernels, GPU against the interpreter (test/differential):
+# DIFFTEST_COUNT of them from DIFFTEST_SEED.
+differential() {
+  timeout 580 "$bin/tile-difftest" --seed "${DIFFTEST_SEED:-1}" \
+    --count "${DIFFTEST_COUNT:-10000}" --jobs 12 > "$OUT/differential.log" 2>&1
+  note "differential: rc=$? $(tail -n 1 "$OUT/differential.log")"
+  grep -E "FAIL|seed" "$OUT/differential.log" | head -20
+}
+
 # Deterministic split-K against the atomic form (bench/deterministic).
 deterministic() {
   timeout 300 "$bin/deterministic_splitk" dsl-examples > "$OUT/deterministic.log" 2>&1
@@ -176,6 +185,7 @@ for phase in "$@"; do
     sanitize-hopper) gpu_check hopper ;;
     gpu-check) gpu_check all ;;
     deterministic) deterministic ;;
+    differential) differential ;;
     bench) bench ;;
     quickbench) bench --quick ;;
     splitk) bench --only split-K --arch sm_90a; splitk_sass ;;

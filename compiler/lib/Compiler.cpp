@@ -10,6 +10,8 @@
 #include "tilec/Compiler.h"
 
 #include "tile/Error.h"
+#include "tile/Kernel.h"
+#include "tilec/Dialect/Tile/Analysis/AccessBounds.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
@@ -105,6 +107,7 @@ private:
 struct InterpreterLaunch {
   unsigned grid[3];
   const std::vector<tilec::InterpreterArg> &args;
+  const std::function<std::string(const ::tile::KernelMetadata &)> &validate;
 };
 
 class Compilation {
@@ -460,6 +463,15 @@ bool Compilation::recordSignature(func::FuncOp kernel) {
       md.constexprs.emplace_back(entry.getName().str(),
                                  toJSON(entry.getValue()));
 
+  // A Python name may be any Unicode identifier; a PTX entry's may not
+  // (LLVM's NVPTX backend aborts on one).
+  if (options.entryName.empty() && !isPTXIdentifier(md.kernel)) {
+    emitError(kernel.getLoc())
+        << "kernel name '" << md.kernel
+        << "' is not a PTX identifier (ASCII letters, digits, '_' and '$'): "
+           "rename the kernel or give --name";
+    return false;
+  }
   if (!options.entryName.empty()) {
     if (!isPTXIdentifier(options.entryName)) {
       error("invalid kernel entry name '" + options.entryName + "'");
@@ -552,6 +564,9 @@ bool Compilation::run() {
   func::FuncOp kernel = findKernel(*module);
   if (!kernel || !recordSignature(kernel))
     return false;
+  // Before any transform: what the source says its accesses reach.
+  result.metadata.accesses =
+      mlir::tile::computeAccessBounds(kernel, result.metadata.params);
   if (launch)
     return runInterpreter(*module, kernel);
   if (options.stopAfter == Stage::Tile) {
@@ -608,6 +623,16 @@ bool Compilation::run() {
 }
 
 bool Compilation::runInterpreter(ModuleOp module, func::FuncOp kernel) {
+  // What a GPU launch would refuse, the interpreter refuses too.
+  std::string invalid = ::tile::validateGrid(
+      result.metadata.kernel,
+      {launch->grid[0], launch->grid[1], launch->grid[2]});
+  if (invalid.empty() && launch->validate)
+    invalid = launch->validate(result.metadata);
+  if (!invalid.empty()) {
+    error(invalid);
+    return false;
+  }
   if (!runPasses(module, "tile transforms", [](OpPassManager &pm, unsigned) {
         tilec::buildTileTransformsPipeline(pm);
       }))
@@ -648,15 +673,14 @@ tilec::CompileResult tilec::compile(const std::string &source,
   return result;
 }
 
-tilec::CompileResult tilec::interpret(const std::string &source,
-                                      const std::string &filename,
-                                      const CompileOptions &options,
-                                      unsigned gridX, unsigned gridY,
-                                      unsigned gridZ,
-                                      const std::vector<InterpreterArg> &args) {
+tilec::CompileResult tilec::interpret(
+    const std::string &source, const std::string &filename,
+    const CompileOptions &options, unsigned gridX, unsigned gridY,
+    unsigned gridZ, const std::vector<InterpreterArg> &args,
+    const std::function<std::string(const ::tile::KernelMetadata &)> &validate) {
   CompileResult result;
   Clock::time_point start = Clock::now();
-  InterpreterLaunch launch{{gridX, gridY, gridZ}, args};
+  InterpreterLaunch launch{{gridX, gridY, gridZ}, args, validate};
   Compilation compilation(source, filename, options, result, &launch);
   result.ok = compilation.run();
   if (options.timing)

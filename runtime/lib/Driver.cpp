@@ -319,6 +319,21 @@ std::string tile::deviceArch() {
   return "sm_" + std::to_string(capability) + (capability == 90 ? "a" : "");
 }
 
+DeviceLimits tile::deviceLimits() {
+  const DriverApi &api = driver();
+  CUdevice device = currentCUdevice();
+  auto attribute = [&](int which) {
+    int value = 0;
+    checkCuda(api.cuDeviceGetAttribute(&value, which, device),
+              "cuDeviceGetAttribute");
+    return unsigned(value);
+  };
+  return {{attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X),
+           attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+           attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)},
+          attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)};
+}
+
 int tile::driverVersion() {
   const DriverApi &api = driver();
   int version = 0;

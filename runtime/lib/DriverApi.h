@@ -35,8 +35,12 @@ constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
 // CUdevice_attribute values.
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute values.
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;

@@ -435,10 +435,13 @@ void JITFunction::interpret(Grid grid, KernelArgs args,
       break;
     }
   }
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
-    throw Error(filename + ": the grid has a zero dimension");
-  tilec::CompileResult result = tilec::interpret(
-      source, filename, compile, grid.x, grid.y, grid.z, interpreterArgs);
+  // The checks a GPU launch makes (the grid's are the compiler's).
+  auto validate = [&](const KernelMetadata &metadata) {
+    return validateLaunch(metadata, Grid{}, args, Backend::Interpreter);
+  };
+  tilec::CompileResult result =
+      tilec::interpret(source, filename, compile, grid.x, grid.y, grid.z,
+                       interpreterArgs, validate);
   if (!result.ok)
     throw Error(result.diagnostics);
 }

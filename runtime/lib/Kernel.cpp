@@ -47,13 +47,55 @@ static std::string hex(uint64_t value) {
   return os.str();
 }
 
-std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
-                                 KernelArgs args) {
-  std::string prefix = "kernel " + md.kernel + ": ";
+std::string tile::validateGrid(const std::string &kernel, Grid grid,
+                               Grid limit) {
+  std::string text = "kernel " + kernel + ": grid (" + std::to_string(grid.x) +
+                     ", " + std::to_string(grid.y) + ", " +
+                     std::to_string(grid.z) + ")";
   if (grid.x == 0 || grid.y == 0 || grid.z == 0)
-    return prefix + "grid (" + std::to_string(grid.x) + ", " +
-           std::to_string(grid.y) + ", " + std::to_string(grid.z) +
-           ") has a zero dimension";
+    return text + " has a zero dimension";
+  const unsigned extents[] = {grid.x, grid.y, grid.z};
+  const unsigned limits[] = {limit.x, limit.y, limit.z};
+  for (int d = 0; d < 3; ++d)
+    if (extents[d] > limits[d])
+      return text + " has " + std::to_string(extents[d]) +
+             " programs along " + "xyz"[d] + ", more than the limit of " +
+             std::to_string(limits[d]);
+  return {};
+}
+
+/// A dtype's width in bits, for integer and float names ("i32", "fp16",
+/// "fp8e4nv"); 0 for others.
+static unsigned dtypeBits(std::string_view dtype) {
+  if (dtype.substr(0, 3) == "fp8")
+    return 8;
+  size_t digits = dtype.find_first_of("0123456789");
+  if (digits == std::string_view::npos)
+    return 0;
+  unsigned bits = 0;
+  for (char c : dtype.substr(digits))
+    bits = bits * 10 + unsigned(c - '0');
+  return bits;
+}
+
+bool tile::dtypeHolds(std::string_view dtype, std::string_view element) {
+  if (dtype.empty() || dtype == element)
+    return true;
+  auto isInt = [](std::string_view t) {
+    return (t[0] == 'i' || t[0] == 'u') && t != "i1";
+  };
+  unsigned bits = dtypeBits(dtype);
+  if (!isInt(dtype) || bits != dtypeBits(element))
+    return false;
+  return isInt(element) || element == "fp16" || element == "bf16" ||
+         element.substr(0, 3) == "fp8";
+}
+
+std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
+                                 KernelArgs args, Backend backend) {
+  std::string prefix = "kernel " + md.kernel + ": ";
+  if (std::string error = validateGrid(md.kernel, grid); !error.empty())
+    return error;
   if (args.size() != md.params.size())
     return prefix + "expects " + std::to_string(md.params.size()) +
            " arguments, got " + std::to_string(args.size());
@@ -71,9 +113,15 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
     if (param.isPointer()) {
       if (arg.kind() != KernelArg::Kind::Pointer)
         return mismatch;
-      if (arg.backend() != Backend::CUDA)
-        return which + " is a host buffer of the interpreter, not device "
-                       "memory";
+      if (arg.backend() != backend)
+        return which + (backend == Backend::CUDA
+                            ? " is a host buffer of the interpreter, not "
+                              "device memory"
+                            : " is device memory, but the kernel runs on the "
+                              "interpreter");
+      if (!dtypeHolds(arg.pointeeDType(), std::string_view(param.type).substr(1)))
+        return which + " expects " + param.type + ", got *" +
+               arg.pointeeDType();
       if (div > 1 && arg.pointerValue() % div != 0)
         return which + " = " + hex(arg.pointerValue()) + " is not " +
                std::to_string(div) + "-byte aligned" + assumption;
@@ -85,6 +133,13 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
     if (is64 || param.type == "i32" || param.type == "u32") {
       bool ok = arg.kind() == KernelArg::Kind::I32 ||
                 (is64 && arg.kind() == KernelArg::Kind::I64);
+      if (!ok && arg.kind() == KernelArg::Kind::I64) {
+        int64_t wide = arg.i64Value();
+        if (param.type == "u32" ? wide < 0 || wide > int64_t(UINT32_MAX)
+                                : wide != int64_t(int32_t(wide)))
+          return which + " = " + std::to_string(wide) + " does not fit in " +
+                 param.type;
+      }
       if (!ok)
         return mismatch;
       int64_t value = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
@@ -128,8 +183,20 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
   if (!module_)
     throw Error("kernel " + metadata_.kernel + ": null module");
   function_ = module_->function(metadata_.kernel);
-  for (const ParamInfo &param : metadata_.params)
+  for (const ParamInfo &param : metadata_.params) {
     kinds_.push_back(getParamKind(param.type));
+    elements_.push_back(param.isPointer() ? param.type.substr(1) : "");
+  }
+  DeviceLimits limits = deviceLimits();
+  maxGrid_ = {limits.maxGrid[0], limits.maxGrid[1], limits.maxGrid[2]};
+  // Beyond the opt-in limit the driver answers CUDA_ERROR_INVALID_VALUE.
+  if (metadata_.sharedBytes > limits.maxSharedBytes)
+    throw Error("kernel " + metadata_.kernel + ": " +
+                std::to_string(metadata_.sharedBytes) +
+                " bytes of shared memory per block, more than the device's "
+                "limit of " + std::to_string(limits.maxSharedBytes) +
+                " (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN): "
+                "compile it with smaller blocks or fewer stages");
   if (metadata_.sharedBytes > kDefaultSharedLimit)
     checkCuda(driver().cuFuncSetAttribute(
                   static_cast<CUfunction>(function_),
@@ -204,14 +271,18 @@ const KernelArg &argFor(KernelArgs args, const uint32_t *argOf, size_t p) {
   return args[argOf ? argOf[p] : p];
 }
 
-/// Whether `arg` may be passed for a parameter of `kind` that the kernel
-/// assumes divisible by `div`: validateLaunch's test, without its message.
-bool fits(Kernel::ParamKind kind, uint64_t div, const KernelArg &arg) {
+/// Whether `arg` may be passed for a parameter of `kind` (a pointer: to
+/// `element`) that the kernel assumes divisible by `div`: validateLaunch's
+/// test, without its message.
+bool fits(Kernel::ParamKind kind, uint64_t div, const std::string &element,
+          const KernelArg &arg) {
   using Kind = KernelArg::Kind;
   switch (kind) {
   case Kernel::ParamKind::Pointer:
     return arg.kind() == Kind::Pointer && arg.backend() == Backend::CUDA &&
-           (div <= 1 || arg.pointerValue() % div == 0);
+           (div <= 1 || arg.pointerValue() % div == 0) &&
+           (arg.pointeeDType() == element ||
+            dtypeHolds(arg.pointeeDType(), element));
   case Kernel::ParamKind::I32:
   case Kernel::ParamKind::I64: {
     bool is64 = kind == Kernel::ParamKind::I64;
@@ -344,16 +415,65 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
   checkCuda(launched, "cuLaunchKernel", md.kernel);
 }
 
+/// validateBuffers, with parameter p's argument `args[argOf[p]]`.
+std::string bufferError(const KernelMetadata &md, Grid grid, KernelArgs args,
+                        const uint32_t *argOf) {
+  size_t n = md.params.size();
+  LaunchArray<int64_t, 24> values(n);
+  LaunchArray<uint64_t, 24> bytes(n);
+  bool sized = false;
+  for (size_t p = 0; p < n; ++p) {
+    const KernelArg &arg = argFor(args, argOf, p);
+    bytes[p] = 0;
+    switch (arg.kind()) {
+    case KernelArg::Kind::Pointer:
+      values[p] = int64_t(arg.pointerValue());
+      bytes[p] = arg.bufferBytes();
+      sized |= bytes[p] != 0;
+      break;
+    case KernelArg::Kind::I32:
+      values[p] = arg.i32Value();
+      break;
+    case KernelArg::Kind::I64:
+      values[p] = arg.i64Value();
+      break;
+    case KernelArg::Kind::F32:
+      values[p] = 0;
+      break;
+    }
+  }
+  if (!sized)
+    return {};
+  return checkBufferSizes(md, values.data(), bytes.data(),
+                          {grid.x, grid.y, grid.z});
+}
+
 } // namespace
 
+std::string tile::validateBuffers(const KernelMetadata &md, Grid grid,
+                                  KernelArgs args) {
+  if (md.accesses.empty() || args.size() != md.params.size())
+    return {};
+  return bufferError(md, grid, args, nullptr);
+}
+
 void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
-  bool ok = grid.x && grid.y && grid.z &&
-            (argOf || args.size() == kinds_.size());
+  bool gridOk = grid.x && grid.y && grid.z && grid.x <= maxGrid_.x &&
+                grid.y <= maxGrid_.y && grid.z <= maxGrid_.z;
+  if (!gridOk)
+    throw Error(validateGrid(metadata_.kernel, grid, maxGrid_));
+  bool ok = argOf || args.size() == kinds_.size();
   for (size_t p = 0; ok && p < kinds_.size(); ++p)
-    ok = fits(kinds_[p], metadata_.params[p].divisibility,
+    ok = fits(kinds_[p], metadata_.params[p].divisibility, elements_[p],
               argFor(args, argOf, p));
-  if (ok && device_ == currentDevice())
+  if (ok && device_ == currentDevice()) {
+    if (metadata_.accesses.empty())
+      return;
+    std::string error = bufferError(metadata_, grid, args, argOf);
+    if (!error.empty())
+      throw Error(error);
     return;
+  }
   if (ok)
     throw Error("kernel " + metadata_.kernel + " was loaded on device " +
                 std::to_string(device_) + ", but the calling thread's device "

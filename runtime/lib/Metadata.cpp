@@ -582,6 +582,157 @@ TensorMapInfo readTensorMap(const JsonValue &map, const std::string &where,
   return info;
 }
 
+AccessInfo readAccess(const JsonValue &access, const std::string &where,
+                      const std::vector<ParamInfo> &params) {
+  if (access.kind != JsonValue::Object)
+    fail(where + " must be an object, got " + kindName(access.kind));
+  std::string prefix = where + ".";
+  size_t numParams = params.size();
+  AccessInfo info;
+  int64_t param = getInteger(require(access, "param", prefix), prefix + "param",
+                             /*nonNegative=*/true);
+  if (size_t(param) >= numParams || !params[size_t(param)].isPointer())
+    fail(prefix + "param must name a pointer parameter, not " +
+         std::to_string(param));
+  info.param = unsigned(param);
+  info.offset = readHostExpr(require(access, "offset", prefix),
+                             prefix + "offset", numParams);
+  const JsonValue &terms = requireArray(access, "terms", prefix);
+  for (size_t i = 0; i < terms.items.size(); ++i) {
+    const JsonValue &t = terms.items[i];
+    std::string at = prefix + "terms[" + std::to_string(i) + "].";
+    if (t.kind != JsonValue::Object)
+      fail(at + " must be an object");
+    AccessInfo::Term term;
+    term.stride = readHostExpr(require(t, "stride", at), at + "stride", numParams);
+    term.count = readHostExpr(require(t, "count", at), at + "count", numParams);
+    term.scale = getInteger(require(t, "scale", at), at + "scale", true);
+    term.extent = getInteger(require(t, "extent", at), at + "extent", true);
+    if (term.extent < 1)
+      fail(at + "extent must be positive");
+    if (const JsonValue *bound = t.find("bound")) {
+      term.bounded = true;
+      term.bound = readHostExpr(*bound, at + "bound", numParams);
+    }
+    info.terms.push_back(std::move(term));
+  }
+  const JsonValue &fits = requireArray(access, "fits", prefix);
+  for (size_t i = 0; i < fits.items.size(); ++i) {
+    const JsonValue &f = fits.items[i];
+    std::string at = prefix + "fits[" + std::to_string(i) + "].";
+    if (f.kind != JsonValue::Object)
+      fail(at + " must be an object");
+    AccessInfo::Fit fit;
+    fit.bits = getUnsigned(require(f, "bits", at), at + "bits");
+    if (fit.bits < 2 || fit.bits > 64)
+      fail(at + "bits must be 2 to 64");
+    fit.value = readHostExpr(require(f, "value", at), at + "value", numParams);
+    const JsonValue &list = requireArray(f, "terms", at);
+    for (size_t k = 0; k < list.items.size(); ++k) {
+      const JsonValue &pair = list.items[k];
+      std::string field = at + "terms[" + std::to_string(k) + "]";
+      if (pair.kind != JsonValue::Array || pair.items.size() != 2)
+        fail(field + " must be [coefficient, count]");
+      fit.terms.emplace_back(
+          readHostExpr(pair.items[0], field + "[0]", numParams),
+          readHostExpr(pair.items[1], field + "[1]", numParams));
+    }
+    info.fits.push_back(std::move(fit));
+  }
+  return info;
+}
+
+void writeAccess(std::string &out, const AccessInfo &info) {
+  out += "{\"param\": " + std::to_string(info.param) + ", \"offset\": ";
+  writeHostExpr(out, info.offset);
+  out += ", \"terms\": [";
+  writeJoined(out, info.terms, [&](const AccessInfo::Term &term) {
+    out += "{\"stride\": ";
+    writeHostExpr(out, term.stride);
+    out += ", \"count\": ";
+    writeHostExpr(out, term.count);
+    out += ", \"scale\": " + std::to_string(term.scale) +
+           ", \"extent\": " + std::to_string(term.extent);
+    if (term.bounded) {
+      out += ", \"bound\": ";
+      writeHostExpr(out, term.bound);
+    }
+    out += '}';
+  });
+  out += "], \"fits\": [";
+  writeJoined(out, info.fits, [&](const AccessInfo::Fit &fit) {
+    out += "{\"bits\": " + std::to_string(fit.bits) + ", \"value\": ";
+    writeHostExpr(out, fit.value);
+    out += ", \"terms\": [";
+    writeJoined(out, fit.terms,
+                [&](const std::pair<HostExpr, HostExpr> &term) {
+                  out += '[';
+                  writeHostExpr(out, term.first);
+                  out += ", ";
+                  writeHostExpr(out, term.second);
+                  out += ']';
+                });
+    out += "]}";
+  });
+  out += "]}";
+}
+
+/// `expr`'s value in exact 64-bit arithmetic: false where it overflows or
+/// divides by zero, which a launch cannot be checked by.
+bool evaluateExact(const HostExpr &expr, const int64_t *values, size_t n,
+                   const std::array<int64_t, 3> &grid, int64_t &out) {
+  using Op = HostExpr::Op;
+  switch (expr.op) {
+  case Op::Constant:
+    out = expr.value;
+    return true;
+  case Op::Arg:
+    if (size_t(expr.value) >= n)
+      return false;
+    out = values[size_t(expr.value)];
+    return true;
+  case Op::Grid:
+    out = grid[size_t(expr.value) % 3];
+    return true;
+  default:
+    break;
+  }
+  int64_t a, b = 0;
+  if (!evaluateExact(expr.operands[0], values, n, grid, a))
+    return false;
+  if (expr.op == Op::I32) {
+    out = int32_t(uint32_t(uint64_t(a)));
+    return true;
+  }
+  if (!evaluateExact(expr.operands[1], values, n, grid, b))
+    return false;
+  switch (expr.op) {
+  case Op::Add:
+    return !__builtin_add_overflow(a, b, &out);
+  case Op::Sub:
+    return !__builtin_sub_overflow(a, b, &out);
+  case Op::Mul:
+    return !__builtin_mul_overflow(a, b, &out);
+  case Op::Div:
+  case Op::CeilDiv:
+  case Op::Rem:
+    if (b == 0 || (b == -1 && a == INT64_MIN))
+      return false;
+    out = expr.op == Op::Rem ? a % b : a / b;
+    if (expr.op == Op::CeilDiv && a % b != 0 && (a < 0) == (b < 0))
+      ++out;
+    return true;
+  case Op::Min:
+    out = a < b ? a : b;
+    return true;
+  case Op::Max:
+    out = a > b ? a : b;
+    return true;
+  default:
+    return false;
+  }
+}
+
 void writeTensorMap(std::string &out, const TensorMapInfo &info) {
   out += "{\"base\": ";
   writeHostExpr(out, info.base);
@@ -669,6 +820,100 @@ int64_t HostExpr::evaluate(const std::vector<int64_t> &args,
   }
 }
 
+uint64_t AccessInfo::reachedElements(const int64_t *values, size_t n,
+                                     const std::array<int64_t, 3> &grid) const {
+  auto eval = [&](const HostExpr &e, int64_t &out) {
+    return evaluateExact(e, values, n, grid, out);
+  };
+  // The kernel's indices are the exact ones only where every value on the
+  // way fits its bits.
+  for (const Fit &fit : fits) {
+    int64_t low, high;
+    if (!eval(fit.value, low))
+      return 0;
+    high = low;
+    for (const auto &[coefficient, count] : fit.terms) {
+      int64_t c, k, span;
+      if (!eval(coefficient, c) || !eval(count, k) || k <= 0 ||
+          __builtin_mul_overflow(c, k - 1, &span) ||
+          __builtin_add_overflow(span < 0 ? low : high, span,
+                                 span < 0 ? &low : &high))
+        return 0;
+    }
+    int64_t limit = fit.bits == 64 ? INT64_MAX : (int64_t(1) << (fit.bits - 1)) - 1;
+    if (high > limit || low < -limit - 1)
+      return 0;
+  }
+  int64_t last;
+  if (!eval(offset, last))
+    return 0;
+  for (const Term &term : terms) {
+    int64_t stride, count, bound = INT64_MAX, high;
+    if (!eval(term.stride, stride) || !eval(term.count, count) ||
+        (term.bounded && !eval(term.bound, bound)))
+      return 0;
+    // No program, iteration or element takes this access: it reaches
+    // nothing.
+    if (count <= 0 || bound <= 0)
+      return 0;
+    // The largest t = scale * p + q below the bound: the largest p that
+    // leaves room for q = 0, then the largest q.
+    int64_t p = count - 1;
+    if (term.scale > 0 && (bound - 1) / term.scale < p)
+      p = (bound - 1) / term.scale;
+    if (__builtin_mul_overflow(term.scale, p, &high))
+      return 0;
+    int64_t q = term.extent - 1;
+    if (bound - 1 - high < q)
+      q = bound - 1 - high;
+    if (__builtin_add_overflow(high, q, &high))
+      return 0;
+    // t ranges from 0 (every p and q at 0) to `high`.
+    int64_t reach;
+    if (stride > 0 && (__builtin_mul_overflow(stride, high, &reach) ||
+                       __builtin_add_overflow(last, reach, &last)))
+      return 0;
+  }
+  return last < 0 ? 0 : uint64_t(last) + 1;
+}
+
+unsigned tile::getElementBytes(std::string_view type) {
+  if (!type.empty() && type[0] == '*')
+    type.remove_prefix(1);
+  if (type.substr(0, 3) == "fp8")
+    return 1;
+  size_t digits = type.find_first_of("0123456789");
+  unsigned bits = 0;
+  for (char c : type.substr(digits == std::string_view::npos ? type.size()
+                                                             : digits))
+    bits = bits * 10 + unsigned(c - '0');
+  return bits <= 8 ? 1 : bits / 8;
+}
+
+std::string tile::checkBufferSizes(const KernelMetadata &md,
+                                   const int64_t *values,
+                                   const uint64_t *bytes,
+                                   const std::array<int64_t, 3> &grid) {
+  for (const AccessInfo &access : md.accesses) {
+    uint64_t given = bytes[access.param];
+    if (!given)
+      continue;
+    const ParamInfo &param = md.params[access.param];
+    uint64_t elements =
+        access.reachedElements(values, md.params.size(), grid);
+    unsigned size = getElementBytes(param.type);
+    if (elements <= given / size)
+      continue;
+    return "kernel " + md.kernel + ": argument " +
+           std::to_string(access.param) + " (" + param.name + ") needs " +
+           std::to_string(elements * size) + " bytes (" +
+           std::to_string(elements) + " " + param.type.substr(1) +
+           " elements) for this launch, but its buffer has " +
+           std::to_string(given) + " bytes";
+  }
+  return {};
+}
+
 bool tile::isKnownParamType(std::string_view type) {
   static constexpr std::string_view known[] = {
       "*fp32", "*fp16", "*bf16", "*i32", "*i64", "*i8", "*i1",
@@ -745,6 +990,15 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
           md.params.size()));
   }
 
+  if (const JsonValue *list = root.find("accesses")) {
+    if (list->kind != JsonValue::Array)
+      fail(std::string("field \"accesses\" must be an array, got ") +
+           kindName(list->kind));
+    for (size_t i = 0; i < list->items.size(); ++i)
+      md.accesses.push_back(readAccess(
+          list->items[i], "accesses[" + std::to_string(i) + "]", md.params));
+  }
+
   if (const JsonValue *c = root.find("constexprs")) {
     if (c->kind != JsonValue::Object)
       fail(std::string("field \"constexprs\" must be an object, got ") +
@@ -785,6 +1039,12 @@ std::string KernelMetadata::toJSON() const {
     out += ", \"tensor_maps\": [";
     writeJoined(out, tensorMaps,
                 [&](const TensorMapInfo &map) { writeTensorMap(out, map); });
+    out += ']';
+  }
+  if (!accesses.empty()) {
+    out += ", \"accesses\": [";
+    writeJoined(out, accesses,
+                [&](const AccessInfo &access) { writeAccess(out, access); });
     out += ']';
   }
   out += ", \"constexprs\": {";

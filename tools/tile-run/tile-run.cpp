@@ -721,6 +721,10 @@ int main(int argc, char **argv) {
     constexprs.emplace_back(name, tilec::HostScalar::parse(value));
   if (!evaluateGrid(gridText, params, scalarsOf(args), constexprs, grid, error))
     return fail(error, kExitUsageError);
+  // CUDA's limits on both backends (a GPU launch checks its device's too).
+  error = tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
+  if (!error.empty())
+    return fail(error, kExitUsageError);
 
   // Outputs: never over an input file.
   namespace fs = std::filesystem;

@@ -11,6 +11,7 @@
 #include "tile/Metadata.h"
 #include "tilec/Interpreter/InterpreterArg.h"
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,11 +79,17 @@ CompileResult compile(const std::string &source, const std::string &filename,
 /// (x, y, z), with `args` for its runtime parameters in order, then any
 /// further buffers the kernel reaches only through addresses it is given
 /// (int64 values cast to pointers); buffers are read and written in place. Compile and run errors alike go to
-/// `diagnostics`; `metadata` describes the kernel.
-CompileResult interpret(const std::string &source, const std::string &filename,
-                        const CompileOptions &options, unsigned gridX,
-                        unsigned gridY, unsigned gridZ,
-                        const std::vector<InterpreterArg> &args);
+/// `diagnostics`; `metadata` describes the kernel. Before it runs, the
+/// grid is checked against CUDA's limits (tile::kMaxGrid), as a GPU launch
+/// checks it; `validate`, where given, checks the launch against the
+/// kernel's metadata too (the JIT's tile::validateLaunch): a message it
+/// returns is the error.
+CompileResult interpret(
+    const std::string &source, const std::string &filename,
+    const CompileOptions &options, unsigned gridX, unsigned gridY,
+    unsigned gridZ, const std::vector<InterpreterArg> &args,
+    const std::function<std::string(const tile::KernelMetadata &)> &validate =
+        nullptr);
 
 /// The libdevice.10.bc that compiles link (TILEC_LIBDEVICE, under CUDA_HOME
 /// or /usr/local/cuda), or "" where there is none.

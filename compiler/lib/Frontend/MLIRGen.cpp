@@ -454,12 +454,15 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
       fail(l, "the number " + Twine(number.intValue) + " is negative and the "
               "other operand is unsigned (" + describe(t) +
               "): cast one of them first, as Triton asks");
-    int64_t low = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
-    int64_t high = int64_t(1) << (isUnsigned ? bits : bits - 1);
-    if (number.kind == TValue::Kind::Int && bits < 64 &&
-        (number.intValue < low || number.intValue >= high))
-      fail(l, "the number " + Twine(number.intValue) + " is out of range for " +
-                  describe(t) + ", the type of the other operand");
+    // Every int64 fits a 64-bit type (the bounds would overflow there).
+    if (number.kind == TValue::Kind::Int && bits < 64) {
+      int64_t low = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
+      int64_t high = int64_t(1) << (isUnsigned ? bits : bits - 1);
+      if (number.intValue < low || number.intValue >= high)
+        fail(l, "the number " + Twine(number.intValue) +
+                    " is out of range for " + describe(t) +
+                    ", the type of the other operand");
+    }
     return t;
   }
   Type x = dtypeOf(a);
@@ -1906,6 +1909,13 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       fail(p.annotation->loc, "unsupported annotation for '" + p.name +
                                   "': use tl.constexpr, a dtype such as "
                                   "tl.int32, or a string such as \"*fp32\"");
+    // A launch (the JIT's, tile-run's) types parameters by its arguments:
+    // one without an argument is one the launch left out.
+    if (!type && signature.empty() && !spec.argTypes.empty() &&
+        argIndex >= spec.argTypes.size())
+      fail(p.loc, "parameter '" + p.name + "' has no type: the launch gives " +
+                      Twine(spec.argTypes.size()) + " argument" +
+                      (spec.argTypes.size() == 1 ? "" : "s") + ", none for it");
     if (!type)
       fail(p.loc, "parameter '" + p.name +
                       "' has no type: annotate it (" + p.name +

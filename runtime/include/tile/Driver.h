@@ -78,6 +78,17 @@ std::string deviceArch();
 /// The CUDA driver's version, e.g. 12080.
 int driverVersion();
 
+/// What the calling thread's device allows one launch, from its attributes.
+struct DeviceLimits {
+  /// The most programs (blocks) along x, y and z
+  /// (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z).
+  unsigned maxGrid[3];
+  /// The most dynamic shared memory a block may have once its function
+  /// opts in (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).
+  unsigned maxSharedBytes;
+};
+DeviceLimits deviceLimits();
+
 } // namespace tile
 
 #endif // TILE_DRIVER_H

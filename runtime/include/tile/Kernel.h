@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tile {
@@ -27,6 +28,25 @@ class Module;
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
 };
+
+/// The most programs a grid may have along x, y and z: CUDA's limits on
+/// every device of compute capability 3.0 and later, which the interpreter
+/// keeps too so that its runs behave as the GPU's. A Kernel checks its
+/// device's own (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z).
+constexpr Grid kMaxGrid{2147483647u, 65535u, 65535u};
+
+/// Checks a launch's grid: "" when every extent is 1 to `limit`'s, else
+/// the error, e.g. "kernel add_kernel: grid (1, 70000, 1) has 70000
+/// programs along y, more than the limit of 65535".
+std::string validateGrid(const std::string &kernel, Grid grid,
+                         Grid limit = kMaxGrid);
+
+/// Whether a buffer of `dtype` ("fp32"; empty: unknown) holds the elements
+/// of a pointer parameter to `element` ("fp32"): the same dtype, an integer
+/// of the same width and the other signedness, or an integer whose width
+/// carries the bits of fp16 and bf16 (2 bytes) or fp8 (1 byte), as NumPy
+/// has no such dtypes.
+bool dtypeHolds(std::string_view dtype, std::string_view element);
 
 /// Element types of device memory that C++ has no type for: a pointer to
 /// them (`Ptr<fp16>`) says which dtype the kernel reads there.
@@ -121,14 +141,29 @@ private:
 /// A launch's arguments: a braced list (`{x, y, out, n}`) or a vector.
 using KernelArgs = Borrowed<KernelArg>;
 
-/// Checks a launch without performing it: a non-zero grid, the argument
-/// count, each argument's kind against its parameter's type (an i32 is
-/// widened for an i64 parameter; fp32 accepts only float), pointer alignment
-/// and integer divisibility against `divisibility`. Returns "" when the
-/// launch is valid, else the error message, e.g. "kernel add_kernel:
-/// argument 2 (out_ptr) expects *fp32, got i32". Needs no GPU.
+/// Checks a launch without performing it: the grid (validateGrid, against
+/// kMaxGrid), the argument count, each argument's kind against its
+/// parameter's type (an i32 is widened for an i64 parameter; fp32 accepts
+/// only float), a buffer's dtype against its pointer's (dtypeHolds) and its
+/// memory against `backend` (where the kernel runs), pointer alignment and
+/// integer divisibility against `divisibility`. Returns "" when the launch
+/// is valid, else the error message, e.g. "kernel add_kernel: argument 2
+/// (out_ptr) expects *fp32, got i32". Needs no GPU.
 std::string validateLaunch(const KernelMetadata &metadata, Grid grid,
-                           KernelArgs args);
+                           KernelArgs args, Backend backend = Backend::CUDA);
+
+/// Checks a launch's buffers against what the kernel's loads, stores and
+/// atomics reach at it, where the compiler could bound them
+/// (KernelMetadata::accesses, checkBufferSizes): "" when each is large
+/// enough, else the error, e.g. "kernel add_kernel: argument 2 (out_ptr)
+/// needs 4000 bytes (1000 fp32 elements) for this launch, but its buffer
+/// has 400 bytes". Buffers (DeviceBuffer) know their size; raw addresses
+/// are not checked (the memory PyTorch's expandable segments map spans
+/// several driver allocations). Kernel::launch checks this too; the
+/// interpreter checks every access as it runs instead, naming the line.
+/// Needs no GPU.
+std::string validateBuffers(const KernelMetadata &metadata, Grid grid,
+                            KernelArgs args);
 
 class BoundLaunch;
 
@@ -136,7 +171,9 @@ class BoundLaunch;
 /// that was the loading thread's.
 class Kernel {
 public:
-  /// Looks up `metadata.kernel` in `module`. Throws tile::Error if absent.
+  /// Looks up `metadata.kernel` in `module`. Throws tile::Error if absent,
+  /// or if its shared memory is more than the device lets a block have
+  /// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN).
   Kernel(std::shared_ptr<Module> module, KernelMetadata metadata);
 
   /// Loads `path` (.ptx or .cubin) and the metadata `.json` beside it
@@ -148,7 +185,8 @@ public:
   /// The device it was loaded on (tile::currentDevice() then).
   int device() const { return device_; }
 
-  /// Validates (see validateLaunch) and enqueues the kernel on `stream` (a
+  /// Validates (see validateLaunch, with the grid against the device's
+  /// limits, and validateBuffers) and enqueues the kernel on `stream` (a
   /// CUstream; null is the default stream) with blockDim =
   /// (threadsPerBlock, 1, 1) and sharedBytes of dynamic shared memory.
   /// Asynchronous: faults during execution surface at synchronize(). The
@@ -179,6 +217,10 @@ private:
   void *function_ = nullptr;
   int device_ = 0;
   std::vector<ParamKind> kinds_;
+  /// Each pointer parameter's element type ("fp32"), empty for the others.
+  std::vector<std::string> elements_;
+  /// The device's grid limits.
+  Grid maxGrid_ = kMaxGrid;
   const char *name_ = nullptr; ///< interned, for the driver's last launch
 };
 

@@ -77,6 +77,56 @@ struct TensorMapInfo {
   static TensorMapInfo fromJSON(std::string_view text, size_t numParams);
 };
 
+/// What one load, store or atomic of a kernel certainly reaches through a
+/// pointer parameter, where the compiler could prove it
+/// (tilec/Dialect/Tile/Analysis/AccessBounds.h): the launch refuses a buffer
+/// smaller than that before the kernel runs. The access runs in every
+/// program (in loops, at every iteration) and touches the elements
+///
+///   offset + sum over terms of stride * t,   t = scale * p + q,
+///
+/// for every p in [0, count) and q in [0, extent) of each term, each term
+/// independently of the others, where t < bound (the bound of a term that
+/// the access's mask puts on it). The kernel computes the indices in 32- or
+/// 64-bit integers; `fits` are the values on the way whose wrapping would
+/// change them, and where one does not fit its bits the access is not
+/// checked. In the JSON ("accesses"), with HostExprs E:
+///
+///   {"param": i, "offset": E, "terms": [{"stride": E, "count": E,
+///    "scale": n, "extent": n, "bound": E}, ...],
+///    "fits": [{"bits": 32, "value": E, "terms": [[E, E], ...]}, ...]}
+struct AccessInfo {
+  struct Term {
+    HostExpr stride;
+    /// How many values p takes: the grid's extent along an axis, a loop's
+    /// trip count or a tile's extent.
+    HostExpr count;
+    int64_t scale = 1;
+    int64_t extent = 1;
+    bool bounded = false;
+    HostExpr bound;
+  };
+  /// A value the kernel computes in `bits`-bit integers: value + the sum of
+  /// coefficient * x for x in [0, count), over `terms` (coefficient, count).
+  struct Fit {
+    unsigned bits = 32;
+    HostExpr value;
+    std::vector<std::pair<HostExpr, HostExpr>> terms;
+  };
+  unsigned param = 0;
+  HostExpr offset;
+  std::vector<Term> terms;
+  std::vector<Fit> fits;
+
+  /// The elements from the parameter's address that the access reaches at
+  /// a launch of `grid` programs whose parameters have `values` (pointers
+  /// as their addresses, integers sign-extended): its last element's index
+  /// plus one. 0 where it reaches nothing at or past the address, or where
+  /// that cannot be told (a fit fails, the host's arithmetic overflows).
+  uint64_t reachedElements(const int64_t *values, size_t numValues,
+                           const std::array<int64_t, 3> &grid) const;
+};
+
 /// CUtensorMapDataType of a tensor map over `elementBytes`-wide elements:
 /// unsigned integers, as the copy engine moves bits and fills zeros. The
 /// runtime's encoder and the kernels' own maps (tensormap.replace takes the
@@ -109,6 +159,10 @@ struct KernelMetadata {
   /// Tensor maps the launch builds and passes after `params` (before the
   /// global scratch).
   std::vector<TensorMapInfo> tensorMaps;
+  /// What the kernel's accesses through its pointer parameters reach, for
+  /// checking buffers (checkBufferSizes); none for accesses the compiler
+  /// could not bound.
+  std::vector<AccessInfo> accesses;
   /// Software-pipeline stages the kernel was compiled for (Triton's
   /// num_stages); informational, a launch does not need it.
   unsigned numStages = 3;
@@ -127,6 +181,21 @@ struct KernelMetadata {
 
 /// True when `type` is one of the parameter types listed in ParamInfo.
 bool isKnownParamType(std::string_view type);
+
+/// Bytes per element of a pointer parameter of `type` ("*fp32": 4; "*i1":
+/// 1, as memory holds booleans).
+unsigned getElementBytes(std::string_view type);
+
+/// Checks a launch's buffers against what the kernel's accesses reach
+/// (KernelMetadata::accesses) at a launch of `grid` programs: `values` holds
+/// every parameter's value (as AccessInfo::reachedElements takes them) and
+/// `bytes` each pointer's bytes from its address to the end of its buffer
+/// (0: unknown, not checked). Returns "" or the error, e.g. "kernel
+/// add_kernel: argument 2 (out_ptr) needs 4000 bytes (1000 fp32 elements)
+/// for this launch, but its buffer has 400 bytes".
+std::string checkBufferSizes(const KernelMetadata &metadata,
+                             const int64_t *values, const uint64_t *bytes,
+                             const std::array<int64_t, 3> &grid);
 
 } // namespace tile
 

@@ -191,6 +191,126 @@ TEST_F(GPU, BadArgumentType) {
   EXPECT_THROW(kernel.launch({0}, {buffer, buffer, buffer, 256}), Error);
 }
 
+// What the device allows a block: at its limit the kernel loads and runs,
+// beyond it the error says how much it asked for and what the limit is.
+TEST_F(GPU, SharedMemoryBeyondTheDevice) {
+  unsigned limit = deviceLimits().maxSharedBytes;
+  ASSERT_GT(limit, 48u * 1024);
+  runAdd(Kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata(limit)),
+         1000);
+  try {
+    Kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata(limit + 1));
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()),
+              "kernel add_kernel: " + std::to_string(limit + 1) +
+                  " bytes of shared memory per block, more than the device's "
+                  "limit of " + std::to_string(limit) +
+                  " (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN): "
+                  "compile it with smaller blocks or fewer stages");
+  }
+}
+
+TEST_F(GPU, GridBeyondTheDevice) {
+  DeviceLimits limits = deviceLimits();
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata());
+  DeviceBuffer buffer = DeviceBuffer::fromHost(std::vector<float>(16));
+  try {
+    kernel.launch({1, limits.maxGrid[1] + 1}, {buffer, buffer, buffer, 0});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string y = std::to_string(limits.maxGrid[1] + 1);
+    EXPECT_EQ(std::string(e.what()),
+              "kernel add_kernel: grid (1, " + y + ", 1) has " + y +
+                  " programs along y, more than the limit of " +
+                  std::to_string(limits.maxGrid[1]));
+  }
+  try {
+    kernel.launch({1, 1, limits.maxGrid[2] + 1}, {buffer, buffer, buffer, 0});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("programs along z"), std::string::npos)
+        << e.what();
+  }
+  // At the limit the launch goes (n = 0: no thread stores).
+  kernel.launch({1, limits.maxGrid[1]}, {buffer, buffer, buffer, 0});
+  synchronize();
+}
+
+TEST_F(GPU, BufferOfTheWrongDType) {
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), addMetadata());
+  auto ints = DeviceBuffer::fromHost(std::vector<int32_t>(256));
+  auto reals = DeviceBuffer::fromHost(std::vector<float>(256));
+  try {
+    kernel.launch({1}, {reals, ints, reals, 256});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "kernel add_kernel: argument 1 (y_ptr) expects "
+                           "*fp32, got *i32");
+  }
+}
+
+// add_kernel's store, as the compiler bounds it: out[block * 128 + thread]
+// where that is below n.
+KernelMetadata boundedAddMetadata() {
+  KernelMetadata md = addMetadata();
+  AccessInfo access;
+  access.param = 2;
+  AccessInfo::Term term;
+  term.stride.value = 1;
+  term.count.op = HostExpr::Op::Grid;
+  term.count.value = 0;
+  term.scale = md.threadsPerBlock;
+  term.extent = md.threadsPerBlock;
+  term.bounded = true;
+  term.bound.op = HostExpr::Op::Arg;
+  term.bound.value = 3;
+  access.terms.push_back(term);
+  md.accesses.push_back(access);
+  return md;
+}
+
+TEST_F(GPU, BufferTooSmallForTheMasks) {
+  Kernel kernel(Module::loadPTX(kAddPTX, "add_kernel"), boundedAddMetadata());
+  runAdd(kernel, 1000); // its output has one element to spare
+  DeviceBuffer x = DeviceBuffer::fromHost(std::vector<float>(1000, 1.0f));
+  DeviceBuffer out = DeviceBuffer::fromHost(std::vector<float>(999, 7.0f));
+  try {
+    kernel.launch({8}, {x, x, out, 1000});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "kernel add_kernel: argument 2 (out_ptr) needs 4000 "
+                           "bytes (1000 fp32 elements) for this launch, but "
+                           "its buffer has 3996 bytes");
+  }
+  synchronize();
+  EXPECT_EQ(out.toHost<float>(), std::vector<float>(999, 7.0f))
+      << "the kernel ran";
+  // A bound launch is checked once, when bound.
+  EXPECT_THROW(kernel.bind({8}, {x, x, out, 1000}), Error);
+  kernel.bind({8}, {x, x, out, 999}).launch();
+  synchronize();
+  EXPECT_EQ(out.toHost<float>(), std::vector<float>(999, 2.0f));
+}
+
+// A launch the driver refuses (more threads than the entry's .maxntid)
+// names the call, the CUDA error and the kernel.
+TEST_F(GPU, LaunchFailureNamesTheKernel) {
+  std::string ptx = kAddPTX;
+  size_t body = ptx.find(")\n{");
+  ASSERT_NE(body, std::string::npos);
+  ptx.insert(body + 1, "\n.maxntid 64, 1, 1");
+  Kernel kernel(Module::loadPTX(ptx, "add_kernel"), addMetadata());
+  DeviceBuffer buffer = DeviceBuffer::fromHost(std::vector<float>(256));
+  try {
+    kernel.launch({1}, {buffer, buffer, buffer, 256});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE "
+                           "(invalid argument) [kernel add_kernel]");
+  }
+}
+
 TEST_F(GPU, MissingEntryNamesKernel) {
   auto module = Module::loadPTX(kAddPTX, "add_kernel");
   try {

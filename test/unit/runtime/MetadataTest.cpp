@@ -164,6 +164,87 @@ TEST(Metadata, TensorMapErrors) {
             std::string::npos);
 }
 
+// "accesses": what each bounded access reaches, read back as written, and
+// evaluated for a launch.
+TEST(Metadata, Accesses) {
+  const char *json = R"({"kernel": "k", "params": [
+      {"name": "x", "type": "*fp16"}, {"name": "n", "type": "i32"},
+      {"name": "s", "type": "i64"}],
+    "accesses": [{"param": 0, "offset": 3, "terms": [
+        {"stride": ["arg", 2], "count": ["grid", 0], "scale": 8,
+         "extent": 8, "bound": ["arg", 1]},
+        {"stride": -1, "count": 5, "scale": 1, "extent": 1}],
+      "fits": [{"bits": 32, "value": 0, "terms": [[8, ["grid", 0]], [1, 8]]}]}]})";
+  KernelMetadata md = KernelMetadata::fromJSON(json);
+  ASSERT_EQ(md.accesses.size(), 1u);
+  const AccessInfo &access = md.accesses[0];
+  EXPECT_EQ(access.param, 0u);
+  ASSERT_EQ(access.terms.size(), 2u);
+  EXPECT_TRUE(access.terms[0].bounded);
+  EXPECT_FALSE(access.terms[1].bounded);
+  EXPECT_EQ(access.terms[0].scale, 8);
+  ASSERT_EQ(access.fits.size(), 1u);
+  EXPECT_EQ(access.fits[0].terms.size(), 2u);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).toJSON(), md.toJSON());
+
+  // t < n over 4 programs of 8: the last t is min(n, 32) - 1, times the
+  // stride, past the offset of 3; the second term only goes down.
+  int64_t values[] = {0, 20, 2};
+  EXPECT_EQ(access.reachedElements(values, 3, {4, 1, 1}), 3u + 19 * 2 + 1);
+  values[1] = 100;
+  EXPECT_EQ(access.reachedElements(values, 3, {4, 1, 1}), 3u + 31 * 2 + 1);
+  values[1] = 0; // masked off everywhere
+  EXPECT_EQ(access.reachedElements(values, 3, {4, 1, 1}), 0u);
+  values[1] = 100;
+  values[2] = -2; // a negative stride reaches no further than t = 0
+  EXPECT_EQ(access.reachedElements(values, 3, {4, 1, 1}), 4u);
+  // t passes 2^31 - 1 in 32-bit arithmetic beyond 2^28 programs, and the
+  // kernel's addresses are not the formula's: not checked.
+  values[2] = 2;
+  EXPECT_EQ(access.reachedElements(values, 3, {int64_t(1) << 28, 1, 1}),
+            3u + 99 * 2 + 1);
+  EXPECT_EQ(access.reachedElements(values, 3, {(int64_t(1) << 28) + 1, 1, 1}),
+            0u);
+
+  uint64_t bytes[] = {100, 0, 0};
+  EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}),
+            "kernel k: argument 0 (x) needs 132 bytes (66 fp16 elements) for "
+            "this launch, but its buffer has 100 bytes");
+  bytes[0] = 132;
+  EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}), "");
+  EXPECT_EQ(getElementBytes("*fp32"), 4u);
+  EXPECT_EQ(getElementBytes("*i1"), 1u);
+  EXPECT_EQ(getElementBytes("*fp8e5"), 1u);
+  EXPECT_EQ(getElementBytes("*bf16"), 2u);
+}
+
+TEST(Metadata, AccessErrors) {
+  auto errorWith = [](const std::string &access) {
+    return errorOf(R"({"kernel": "k", "params": [{"name": "x", "type": "*fp32"},
+                     {"name": "n", "type": "i32"}], "accesses": [)" +
+                   access + "]}");
+  };
+  EXPECT_EQ(errorWith(R"({"param": 1, "offset": 0, "terms": [], "fits": []})"),
+            "invalid kernel metadata: accesses[0].param must name a pointer "
+            "parameter, not 1");
+  EXPECT_EQ(errorWith(R"({"param": 0, "offset": 0, "terms": [{"stride": 1,
+                "count": 1, "scale": 1, "extent": 0}], "fits": []})"),
+            "invalid kernel metadata: accesses[0].terms[0].extent must be "
+            "positive");
+  EXPECT_EQ(errorWith(R"({"param": 0, "offset": ["arg", 2], "terms": [],
+                "fits": []})"),
+            "invalid kernel metadata: field \"accesses[0].offset\" names "
+            "parameter 2 of 2");
+  EXPECT_EQ(errorWith(R"({"param": 0, "offset": 0, "terms": [], "fits": [
+                {"bits": 65, "value": 0, "terms": []}]})"),
+            "invalid kernel metadata: accesses[0].fits[0].bits must be 2 to "
+            "64");
+  EXPECT_EQ(errorWith(R"({"param": 0, "offset": 0, "terms": [], "fits": [
+                {"bits": 32, "value": 0, "terms": [[1]]}]})"),
+            "invalid kernel metadata: accesses[0].fits[0].terms[0] must be "
+            "[coefficient, count]");
+}
+
 TEST(Metadata, ToJSONMatchesDesignLayout) {
   KernelMetadata md;
   md.kernel = "axpy";
