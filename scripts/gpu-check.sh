@@ -14,6 +14,11 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT="${OUT:-/tmp/gpu-check}"; mkdir -p "$OUT"
+# On the GPU machine, the bundle (scripts/gpu-bundle.sh) where there is no
+# build tree.
+if [ -z "${TILEC_GPU_ROOT:-}" ] && [ ! -x build/bin/tilec ] && [ -f .gpu/unpack.sh ]; then
+  source .gpu/unpack.sh
+fi
 if [ -n "${TILEC_GPU_ROOT:-}" ]; then
   bin="$TILEC_GPU_ROOT/bin"; tests="$bin"
 else
@@ -35,7 +40,8 @@ note() {
     *) failures=$((failures + 1)) ;;
   esac
 }
-tools=(memcheck racecheck synccheck)
+# GPU_CHECK_TOOLS="memcheck" narrows a run to some tools.
+tools=(${GPU_CHECK_TOOLS:-memcheck racecheck synccheck})
 # compute-sanitizer TOOL on a command: its log, then a note of its result.
 check() {
   local tool="$1" name="$2"; shift 2
@@ -44,11 +50,15 @@ check() {
   note "$tool $name: rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n 1)"
 }
 
-# The GPU unit tests (the compiler's need no GPU): each test binary whole.
+# The GPU unit tests (the compiler's need no GPU): each test binary whole,
+# less the test that faults on purpose. The tests provoke CUDA API errors
+# on purpose too (a bad PTX, a missing entry): those are not reported.
 unit() {
   for t in tile-runtime-tests tile-jit-tests; do
     for tool in "${tools[@]}"; do
-      check "$tool" "$t" "$(find "$tests" -name "$t" -type f | head -n 1)"
+      check "$tool" "$t" --report-api-errors no \
+        "$(find "$tests" -name "$t" -type f | head -n 1)" \
+        --gtest_filter='-GPU.ZZFaultSurfacesAtSynchronize'
     done
   done
 }
