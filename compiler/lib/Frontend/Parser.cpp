@@ -10,6 +10,7 @@
 
 #include "tilec/Frontend/Lexer.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -38,6 +39,12 @@ public:
   std::unique_ptr<Module> parseModule();
 
 private:
+  /// Operands nested inside one another (parentheses, brackets, unary
+  /// operators) that the recursive descent, and every later pass over the
+  /// tree, follow on the stack: Python's own parser stops at 200 too.
+  static constexpr unsigned kMaxNesting = 200;
+  unsigned nesting = 0;
+
   //===--------------------------------------------------------------------===//
   // Tokens and errors
   //===--------------------------------------------------------------------===//
@@ -1038,6 +1045,13 @@ ExprPtr Parser::parseBinary(int minPrec) {
 }
 
 ExprPtr Parser::parseFactor() {
+  if (nesting == kMaxNesting) {
+    error("expression nested too deeply (more than " + Twine(kMaxNesting) +
+          " levels)");
+    return nullptr;
+  }
+  ++nesting;
+  auto leave = llvm::make_scope_exit([&] { --nesting; });
   UnaryOp op;
   switch (cur().kind) {
   case TokenKind::Minus: op = UnaryOp::Neg; break;
