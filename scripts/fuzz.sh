@@ -13,6 +13,7 @@ case "${1:-}" in
   *) echo "usage: scripts/fuzz.sh frontend|pipeline [libFuzzer options]"; exit 2 ;;
 esac
 shift
+source "$root/scripts/setup.sh"
 source "$root/scripts/sanitized-build.sh" "$target"
 corpus="$sanitized/fuzz/corpus/$target"
 mkdir -p "$corpus"

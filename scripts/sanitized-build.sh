@@ -7,16 +7,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 sanitized="${TILEC_SANITIZE_BUILD_DIR:-$root/build-sanitize}"
 
-missing=()
-for p in clang-22 libclang-rt-22-dev; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "== installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -q
-  apt-get install -y -q --no-install-recommends "${missing[@]}"
-fi
+install_packages clang-22 libclang-rt-22-dev
 
 # LLVM's BumpPtrAllocator poisons the unused part of its slabs where the
 # code that inlines it is built with ASan; Debian's MLIR libraries are not,
