@@ -31,33 +31,47 @@ bool isTensor(Value v) { return v && isa<RankedTensorType>(v.getType()); }
 /// Index arithmetic built from ranges, splats and constants (through
 /// expand_dims, broadcasts and elementwise ops) costs little to recompute:
 /// give each use its own copy, so that sharing one does not force its users
-/// into one layout. CSE merges the copies that end up alike.
+/// into one layout. CSE merges the copies that end up alike. A chain counts
+/// as cheap only while its copy, written out as a tree, stays small: a DAG
+/// that reuses its values (tl.rand's Philox rounds) would otherwise be
+/// copied once per path through it, exponentially many times.
 void duplicateCheapChains(func::FuncOp func) {
-  llvm::DenseMap<Operation *, bool> cheap;
-  std::function<bool(Operation *)> isCheap = [&](Operation *op) {
-    auto it = cheap.find(op);
-    if (it != cheap.end())
+  constexpr int64_t kMaxChainOps = 64;
+  /// Ops in an op's chain written out as a tree; 0 where it is not cheap.
+  llvm::DenseMap<Operation *, int64_t> chainOps;
+  std::function<int64_t(Operation *)> getChainOps = [&](Operation *op) {
+    auto it = chainOps.find(op);
+    if (it != chainOps.end())
       return it->second;
-    bool result = false;
+    int64_t ops = 0;
     if (op->getNumResults() == 1 && isTensor(op->getResult(0)) &&
         op->getNumRegions() == 0 && isMemoryEffectFree(op)) {
-      if (isa<tile::MakeRangeOp, tile::SplatOp, arith::ConstantOp>(op))
-        result = true;
-      else if (op->hasTrait<OpTrait::Elementwise>() ||
-               isa<tile::ExpandDimsOp, tile::BroadcastOp>(op))
-        result = llvm::all_of(op->getOperands(), [&](Value operand) {
+      if (isa<tile::MakeRangeOp, tile::SplatOp, arith::ConstantOp>(op)) {
+        ops = 1;
+      } else if (op->hasTrait<OpTrait::Elementwise>() ||
+                 isa<tile::ExpandDimsOp, tile::BroadcastOp>(op)) {
+        ops = 1;
+        for (Value operand : op->getOperands()) {
+          if (!isTensor(operand))
+            continue;
           Operation *def = operand.getDefiningOp();
-          return !isTensor(operand) || (def && isCheap(def));
-        });
+          int64_t operandOps = def ? getChainOps(def) : 0;
+          ops = operandOps ? ops + operandOps : 0;
+          if (ops == 0 || ops > kMaxChainOps) {
+            ops = 0;
+            break;
+          }
+        }
+      }
     }
-    return cheap[op] = result;
+    return chainOps[op] = ops;
   };
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) { ops.push_back(op); });
   OpBuilder builder(func.getContext());
   // Users first, so that copies of a user count as uses of its operands.
   for (Operation *op : llvm::reverse(ops)) {
-    if (!isCheap(op))
+    if (!getChainOps(op))
       continue;
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : op->getResult(0).getUses())
@@ -65,7 +79,7 @@ void duplicateCheapChains(func::FuncOp func) {
     for (OpOperand *use : llvm::drop_begin(uses)) {
       builder.setInsertionPoint(op);
       Operation *copy = builder.clone(*op);
-      cheap[copy] = true;
+      chainOps[copy] = chainOps[op];
       use->set(copy->getResult(0));
     }
   }

@@ -67,7 +67,11 @@ MemDescType getStoreBufferType(RankedTensorType type, unsigned inner) {
 
 /// The bulk store that can replace `store`, or nullopt: a 2-D tile of 16-
 /// or 32-bit elements converted out of an mma accumulator, written to a
-/// box of a tensor with 16-byte aligned rows, unit-stride along them.
+/// box of a tensor with 16-byte aligned rows, unit-stride along them, whose
+/// mask along the rows (if any) ends on a 16-byte boundary: the engine
+/// clips a row at the 16-byte granule that holds the extent, so it would
+/// write the masked-off elements up to the next boundary (found on the H100
+/// by tile-difftest; the same holds for Triton's descriptor stores).
 std::optional<BulkStore> planBulkStore(tile::StoreOp store,
                                        tile::AxisInfoAnalysis &axis) {
   auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
@@ -94,8 +98,10 @@ std::optional<BulkStore> planBulkStore(tile::StoreOp store,
     return std::nullopt;
   plan.outer = 1 - plan.inner;
   unsigned elementBytes = bits / 8;
+  Value rowExtent = box->extents[plan.inner];
   if (!isAligned(axis, box->base, elementBytes, 16) ||
-      !isAligned(axis, box->strides[plan.outer], elementBytes, 16))
+      !isAligned(axis, box->strides[plan.outer], elementBytes, 16) ||
+      (rowExtent && !isAligned(axis, rowExtent, elementBytes, 16)))
     return std::nullopt;
   plan.type = getStoreBufferType(type, plan.inner);
   auto encoding = cast<SharedEncodingAttr>(plan.type.getEncoding());
