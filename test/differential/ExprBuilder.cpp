@@ -19,6 +19,15 @@ namespace {
 
 const double kF32Ulp = 0x1p-23;
 
+/// An fp32 subnormal as a zero of its sign: tl.floor, tl.ceil, tl.exp2 and
+/// tl.sqrt are single flush-to-zero instructions on the GPU (as in Triton,
+/// under nvvm-reflect-ftz), for their inputs and their results. 16-bit
+/// floats compute in f32, where their subnormals are normal.
+double flushSubnormal(DType dt, double v) {
+  return dt == DType::F32 && std::fabs(v) < 0x1p-126 ? std::copysign(0.0, v)
+                                                     : v;
+}
+
 double intRange(DType dt) {
   return dt == DType::I8 ? 128.0 : dt == DType::I32 ? 2147483648.0 : 1.0;
 }
@@ -936,20 +945,21 @@ double ExprBuilder::eval(const Node &n, const std::vector<double> &regs,
   case Op::Exp:
     return roundTo(R, std::exp(arg(n.a)));
   case Op::Exp2:
-    return roundTo(R, std::exp2(arg(n.a)));
+    return flushSubnormal(R, roundTo(R, std::exp2(flushSubnormal(R, arg(n.a)))));
   case Op::Log:
     return roundTo(R, std::log(arg(n.a)));
   case Op::Log2:
     return roundTo(R, std::log2(arg(n.a)));
   case Op::Sqrt:
+    return roundTo(R, std::sqrt(flushSubnormal(R, arg(n.a))));
   case Op::SqrtRn:
     return roundTo(R, std::sqrt(arg(n.a)));
   case Op::Sigmoid:
     return roundTo(R, 1.0 / (1.0 + std::exp(-arg(n.a))));
   case Op::Floor:
-    return std::floor(arg(n.a));
+    return std::floor(flushSubnormal(R, arg(n.a)));
   case Op::Ceil:
-    return std::ceil(arg(n.a));
+    return std::ceil(flushSubnormal(R, arg(n.a)));
   case Op::Fma:
     return double(std::fma(float(arg(n.a)), float(arg(n.b)), float(arg(n.c))));
   case Op::Clamp:

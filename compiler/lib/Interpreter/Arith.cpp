@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/bit.h"
 
 #include <cmath>
 #include <limits>
@@ -98,6 +99,34 @@ LogicalResult floatUnary(Executor &ex, Operation *op, F f) {
   const double *x = a.floats.data();
   storeFloats(r, n, [&](size_t i) { return f(x[i]); });
   return success();
+}
+
+/// An fp32 op that the GPU computes with one flush-to-zero instruction
+/// (MathToNVVM: floor, ceil, exp2, rsqrt and the approximate sqrt, as under
+/// Triton's nvvm-reflect-ftz): subnormal inputs and results become zeros of
+/// their sign. 16-bit floats compute in f32, where theirs are normal.
+template <typename F>
+LogicalResult flushingUnary(Executor &ex, Operation *op, F f) {
+  if (ex.get(op->getOperand(0)).kind != ElemKind::F32)
+    return floatUnary(ex, op, f);
+  auto flush = [](double x) {
+    return std::fabs(x) < double(std::numeric_limits<float>::min())
+               ? std::copysign(0.0, x)
+               : x;
+  };
+  return floatUnary(ex, op, [&](double x) { return flush(f(flush(x))); });
+}
+
+/// A 64-bit magnitude as a double that rounds to `kind` as `m` itself
+/// would, once: for f64 the nearest; for narrower floats, past 53 bits,
+/// rounded to odd (toward zero, the last bit set where that dropped
+/// anything), which the rounding to `kind` then cannot round twice.
+double toDoubleRoundedOnce(U m, ElemKind kind) {
+  if (kind == ElemKind::F64 || m < (U(1) << 53))
+    return double(m);
+  int shift = 64 - 53 - llvm::countl_zero(m);
+  U kept = (m >> shift) | U((m & ((U(1) << shift) - 1)) != 0);
+  return std::ldexp(double(kept), shift);
 }
 
 /// A libdevice function, computed by its reference in double precision.
@@ -337,12 +366,16 @@ LogicalResult convert(Executor &ex, Operation *op) {
         return success();
       })
       .Case([&](arith::SIToFPOp) {
-        storeFloats(r, n, [&](size_t i) { return double(a.ints[i]); });
+        storeFloats(r, n, [&](size_t i) {
+          I x = a.ints[i];
+          double m = toDoubleRoundedOnce(x < 0 ? U(0) - U(x) : U(x), r.kind);
+          return x < 0 ? -m : m;
+        });
         return success();
       })
       .Case([&](arith::UIToFPOp) {
         storeFloats(r, n, [&](size_t i) {
-          return double(zeroExtend(a.ints[i], from));
+          return toDoubleRoundedOnce(zeroExtend(a.ints[i], from), r.kind);
         });
         return success();
       })
@@ -545,19 +578,33 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
       })
       .Case([&](tile::ExternElementwiseOp e) { return externElementwise(ex, e); })
       .Case([&](math::ExpOp) { return unary(std::exp); })
-      .Case([&](math::Exp2Op) { return unary(std::exp2); })
+      .Case([&](math::Exp2Op) {
+        return flushingUnary(ex, op, [](double x) { return std::exp2(x); });
+      })
       .Case([&](math::LogOp) { return unary(std::log); })
       .Case([&](math::Log2Op) { return unary(std::log2); })
-      .Case([&](math::SqrtOp) { return unary(std::sqrt); })
+      .Case([&](math::SqrtOp sqrt) {
+        // tl.sqrt (afn) is the approximate instruction; tl.sqrt_rn is not.
+        auto f = [](double x) { return std::sqrt(x); };
+        return arith::bitEnumContainsAll(sqrt.getFastmath(),
+                                         arith::FastMathFlags::afn)
+                   ? flushingUnary(ex, op, f)
+                   : floatUnary(ex, op, f);
+      })
       .Case([&](math::RsqrtOp) {
-        return floatUnary(ex, op, [](double x) { return 1 / std::sqrt(x); });
+        return flushingUnary(ex, op,
+                             [](double x) { return 1 / std::sqrt(x); });
       })
       .Case([&](math::AbsFOp) { return unary(std::fabs); })
       .Case([&](math::SinOp) { return unary(std::sin); })
       .Case([&](math::CosOp) { return unary(std::cos); })
       .Case([&](math::TanhOp) { return unary(std::tanh); })
-      .Case([&](math::FloorOp) { return unary(std::floor); })
-      .Case([&](math::CeilOp) { return unary(std::ceil); })
+      .Case([&](math::FloorOp) {
+        return flushingUnary(ex, op, [](double x) { return std::floor(x); });
+      })
+      .Case([&](math::CeilOp) {
+        return flushingUnary(ex, op, [](double x) { return std::ceil(x); });
+      })
       .Case([&](math::TruncOp) { return unary(std::trunc); })
       .Case([&](math::ErfOp) { return unary(std::erf); })
       .Case([&](math::Log1pOp) { return unary(std::log1p); })

@@ -235,6 +235,7 @@ struct ConvertTileGPUToNVVM
     LLVMTypeConverter converter(context);
     RewritePatternSet patterns(context);
     populateMathToNVVMPatterns(patterns);
+    populateIntToBF16Patterns(patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     populateMathToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

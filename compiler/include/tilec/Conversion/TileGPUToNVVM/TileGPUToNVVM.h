@@ -122,6 +122,9 @@ void populateSharedMemoryToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// math.exp and math.log as the GPU's ex2/lg2 instructions; the rest of
 /// `math` goes through MathToLLVM.
 void populateMathToNVVMPatterns(RewritePatternSet &patterns);
+/// 32- and 64-bit integers to bf16 rounded once before sm_90, where LLVM
+/// would round them through f32 twice.
+void populateIntToBF16Patterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tilegpu
 
