@@ -51,14 +51,17 @@ check() {
 }
 
 # The GPU unit tests (the compiler's need no GPU): each test binary whole,
-# less the test that faults on purpose. The tests provoke CUDA API errors
-# on purpose too (a bad PTX, a missing entry): those are not reported.
+# less the test that faults on purpose and the one that checks the
+# autotuner picks the config that runs fastest (the tools' instrumentation
+# distorts the timings it compares: under racecheck it picked a slow one). The
+# tests provoke CUDA API errors on purpose too (a bad PTX, a missing
+# entry): those are not reported.
 unit() {
   for t in tile-runtime-tests tile-jit-tests; do
     for tool in "${tools[@]}"; do
       check "$tool" "$t" --report-api-errors no \
         "$(find "$tests" -name "$t" -type f | head -n 1)" \
-        --gtest_filter='-GPU.ZZFaultSurfacesAtSynchronize'
+        --gtest_filter='-GPU.ZZFaultSurfacesAtSynchronize:Autotune.PicksTheFastestAndRemembersOnTheGPU'
     done
   done
 }
