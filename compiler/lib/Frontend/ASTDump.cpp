@@ -17,25 +17,6 @@ using namespace tilec;
 using namespace tilec::ast;
 using llvm::StringRef;
 
-static StringRef getBinaryOpSpelling(BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::FloorDiv: return "//";
-  case BinaryOp::Mod: return "%";
-  case BinaryOp::Pow: return "**";
-  case BinaryOp::MatMul: return "@";
-  case BinaryOp::BitAnd: return "&";
-  case BinaryOp::BitOr: return "|";
-  case BinaryOp::BitXor: return "^";
-  case BinaryOp::LShift: return "<<";
-  case BinaryOp::RShift: return ">>";
-  }
-  return "?";
-}
-
 static StringRef getCompareOpSpelling(CompareOp op) {
   switch (op) {
   case CompareOp::Lt: return "<";
@@ -188,7 +169,7 @@ void Dumper::dump(const Stmt &stmt) {
   }
   case StmtKind::AugAssign: {
     const auto &aug = llvm::cast<AugAssignStmt>(stmt);
-    line() << "AugAssign " << getBinaryOpSpelling(aug.op) << '=';
+    line() << "AugAssign " << spelling(aug.op) << '=';
     end(stmt.loc);
     nested(*aug.target);
     nested(*aug.value);
@@ -351,7 +332,7 @@ void Dumper::dump(const Expr &expr) {
   }
   case ExprKind::Binary: {
     const auto &binary = llvm::cast<BinaryExpr>(expr);
-    line() << "Binary " << getBinaryOpSpelling(binary.op);
+    line() << "Binary " << spelling(binary.op);
     end(expr.loc);
     nested(*binary.lhs);
     nested(*binary.rhs);

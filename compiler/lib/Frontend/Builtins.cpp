@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MLIRGenImpl.h"
+#include "PythonInt.h"
 
 #include "tilec/Dialect/Tile/IR/Libdevice.h"
 
@@ -913,8 +914,13 @@ TValue MLIRGenImpl::callBuiltin(const std::string &name,
     const TValue &x = *args.get(0);
     if (x.kind == TValue::Kind::Float)
       return TValue::ofFloat(std::fabs(x.floatValue));
-    if (x.kind == TValue::Kind::Int)
-      return TValue::ofInt(x.intValue < 0 ? -x.intValue : x.intValue);
+    if (x.kind == TValue::Kind::Int) {
+      if (python_int::Result r = python_int::absolute(x.intValue))
+        return TValue::ofInt(*r);
+      fail(args.locs[0], "abs(" + Twine(x.intValue) +
+                             ") does not fit in 64 bits (tilec's constexpr "
+                             "ints are 64-bit)");
+    }
     if (x.kind == TValue::Kind::Bool)
       return TValue::ofInt(x.intValue);
     return absolute(x, args.locs[0]);

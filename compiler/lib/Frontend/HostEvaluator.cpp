@@ -1,6 +1,7 @@
 //===- HostEvaluator.cpp - The host Python around kernels -----------------===//
 
 #include "tilec/Frontend/HostEvaluator.h"
+#include "PythonInt.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringRef.h"
@@ -238,6 +239,15 @@ struct HostEvaluator::Frame {
   throw HostError{loc, message};
 }
 
+/// An int operator's result, or an error where Python's would not fit in
+/// 64 bits.
+static Value fitting(python_int::Result r, const std::string &what,
+                     const Location &loc) {
+  if (!r)
+    fail(loc, what + " does not fit in 64 bits (tilec's ints are 64-bit)");
+  return Value::ofInt(*r);
+}
+
 /// What `value` is, for messages: "an int", "a list", ...
 static std::string describe(const Value &value) {
   switch (value.kind) {
@@ -467,8 +477,10 @@ Value HostEvaluator::eval(const Expr &expr, Frame &frame) const {
       return Value::ofInt(~asInt(v, expr.loc, "the operand of ~"));
     if (u.op == UnaryOp::Pos)
       return v.kind == Value::Kind::Bool ? Value::ofInt(v.i) : v;
-    return v.kind == Value::Kind::Float ? Value::ofFloat(-v.f)
-                                        : Value::ofInt(int64_t(0ull - uint64_t(v.i)));
+    if (v.kind == Value::Kind::Float)
+      return Value::ofFloat(-v.f);
+    return fitting(python_int::negate(v.i), "-(" + std::to_string(v.i) + ")",
+                   expr.loc);
   }
   case ExprKind::Binary: {
     const auto &b = cast<BinaryExpr>(expr);
@@ -634,12 +646,6 @@ Value HostEvaluator::subscript(const Value &base, const Value &index,
   }
 }
 
-/// Python's floor division and modulo of ints.
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
-}
-
 Value HostEvaluator::binary(BinaryOp op, const Value &lhs, const Value &rhs,
                             const Location &loc) const {
   using K = Value::Kind;
@@ -686,39 +692,31 @@ Value HostEvaluator::binary(BinaryOp op, const Value &lhs, const Value &rhs,
       fail(loc, "a bitwise operator on a float");
     }
   }
-  // Wrapping arithmetic: host code's ints are Python's, unbounded; these
-  // are 64-bit, and never undefined.
-  uint64_t a = uint64_t(lhs.i), b = uint64_t(rhs.i);
+  int64_t a = lhs.i, b = rhs.i;
+  std::string what = std::to_string(a) + " " + spelling(op) + " " +
+                     std::to_string(b);
   switch (op) {
-  case BinaryOp::Add: return Value::ofInt(int64_t(a + b));
-  case BinaryOp::Sub: return Value::ofInt(int64_t(a - b));
-  case BinaryOp::Mul: return Value::ofInt(int64_t(a * b));
-  case BinaryOp::Div: return Value::ofFloat(double(lhs.i) / double(rhs.i));
+  case BinaryOp::Add: return fitting(python_int::add(a, b), what, loc);
+  case BinaryOp::Sub: return fitting(python_int::sub(a, b), what, loc);
+  case BinaryOp::Mul: return fitting(python_int::mul(a, b), what, loc);
+  case BinaryOp::Div: return Value::ofFloat(double(a) / double(b));
   case BinaryOp::FloorDiv:
-    if (lhs.i == INT64_MIN && rhs.i == -1)
-      fail(loc, "the quotient does not fit in 64 bits");
-    return Value::ofInt(floorDiv(lhs.i, rhs.i));
-  case BinaryOp::Mod:
-    if (rhs.i == -1)
-      return Value::ofInt(0);
-    return Value::ofInt(lhs.i - floorDiv(lhs.i, rhs.i) * rhs.i);
-  case BinaryOp::Pow: {
-    if (rhs.i < 0)
-      return Value::ofFloat(std::pow(double(lhs.i), double(rhs.i)));
-    uint64_t result = 1;
-    for (int64_t k = 0; k < std::min<int64_t>(rhs.i, 64); ++k)
-      result *= a;
-    return Value::ofInt(int64_t(result));
-  }
-  case BinaryOp::BitAnd: return Value::ofInt(int64_t(a & b));
-  case BinaryOp::BitOr: return Value::ofInt(int64_t(a | b));
-  case BinaryOp::BitXor: return Value::ofInt(int64_t(a ^ b));
+    return fitting(python_int::floorDiv(a, b), what, loc);
+  case BinaryOp::Mod: return Value::ofInt(python_int::mod(a, b));
+  case BinaryOp::Pow:
+    if (b < 0)
+      return Value::ofFloat(std::pow(double(a), double(b)));
+    return fitting(python_int::pow(a, b), what, loc);
+  case BinaryOp::BitAnd: return Value::ofInt(a & b);
+  case BinaryOp::BitOr: return Value::ofInt(a | b);
+  case BinaryOp::BitXor: return Value::ofInt(a ^ b);
   case BinaryOp::LShift:
   case BinaryOp::RShift:
-    if (rhs.i < 0 || rhs.i > 63)
-      fail(loc, "a shift by " + std::to_string(rhs.i));
-    return Value::ofInt(op == BinaryOp::LShift ? int64_t(a << b)
-                                               : lhs.i >> rhs.i);
+    if (b < 0)
+      fail(loc, "negative shift count");
+    if (op == BinaryOp::RShift)
+      return Value::ofInt(python_int::shiftRight(a, b));
+    return fitting(python_int::shiftLeft(a, b), what, loc);
   case BinaryOp::MatMul:
     break;
   }
@@ -1065,8 +1063,11 @@ Value HostEvaluator::callMethod(const Value &method, Values &args,
   return Value::list(std::move(items));
 }
 
-/// Triton's next_power_of_2: the least power of two at least n (1 for 0).
-static int64_t nextPowerOf2(int64_t n) {
+/// Triton's next_power_of_2: the least power of two at least n (1 for 0),
+/// or nothing past 2^62.
+static python_int::Result nextPowerOf2(int64_t n) {
+  if (n > (int64_t(1) << 62))
+    return std::nullopt;
   return n <= 1 ? 1 : int64_t(llvm::NextPowerOf2(uint64_t(n - 1)));
 }
 
@@ -1131,11 +1132,19 @@ Value HostEvaluator::callBuiltin(
     int64_t b = asInt(args[1], loc, "cdiv's second argument");
     if (b == 0)
       fail(loc, "division by zero");
-    return Value::ofInt(-floorDiv(-a, b));
+    // Python's -(-a // b), which fits wherever a and b do but for b = -1.
+    python_int::Result quotient = python_int::floorDiv(a, b);
+    python_int::Result r =
+        quotient ? python_int::add(*quotient, python_int::mod(a, b) != 0)
+                 : std::nullopt;
+    return fitting(r, "cdiv(" + std::to_string(a) + ", " + std::to_string(b) +
+                          ")", loc);
   }
   if (n == "triton.next_power_of_2") {
     arity(1, 1);
-    return Value::ofInt(nextPowerOf2(asInt(args[0], loc, "the argument")));
+    int64_t n = asInt(args[0], loc, "the argument");
+    return fitting(nextPowerOf2(n),
+                   "next_power_of_2(" + std::to_string(n) + ")", loc);
   }
   if (n == "triton.runtime.driver.active.get_current_target") {
     arity(0, 0);
@@ -1196,7 +1205,8 @@ Value HostEvaluator::callBuiltin(
     if (args[0].kind == Value::Kind::Float)
       return Value::ofFloat(std::fabs(args[0].f));
     int64_t v = asInt(args[0], loc, "abs's argument");
-    return Value::ofInt(v < 0 ? int64_t(0ull - uint64_t(v)) : v);
+    return fitting(python_int::absolute(v), "abs(" + std::to_string(v) + ")",
+                   loc);
   }
   if (n == "int" || n == "float" || n == "bool" || n == "str" ||
       n == "round") {

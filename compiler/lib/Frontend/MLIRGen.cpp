@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MLIRGenImpl.h"
+#include "PythonInt.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Tuning.h"
@@ -510,14 +511,8 @@ std::pair<Value, Value> MLIRGenImpl::unify(const TValue &a, const TValue &b,
 // Operators
 //===----------------------------------------------------------------------===//
 
-/// Python's floor division and modulo, for constexpr ints.
-static int64_t floorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0)))
-    --q;
-  return q;
-}
-
+/// A constexpr operator on two numbers, as Python computes it; nothing
+/// where Python has no result (see whyNotFolded).
 static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
                                         const TValue &b) {
   using K = TValue::Kind;
@@ -527,13 +522,18 @@ static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
   double x = a.kind == K::Float ? a.floatValue : double(a.intValue);
   double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
   int64_t i = a.intValue, j = b.intValue;
+  auto integer = [](python_int::Result r) -> std::optional<TValue> {
+    if (!r)
+      return std::nullopt;
+    return TValue::ofInt(*r);
+  };
   switch (op) {
   case ast::BinaryOp::Add:
-    return floats ? TValue::ofFloat(x + y) : TValue::ofInt(i + j);
+    return floats ? TValue::ofFloat(x + y) : integer(python_int::add(i, j));
   case ast::BinaryOp::Sub:
-    return floats ? TValue::ofFloat(x - y) : TValue::ofInt(i - j);
+    return floats ? TValue::ofFloat(x - y) : integer(python_int::sub(i, j));
   case ast::BinaryOp::Mul:
-    return floats ? TValue::ofFloat(x * y) : TValue::ofInt(i * j);
+    return floats ? TValue::ofFloat(x * y) : integer(python_int::mul(i, j));
   case ast::BinaryOp::Div:
     if (y == 0)
       return std::nullopt;
@@ -542,19 +542,15 @@ static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
     if (y == 0)
       return std::nullopt;
     return floats ? TValue::ofFloat(std::floor(x / y))
-                  : TValue::ofInt(floorDiv(i, j));
+                  : integer(python_int::floorDiv(i, j));
   case ast::BinaryOp::Mod:
     if (y == 0)
       return std::nullopt;
     return floats ? TValue::ofFloat(x - std::floor(x / y) * y)
-                  : TValue::ofInt(i - floorDiv(i, j) * j);
+                  : TValue::ofInt(python_int::mod(i, j));
   case ast::BinaryOp::Pow:
-    if (!floats && j >= 0) {
-      int64_t r = 1;
-      for (int64_t k = 0; k < j; ++k)
-        r *= i;
-      return TValue::ofInt(r);
-    }
+    if (!floats && j >= 0)
+      return integer(python_int::pow(i, j));
     return TValue::ofFloat(std::pow(x, y));
   case ast::BinaryOp::BitAnd:
   case ast::BinaryOp::BitOr:
@@ -563,14 +559,23 @@ static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
   case ast::BinaryOp::RShift: {
     if (floats)
       return std::nullopt;
-    int64_t r = op == ast::BinaryOp::BitAnd   ? (i & j)
-                : op == ast::BinaryOp::BitOr  ? (i | j)
-                : op == ast::BinaryOp::BitXor ? (i ^ j)
-                : op == ast::BinaryOp::LShift ? (i << j)
-                                              : (i >> j);
-    if (a.kind == K::Bool && b.kind == K::Bool)
-      return TValue::ofBool(r != 0);
-    return TValue::ofInt(r);
+    python_int::Result r;
+    switch (op) {
+    case ast::BinaryOp::BitAnd: r = i & j; break;
+    case ast::BinaryOp::BitOr: r = i | j; break;
+    case ast::BinaryOp::BitXor: r = i ^ j; break;
+    case ast::BinaryOp::LShift:
+      r = j < 0 ? std::nullopt : python_int::shiftLeft(i, j);
+      break;
+    default:
+      r = j < 0 ? std::nullopt : python_int::Result(python_int::shiftRight(i, j));
+      break;
+    }
+    // Python's bools stay bools under & | ^ (True << True is 2).
+    bool logical = op != ast::BinaryOp::LShift && op != ast::BinaryOp::RShift;
+    if (logical && a.kind == K::Bool && b.kind == K::Bool)
+      return TValue::ofBool(*r != 0);
+    return integer(r);
   }
   case ast::BinaryOp::MatMul:
     return std::nullopt;
@@ -578,23 +583,34 @@ static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
   return std::nullopt;
 }
 
-static const char *spelling(ast::BinaryOp op) {
+/// Why foldBinary has no result for two numbers.
+static std::string whyNotFolded(ast::BinaryOp op, const TValue &a,
+                                const TValue &b) {
+  using K = TValue::Kind;
+  bool floats = a.kind == K::Float || b.kind == K::Float;
+  double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
+  std::string invalid =
+      std::string("invalid constexpr operation '") + ast::spelling(op) + "'";
   switch (op) {
-  case ast::BinaryOp::Add: return "+";
-  case ast::BinaryOp::Sub: return "-";
-  case ast::BinaryOp::Mul: return "*";
-  case ast::BinaryOp::Div: return "/";
-  case ast::BinaryOp::FloorDiv: return "//";
-  case ast::BinaryOp::Mod: return "%";
-  case ast::BinaryOp::Pow: return "**";
-  case ast::BinaryOp::MatMul: return "@";
-  case ast::BinaryOp::BitAnd: return "&";
-  case ast::BinaryOp::BitOr: return "|";
-  case ast::BinaryOp::BitXor: return "^";
-  case ast::BinaryOp::LShift: return "<<";
-  case ast::BinaryOp::RShift: return ">>";
+  case ast::BinaryOp::Div:
+  case ast::BinaryOp::FloorDiv:
+  case ast::BinaryOp::Mod:
+    if (y == 0)
+      return invalid + " (division by zero)";
+    break;
+  case ast::BinaryOp::LShift:
+  case ast::BinaryOp::RShift:
+    if (!floats && b.intValue < 0)
+      return invalid + " (negative shift count)";
+    break;
+  default:
+    break;
   }
-  return "?";
+  if (floats || op == ast::BinaryOp::MatMul)
+    return invalid;
+  return "the constexpr " + std::to_string(a.intValue) + " " + ast::spelling(op) +
+         " " + std::to_string(b.intValue) +
+         " does not fit in 64 bits (tilec's constexpr ints are 64-bit)";
 }
 
 void MLIRGenImpl::checkFP8Target(const ast::Location &l) {
@@ -615,14 +631,10 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   if (a.isNumber() && b.isNumber()) {
     if (auto folded = foldBinary(op, a, b))
       return *folded;
-    fail(l, Twine("invalid constexpr operation '") + spelling(op) + "'" +
-                ((op == BinaryOp::Div || op == BinaryOp::FloorDiv ||
-                  op == BinaryOp::Mod)
-                     ? " (division by zero)"
-                     : ""));
+    fail(l, whyNotFolded(op, a, b));
   }
   if ((!a.isRuntime() && !a.isNumber()) || (!b.isRuntime() && !b.isNumber()))
-    fail(l, Twine("unsupported operand types for ") + spelling(op) + ": " +
+    fail(l, Twine("unsupported operand types for ") + ast::spelling(op) + ": " +
                 describe(a) + " and " + describe(b));
   Location location = loc(l);
 
@@ -633,13 +645,13 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   };
   if (isPtr(a) || isPtr(b)) {
     if (isPtr(a) && isPtr(b))
-      fail(l, Twine("unsupported operand types for ") + spelling(op) + ": " +
+      fail(l, Twine("unsupported operand types for ") + ast::spelling(op) + ": " +
                   describe(a) + " and " + describe(b));
     bool ptrFirst = isPtr(a);
     const TValue &ptr = ptrFirst ? a : b;
     const TValue &offset = ptrFirst ? b : a;
     if (op != BinaryOp::Add && !(op == BinaryOp::Sub && ptrFirst))
-      fail(l, Twine("unsupported pointer operation '") + spelling(op) + "'");
+      fail(l, Twine("unsupported pointer operation '") + ast::spelling(op) + "'");
     Value off = toValue(offset, l, "pointer offset");
     Type offType = getElementTypeOrSelf(off.getType());
     if (!offType.isInteger() || offType.isInteger(1))
@@ -668,11 +680,11 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   bool fp = isFloat(element);
   bool isUnsigned = isUnsignedInt(element);
   if (tile::isFP8(element))
-    failFP8Arithmetic(spelling(op), l);
+    failFP8Arithmetic(ast::spelling(op), l);
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && !fp &&
       a.isRuntime() && b.isRuntime() && a.isUnsigned != b.isUnsigned &&
       !dtypeOf(a).isInteger(1) && !dtypeOf(b).isInteger(1))
-    fail(l, Twine("'") + spelling(op) + "' of " + describe(dtypeOf(a)) +
+    fail(l, Twine("'") + ast::spelling(op) + "' of " + describe(dtypeOf(a)) +
                 " and " + describe(dtypeOf(b)) +
                 ": their signedness differs; cast them to one, as Triton asks");
   switch (op) {
@@ -696,12 +708,12 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   case BinaryOp::LShift:
   case BinaryOp::RShift:
     if (fp)
-      fail(l, Twine("'") + spelling(op) + "' needs integer or boolean operands, got " +
+      fail(l, Twine("'") + ast::spelling(op) + "' needs integer or boolean operands, got " +
                   describe(element));
     break;
   case BinaryOp::Pow:
   case BinaryOp::MatMul:
-    fail(l, Twine("'") + spelling(op) +
+    fail(l, Twine("'") + ast::spelling(op) +
                 "' on tiles is not supported; use tl.dot for matrix products");
   default:
     break;
@@ -984,8 +996,13 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     case UnaryOp::Neg:
       if (x.kind == TValue::Kind::Float)
         return TValue::ofFloat(-x.floatValue);
-      if (x.isNumber())
-        return TValue::ofInt(-x.intValue);
+      if (x.isNumber()) {
+        if (python_int::Result r = python_int::negate(x.intValue))
+          return TValue::ofInt(*r);
+        fail(e.loc, "the constexpr -(" + Twine(x.intValue) +
+                        ") does not fit in 64 bits (tilec's constexpr ints "
+                        "are 64-bit)");
+      }
       if (x.isRuntime() && isFloat(getElementTypeOrSelf(x.value.getType())))
         return TValue::ofValue(
             arith::NegFOp::create(builder, loc(e.loc), x.value));

@@ -176,6 +176,26 @@ enum class BinaryOp {
   BitAnd, BitOr, BitXor, LShift, RShift,
 };
 
+/// The operator as Python spells it.
+inline const char *spelling(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::FloorDiv: return "//";
+  case BinaryOp::Mod: return "%";
+  case BinaryOp::Pow: return "**";
+  case BinaryOp::MatMul: return "@";
+  case BinaryOp::BitAnd: return "&";
+  case BinaryOp::BitOr: return "|";
+  case BinaryOp::BitXor: return "^";
+  case BinaryOp::LShift: return "<<";
+  case BinaryOp::RShift: return ">>";
+  }
+  return "?";
+}
+
 struct BinaryExpr : Expr {
   BinaryExpr(Location loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
       : Expr(ExprKind::Binary, std::move(loc)), op(op), lhs(std::move(lhs)),
