@@ -4,6 +4,7 @@
 #include "PythonInt.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Casting.h"
@@ -240,11 +241,12 @@ struct HostEvaluator::Frame {
 }
 
 /// An int operator's result, or an error where Python's would not fit in
-/// 64 bits.
-static Value fitting(python_int::Result r, const std::string &what,
+/// 64 bits, saying `what()` it was.
+static Value fitting(python_int::Result r,
+                     llvm::function_ref<std::string()> what,
                      const Location &loc) {
   if (!r)
-    fail(loc, what + " does not fit in 64 bits (tilec's ints are 64-bit)");
+    fail(loc, what() + " does not fit in 64 bits (tilec's ints are 64-bit)");
   return Value::ofInt(*r);
 }
 
@@ -479,8 +481,9 @@ Value HostEvaluator::eval(const Expr &expr, Frame &frame) const {
       return v.kind == Value::Kind::Bool ? Value::ofInt(v.i) : v;
     if (v.kind == Value::Kind::Float)
       return Value::ofFloat(-v.f);
-    return fitting(python_int::negate(v.i), "-(" + std::to_string(v.i) + ")",
-                   expr.loc);
+    return fitting(
+        python_int::negate(v.i),
+        [&] { return "-(" + std::to_string(v.i) + ")"; }, expr.loc);
   }
   case ExprKind::Binary: {
     const auto &b = cast<BinaryExpr>(expr);
@@ -693,34 +696,20 @@ Value HostEvaluator::binary(BinaryOp op, const Value &lhs, const Value &rhs,
     }
   }
   int64_t a = lhs.i, b = rhs.i;
-  std::string what = std::to_string(a) + " " + spelling(op) + " " +
-                     std::to_string(b);
-  switch (op) {
-  case BinaryOp::Add: return fitting(python_int::add(a, b), what, loc);
-  case BinaryOp::Sub: return fitting(python_int::sub(a, b), what, loc);
-  case BinaryOp::Mul: return fitting(python_int::mul(a, b), what, loc);
-  case BinaryOp::Div: return Value::ofFloat(double(a) / double(b));
-  case BinaryOp::FloorDiv:
-    return fitting(python_int::floorDiv(a, b), what, loc);
-  case BinaryOp::Mod: return Value::ofInt(python_int::mod(a, b));
-  case BinaryOp::Pow:
-    if (b < 0)
-      return Value::ofFloat(std::pow(double(a), double(b)));
-    return fitting(python_int::pow(a, b), what, loc);
-  case BinaryOp::BitAnd: return Value::ofInt(a & b);
-  case BinaryOp::BitOr: return Value::ofInt(a | b);
-  case BinaryOp::BitXor: return Value::ofInt(a ^ b);
-  case BinaryOp::LShift:
-  case BinaryOp::RShift:
-    if (b < 0)
-      fail(loc, "negative shift count");
-    if (op == BinaryOp::RShift)
-      return Value::ofInt(python_int::shiftRight(a, b));
-    return fitting(python_int::shiftLeft(a, b), what, loc);
-  case BinaryOp::MatMul:
-    break;
-  }
-  fail(loc, "'@' in host code");
+  if (op == BinaryOp::MatMul)
+    fail(loc, "'@' in host code");
+  if (op == BinaryOp::Div)
+    return Value::ofFloat(double(a) / double(b));
+  if (op == BinaryOp::Pow && b < 0)
+    return Value::ofFloat(std::pow(double(a), double(b)));
+  if ((op == BinaryOp::LShift || op == BinaryOp::RShift) && b < 0)
+    fail(loc, "negative shift count");
+  return fitting(
+      python_int::apply(op, a, b),
+      [&] {
+        return std::to_string(a) + " " + spelling(op) + " " + std::to_string(b);
+      },
+      loc);
 }
 
 bool HostEvaluator::compare(CompareOp op, const Value &lhs, const Value &rhs,
@@ -1137,14 +1126,19 @@ Value HostEvaluator::callBuiltin(
     python_int::Result r =
         quotient ? python_int::add(*quotient, python_int::mod(a, b) != 0)
                  : std::nullopt;
-    return fitting(r, "cdiv(" + std::to_string(a) + ", " + std::to_string(b) +
-                          ")", loc);
+    return fitting(
+        r,
+        [&] {
+          return "cdiv(" + std::to_string(a) + ", " + std::to_string(b) + ")";
+        },
+        loc);
   }
   if (n == "triton.next_power_of_2") {
     arity(1, 1);
     int64_t n = asInt(args[0], loc, "the argument");
-    return fitting(nextPowerOf2(n),
-                   "next_power_of_2(" + std::to_string(n) + ")", loc);
+    return fitting(
+        nextPowerOf2(n),
+        [&] { return "next_power_of_2(" + std::to_string(n) + ")"; }, loc);
   }
   if (n == "triton.runtime.driver.active.get_current_target") {
     arity(0, 0);
@@ -1205,8 +1199,9 @@ Value HostEvaluator::callBuiltin(
     if (args[0].kind == Value::Kind::Float)
       return Value::ofFloat(std::fabs(args[0].f));
     int64_t v = asInt(args[0], loc, "abs's argument");
-    return fitting(python_int::absolute(v), "abs(" + std::to_string(v) + ")",
-                   loc);
+    return fitting(
+        python_int::absolute(v), [&] { return "abs(" + std::to_string(v) + ")"; },
+        loc);
   }
   if (n == "int" || n == "float" || n == "bool" || n == "str" ||
       n == "round") {

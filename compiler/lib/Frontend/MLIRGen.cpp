@@ -515,72 +515,43 @@ std::pair<Value, Value> MLIRGenImpl::unify(const TValue &a, const TValue &b,
 /// where Python has no result (see whyNotFolded).
 static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
                                         const TValue &b) {
+  using ast::BinaryOp;
   using K = TValue::Kind;
-  if (!a.isNumber() || !b.isNumber())
+  if (!a.isNumber() || !b.isNumber() || op == BinaryOp::MatMul)
     return std::nullopt;
   bool floats = a.kind == K::Float || b.kind == K::Float;
   double x = a.kind == K::Float ? a.floatValue : double(a.intValue);
   double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
-  int64_t i = a.intValue, j = b.intValue;
-  auto integer = [](python_int::Result r) -> std::optional<TValue> {
-    if (!r)
-      return std::nullopt;
-    return TValue::ofInt(*r);
-  };
-  switch (op) {
-  case ast::BinaryOp::Add:
-    return floats ? TValue::ofFloat(x + y) : integer(python_int::add(i, j));
-  case ast::BinaryOp::Sub:
-    return floats ? TValue::ofFloat(x - y) : integer(python_int::sub(i, j));
-  case ast::BinaryOp::Mul:
-    return floats ? TValue::ofFloat(x * y) : integer(python_int::mul(i, j));
-  case ast::BinaryOp::Div:
-    if (y == 0)
-      return std::nullopt;
-    return TValue::ofFloat(x / y);
-  case ast::BinaryOp::FloorDiv:
-    if (y == 0)
-      return std::nullopt;
-    return floats ? TValue::ofFloat(std::floor(x / y))
-                  : integer(python_int::floorDiv(i, j));
-  case ast::BinaryOp::Mod:
-    if (y == 0)
-      return std::nullopt;
-    return floats ? TValue::ofFloat(x - std::floor(x / y) * y)
-                  : TValue::ofInt(python_int::mod(i, j));
-  case ast::BinaryOp::Pow:
-    if (!floats && j >= 0)
-      return integer(python_int::pow(i, j));
-    return TValue::ofFloat(std::pow(x, y));
-  case ast::BinaryOp::BitAnd:
-  case ast::BinaryOp::BitOr:
-  case ast::BinaryOp::BitXor:
-  case ast::BinaryOp::LShift:
-  case ast::BinaryOp::RShift: {
-    if (floats)
-      return std::nullopt;
-    python_int::Result r;
-    switch (op) {
-    case ast::BinaryOp::BitAnd: r = i & j; break;
-    case ast::BinaryOp::BitOr: r = i | j; break;
-    case ast::BinaryOp::BitXor: r = i ^ j; break;
-    case ast::BinaryOp::LShift:
-      r = j < 0 ? std::nullopt : python_int::shiftLeft(i, j);
-      break;
-    default:
-      r = j < 0 ? std::nullopt : python_int::Result(python_int::shiftRight(i, j));
-      break;
-    }
-    // Python's bools stay bools under & | ^ (True << True is 2).
-    bool logical = op != ast::BinaryOp::LShift && op != ast::BinaryOp::RShift;
-    if (logical && a.kind == K::Bool && b.kind == K::Bool)
-      return TValue::ofBool(*r != 0);
-    return integer(r);
-  }
-  case ast::BinaryOp::MatMul:
+  bool divides = op == BinaryOp::Div || op == BinaryOp::FloorDiv ||
+                 op == BinaryOp::Mod;
+  if (divides && y == 0)
     return std::nullopt;
+  if (op == BinaryOp::Div)
+    return TValue::ofFloat(x / y);
+  if (floats || (op == BinaryOp::Pow && y < 0)) {
+    switch (op) {
+    case BinaryOp::Add: return TValue::ofFloat(x + y);
+    case BinaryOp::Sub: return TValue::ofFloat(x - y);
+    case BinaryOp::Mul: return TValue::ofFloat(x * y);
+    case BinaryOp::FloorDiv: return TValue::ofFloat(std::floor(x / y));
+    case BinaryOp::Mod: return TValue::ofFloat(x - std::floor(x / y) * y);
+    case BinaryOp::Pow: return TValue::ofFloat(std::pow(x, y));
+    default: return std::nullopt; // the bitwise operators
+    }
   }
-  return std::nullopt;
+  int64_t i = a.intValue, j = b.intValue;
+  bool shifts = op == BinaryOp::LShift || op == BinaryOp::RShift;
+  if (shifts && j < 0)
+    return std::nullopt;
+  python_int::Result r = python_int::apply(op, i, j);
+  if (!r)
+    return std::nullopt;
+  // Python's bools stay bools under & | ^ (True << True is 2).
+  bool logical = op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+                 op == BinaryOp::BitXor;
+  if (logical && a.kind == K::Bool && b.kind == K::Bool)
+    return TValue::ofBool(*r != 0);
+  return TValue::ofInt(*r);
 }
 
 /// Why foldBinary has no result for two numbers.

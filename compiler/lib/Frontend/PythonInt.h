@@ -12,6 +12,8 @@
 #ifndef TILEC_FRONTEND_PYTHONINT_H
 #define TILEC_FRONTEND_PYTHONINT_H
 
+#include "tilec/Frontend/AST.h"
+
 #include "llvm/Support/CheckedArithmetic.h"
 
 #include <cstdint>
@@ -70,6 +72,29 @@ inline Result shiftLeft(int64_t a, int64_t b) {
 /// a >> b for b >= 0: an arithmetic shift, which past 63 leaves the sign.
 inline int64_t shiftRight(int64_t a, int64_t b) {
   return a >> (b > 63 ? 63 : b);
+}
+
+/// `a op b` for the operators that take two ints to an int: all but `/`
+/// and `@`, for which it has nothing. The caller has checked b != 0 for
+/// `//` and `%`, and b >= 0 for `**` (Python's is a float below) and the
+/// shifts.
+inline Result apply(ast::BinaryOp op, int64_t a, int64_t b) {
+  switch (op) {
+  case ast::BinaryOp::Add: return add(a, b);
+  case ast::BinaryOp::Sub: return sub(a, b);
+  case ast::BinaryOp::Mul: return mul(a, b);
+  case ast::BinaryOp::FloorDiv: return floorDiv(a, b);
+  case ast::BinaryOp::Mod: return mod(a, b);
+  case ast::BinaryOp::Pow: return pow(a, b);
+  case ast::BinaryOp::BitAnd: return a & b;
+  case ast::BinaryOp::BitOr: return a | b;
+  case ast::BinaryOp::BitXor: return a ^ b;
+  case ast::BinaryOp::LShift: return shiftLeft(a, b);
+  case ast::BinaryOp::RShift: return shiftRight(a, b);
+  case ast::BinaryOp::Div:
+  case ast::BinaryOp::MatMul: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 } // namespace tilec::python_int
