@@ -61,7 +61,7 @@ tile::DeviceBuffer upload(std::vector<float> &values, const std::string &dtype,
     values[i] = f16 ? examples::fromF16(bits[i]) : examples::fromBF16(bits[i]);
   }
   auto buffer = tile::DeviceBuffer::fromHost(bits, backend);
-  buffer.setDType(dtype);
+  buffer.setDType(tile::parseDType(dtype));
   return buffer;
 }
 
@@ -84,7 +84,7 @@ bool run(tile::JITFunction &matmul, tile::Backend backend, const Problem &p,
   size_t cSize = size_t(p.batch) * p.m * p.n;
   auto da = upload(a, p.dtype, backend), db = upload(b, p.dtype, backend);
   tile::DeviceBuffer dc(cSize * (p.dtype == "fp32" ? 4 : 2), backend);
-  dc.setDType(p.dtype);
+  dc.setDType(tile::parseDType(p.dtype));
   dc.fill(0xff); // NaN in every float format
 
   tile::JITOptions options;

@@ -57,10 +57,10 @@ bool runKernel(const std::string &path, const char *kernelName, bool slabs,
       randomHalves(size_t(s.m) * s.k, rng, a), backend);
   auto db = tile::DeviceBuffer::fromHost(
       randomHalves(size_t(s.k) * s.n, rng, b), backend);
-  da.setDType("fp16");
-  db.setDType("fp16");
+  da.setDType(tile::DType::FP16);
+  db.setDType(tile::DType::FP16);
   tile::DeviceBuffer dc(size_t(s.m) * s.n * sizeof(float), backend);
-  dc.setDType("fp32");
+  dc.setDType(tile::DType::FP32);
 
   auto kernel = tile::JITFunction::fromFile(path, kernelName);
   tile::JITOptions options;

@@ -20,7 +20,7 @@ install_packages() {
 }
 install_packages cmake ninja-build ccache g++ python3-numpy \
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
-  libzstd-dev libcli11-dev libgtest-dev
+  libzstd-dev libcli11-dev libgtest-dev nlohmann-json3-dev
 
 echo "== building tilec in $build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

@@ -52,10 +52,10 @@ int main(int argc, char **argv) {
     std::mt19937 rng(7);
     auto a = tile::DeviceBuffer::fromHost(randomHalves(size_t(M) * K, rng));
     auto b = tile::DeviceBuffer::fromHost(randomHalves(size_t(K) * N, rng));
-    a.setDType("fp16");
-    b.setDType("fp16");
+    a.setDType(tile::DType::FP16);
+    b.setDType(tile::DType::FP16);
     tile::DeviceBuffer c(size_t(M) * N * sizeof(float));
-    c.setDType("fp32");
+    c.setDType(tile::DType::FP32);
     auto kernel =
         tile::JITFunction::fromFile(dir + "/splitk_matmul.tl", "splitk_kernel");
     const Config configs[] = {{64, 64, 128, 4, 6, 8},  {64, 64, 64, 4, 6, 16},

@@ -10,10 +10,12 @@
 #include "tilec/Compiler.h"
 
 #include "tile/Error.h"
-#include "tile/Kernel.h"
+#include "tile/Grid.h"
 #include "tilec/Dialect/Tile/Analysis/AccessBounds.h"
+#include "tilec/Dialect/Tile/IR/DTypes.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
+#include "tilec/Dialect/TileGPU/IR/TensorMapRecipe.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Frontend/ASTDump.h"
@@ -43,13 +45,14 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 
 using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 constexpr llvm::StringLiteral kSharedBytesAttr = "tilegpu.shared_bytes";
 
 using Clock = std::chrono::steady_clock;
@@ -306,89 +309,22 @@ func::FuncOp Compilation::findKernel(ModuleOp module) {
   return nullptr;
 }
 
-/// `*fp32`, `i32`... for a parameter of MLIR type `type`; empty if none.
-std::string paramTypeName(Type type) {
-  if (auto ptr = dyn_cast<mlir::tile::PointerType>(type)) {
-    std::string pointee = paramTypeName(ptr.getPointeeType());
-    return pointee.empty() ? "" : "*" + pointee;
-  }
-  if (type.isInteger(1))
-    return "i1";
-  if (type.isInteger(8))
-    return "i8";
-  if (type.isInteger(16))
-    return "i16";
-  if (type.isInteger(32))
-    return "i32";
-  if (type.isInteger(64))
-    return "i64";
-  if (type.isF16())
-    return "fp16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF32())
-    return "fp32";
-  if (type.isF64())
-    return "fp64";
-  if (isa<Float8E5M2Type>(type))
-    return "fp8e5";
-  if (isa<Float8E4M3FNType>(type))
-    return "fp8e4nv";
-  return "";
-}
-
-/// An attribute as JSON text (a constexpr's value, a tensor map's recipe):
+/// A constexpr's attribute as JSON text (the metadata's "constexprs"):
 /// ints as ints, floats with a decimal point, bools as true/false, strings
-/// quoted, arrays and dictionaries as arrays and objects.
-std::string toJSON(Attribute value) {
-  if (auto array = dyn_cast<ArrayAttr>(value)) {
-    std::string text = "[";
-    for (auto [i, element] : llvm::enumerate(array))
-      text += (i ? ", " : "") + toJSON(element);
-    return text + "]";
-  }
-  if (auto dictionary = dyn_cast<DictionaryAttr>(value)) {
-    std::string text = "{";
-    for (auto [i, entry] : llvm::enumerate(dictionary))
-      text += (i ? ", " : "") + toJSON(entry.getName()) + ": " +
-              toJSON(entry.getValue());
-    return text + "}";
-  }
-  if (auto string = dyn_cast<StringAttr>(value)) {
-    std::string text = "\"";
-    for (char c : string.getValue()) {
-      if (c == '"' || c == '\\')
-        text += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) {
-        text += llvm::formatv("\\u{0:x-4}", unsigned(c)).str();
-        continue;
-      }
-      text += c;
-    }
-    return text + "\"";
-  }
-  if (auto boolAttr = dyn_cast<BoolAttr>(value))
-    return boolAttr.getValue() ? "true" : "false";
-  if (auto intAttr = dyn_cast<IntegerAttr>(value)) {
-    if (intAttr.getType().isInteger(1))
-      return intAttr.getValue().isZero() ? "false" : "true";
-    llvm::SmallString<24> text;
-    intAttr.getValue().toStringSigned(text);
-    return text.str().str();
-  }
-  if (auto floatAttr = dyn_cast<FloatAttr>(value)) {
-    double v = floatAttr.getValueAsDouble();
-    if (std::isnan(v))
-      return "null";
-    if (std::isinf(v))
-      return v > 0 ? "1e999" : "-1e999";
-    std::string text;
-    llvm::raw_string_ostream(text) << llvm::format("%.17g", v);
-    if (text.find_first_of(".e") == std::string::npos)
-      text += ".0";
-    return text;
-  }
-  return "null";
+/// quoted, None (a unit attribute) as null. JSON has no infinities or NaNs:
+/// such floats are null too.
+std::string constexprJSON(Attribute value) {
+  nlohmann::json json;
+  if (auto string = dyn_cast<StringAttr>(value))
+    json = string.getValue().str();
+  else if (auto boolAttr = dyn_cast<BoolAttr>(value))
+    json = boolAttr.getValue();
+  else if (auto intAttr = dyn_cast<IntegerAttr>(value))
+    json = intAttr.getType().isInteger(1) ? nlohmann::json(!intAttr.getValue().isZero())
+                                         : nlohmann::json(intAttr.getInt());
+  else if (auto floatAttr = dyn_cast<FloatAttr>(value))
+    json = floatAttr.getValueAsDouble();
+  return json.dump();
 }
 
 bool isPTXIdentifier(llvm::StringRef name) {
@@ -411,14 +347,16 @@ bool Compilation::recordTensorMaps(ModuleOp module) {
           i, mlir::tilegpu::kHostTensorMapAttrName);
       if (!recipe)
         continue;
-      try {
-        md.tensorMaps.push_back(
-            ::tile::TensorMapInfo::fromJSON(toJSON(recipe), md.params.size()));
-      } catch (const ::tile::Error &e) {
-        internalError(llvm::Twine("a tensor map's recipe: ") + e.what(),
+      std::string error;
+      FailureOr<::tile::TensorMapInfo> map =
+          mlir::tilegpu::readTensorMapRecipe(recipe, md.params.size(), error);
+      if (failed(map)) {
+        internalError("a tensor map's recipe: " + error,
                       result.diagnostics.size());
         ok = false;
+        continue;
       }
+      md.tensorMaps.push_back(std::move(*map));
     }
   });
   return ok;
@@ -436,32 +374,30 @@ bool Compilation::recordSignature(func::FuncOp kernel) {
   for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
     BlockArgument arg = kernel.getArgument(i);
     ::tile::ParamInfo param;
-    param.type = paramTypeName(arg.getType());
-    if (param.type.empty()) {
+    // `*u8` for the `i8` of an unsigned parameter: the marker, not the
+    // signless IR, says how the kernel reads it.
+    std::optional<::tile::ParamType> type = mlir::tile::getParamType(
+        arg.getType(),
+        bool(kernel.getArgAttr(i, mlir::tile::TileDialect::getUnsignedAttrName())));
+    if (!type) {
       emitError(arg.getLoc()) << "kernel parameter of unsupported type "
                               << arg.getType();
       return false;
     }
-    // `u8` for the `i8` of an unsigned parameter: the name, not the IR,
-    // says how the kernel reads it.
-    if (kernel.getArgAttr(i, tilec::kUnsignedAttrName)) {
-      size_t at = param.type.find('i');
-      if (at != std::string::npos)
-        param.type[at] = 'u';
-    }
-    if (auto name = kernel.getArgAttrOfType<StringAttr>(i, tilec::kParamNameAttr))
+    param.type = *type;
+    if (auto name = kernel.getArgAttrOfType<StringAttr>(i, mlir::tile::TileDialect::getParamNameAttrName()))
       param.name = name.getValue().str();
     else
       param.name = "arg" + std::to_string(i);
-    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, kDivisibilityAttr))
+    if (auto div = kernel.getArgAttrOfType<IntegerAttr>(i, mlir::tile::TileDialect::getDivisibilityAttrName()))
       param.divisibility = unsigned(std::max<int64_t>(1, div.getInt()));
     md.params.push_back(std::move(param));
   }
   if (auto constexprs =
-          kernel->getAttrOfType<DictionaryAttr>(tilec::kConstexprsAttr))
+          kernel->getAttrOfType<DictionaryAttr>(mlir::tile::TileDialect::getConstexprsAttrName()))
     for (NamedAttribute entry : constexprs)
       md.constexprs.emplace_back(entry.getName().str(),
-                                 toJSON(entry.getValue()));
+                                 constexprJSON(entry.getValue()));
 
   // A Python name may be any Unicode identifier; a PTX entry's may not
   // (LLVM's NVPTX backend aborts on one).

@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
       hb[i] = uint16_t(0xb800 | (i * 40503u >> 7 & 0x1ff)); // -0.5 to -1
     auto fp16 = [](const std::vector<uint16_t> &bits) {
       auto buffer = tile::DeviceBuffer::fromHost(bits);
-      buffer.setDType("fp16");
+      buffer.setDType(tile::DType::FP16);
       return buffer;
     };
     auto a = fp16(ha), b = fp16(hb);

@@ -55,17 +55,12 @@ std::string Config::describe() const {
 }
 
 static tilec::HostScalar toScalar(const KernelArg &arg) {
-  switch (arg.kind()) {
-  case KernelArg::Kind::Pointer:
-    return tilec::HostScalar::pointer(arg.pointeeDType());
-  case KernelArg::Kind::I32:
-    return tilec::HostScalar::ofInt(arg.i32Value());
-  case KernelArg::Kind::I64:
-    return tilec::HostScalar::ofInt(arg.i64Value());
-  case KernelArg::Kind::F32:
-    return tilec::HostScalar::ofFloat(arg.f32Value());
-  }
-  return {};
+  if (arg.isPointer())
+    return tilec::HostScalar::pointer(
+        arg.dtype() ? std::string(name(*arg.dtype())) : std::string());
+  if (isFloat(*arg.dtype()))
+    return tilec::HostScalar::ofFloat(arg.floatValue());
+  return tilec::HostScalar::ofInt(arg.intValue());
 }
 
 /// The compute capability host code sees as the target's arch.
@@ -206,8 +201,8 @@ static std::string tuningKey(const Autotune &autotune,
   }
   key += "|";
   for (const KernelArg &arg : args)
-    if (arg.kind() == KernelArg::Kind::Pointer)
-      key += arg.pointeeDType() + ",";
+    if (arg.isPointer())
+      key += (arg.dtype() ? std::string(name(*arg.dtype())) : "") + ",";
   key += "|";
   for (const auto &[name, value] : constexprs)
     key += name + "=" + value.text() + ",";
@@ -296,7 +291,7 @@ size_t JITFunction::tune(Tuning &tuning, const std::string &key,
     size_t i = std::find(tuning.runtimeParams.begin(),
                          tuning.runtimeParams.end(), name) -
                tuning.runtimeParams.begin();
-    if (i >= args.size() || args[i].kind() != KernelArg::Kind::Pointer)
+    if (i >= args.size() || !args[i].isPointer())
       throw Error(filename + ": autotuning resets or restores '" + name +
                   "', which is not a pointer argument");
     TunedBuffer b;

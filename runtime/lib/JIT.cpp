@@ -107,30 +107,30 @@ namespace {
 
 /// What a launch argument contributes to its specialization.
 struct ArgKey {
-  KernelArg::Kind kind;
+  /// Whether it is a pointer, and its dtype (a pointer's elements'), as
+  /// one number: pointer << 8 | (dtype + 1), 0 for no dtype.
+  uint16_t type;
   /// 16: a 16-byte aligned pointer or an integer divisible by 16; 1: an
   /// integer equal to 1 (on the GPU); 0: neither.
   uint8_t hint;
   Backend backend;
-  const std::string *dtype; ///< the argument's, while it is being looked up
 
   static ArgKey of(const KernelArg &arg, bool ones) {
-    ArgKey key{arg.kind(), 0, arg.backend(), &arg.pointeeDType()};
-    switch (arg.kind()) {
-    case KernelArg::Kind::Pointer:
+    std::optional<DType> dtype = arg.dtype();
+    ArgKey key{uint16_t(uint16_t(arg.isPointer()) << 8 |
+                        (dtype ? unsigned(*dtype) + 1 : 0)),
+               0, arg.backend()};
+    if (arg.isPointer()) {
       key.hint = arg.pointerValue() % 16 == 0 ? 16 : 0;
-      break;
-    case KernelArg::Kind::I32:
-    case KernelArg::Kind::I64: {
-      int64_t value = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
-                                                         : arg.i64Value();
+    } else if (isInteger(*dtype)) {
+      int64_t value = arg.intValue();
       key.hint = ones && value == 1 ? 1 : value % 16 == 0 ? 16 : 0;
-      break;
-    }
-    case KernelArg::Kind::F32:
-      break;
     }
     return key;
+  }
+  bool operator==(const ArgKey &other) const {
+    return type == other.type && hint == other.hint &&
+           backend == other.backend;
   }
 };
 
@@ -166,9 +166,8 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
   bool ones = specializesOnes(options);
   for (const KernelArg &arg : args) {
     ArgKey key = ArgKey::of(arg, ones);
-    h.add(uint64_t(key.kind) | uint64_t(key.hint) << 8 |
-          uint64_t(key.backend) << 16);
-    h.add(*key.dtype);
+    h.add(uint64_t(key.type) | uint64_t(key.hint) << 16 |
+          uint64_t(key.backend) << 24);
   }
   for (const auto &[name, value] : constexprs) {
     h.add(name);
@@ -190,13 +189,7 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
 /// (a hash match is confirmed against them).
 struct JITFunction::Entry {
   uint64_t hash;
-  struct Arg {
-    KernelArg::Kind kind;
-    uint8_t hint;
-    Backend backend;
-    std::string dtype;
-  };
-  std::vector<Arg> args;
+  std::vector<ArgKey> args;
   Constexprs constexprs;
   unsigned numWarps, numStages;
   bool debug, deterministic;
@@ -219,9 +212,7 @@ struct JITFunction::Entry {
       return false;
     bool ones = specializesOnes(options);
     for (size_t i = 0; i < args.size(); ++i) {
-      ArgKey key = ArgKey::of(launchArgs[i], ones);
-      if (key.kind != args[i].kind || key.hint != args[i].hint ||
-          key.backend != args[i].backend || *key.dtype != args[i].dtype)
+      if (!(ArgKey::of(launchArgs[i], ones) == args[i]))
         return false;
     }
     size_t i = 0;
@@ -262,20 +253,11 @@ DiskCache JITFunction::cacheDirectory() const {
 
 std::string JITFunction::argType(const KernelArg &arg, bool ones) {
   ArgKey key = ArgKey::of(arg, ones);
+  std::optional<DType> dtype = arg.dtype();
+  if (!dtype)
+    return "";
   std::string hint = key.hint ? ":" + std::to_string(key.hint) : "";
-  switch (arg.kind()) {
-  case KernelArg::Kind::Pointer:
-    if (arg.pointeeDType().empty())
-      return "";
-    return "*" + arg.pointeeDType() + hint;
-  case KernelArg::Kind::I32:
-    return "i32" + hint;
-  case KernelArg::Kind::I64:
-    return "i64" + hint;
-  case KernelArg::Kind::F32:
-    return "fp32";
-  }
-  return "";
+  return ParamType{*dtype, arg.isPointer()}.str() + hint;
 }
 
 tilec::CompileOptions
@@ -295,8 +277,7 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, value.text());
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].kind() == KernelArg::Kind::Pointer &&
-        args[i].backend() != options.backend)
+    if (args[i].isPointer() && args[i].backend() != options.backend)
       throw Error(filename + ": argument " + std::to_string(i) +
                   " is a buffer of the " + backendName(args[i].backend()) +
                   " backend, but the kernel runs on the " +
@@ -369,7 +350,7 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
   bool ones = specializesOnes(options);
   for (const KernelArg &arg : args) {
     ArgKey key = ArgKey::of(arg, ones);
-    entry->args.push_back({key.kind, key.hint, key.backend, *key.dtype});
+    entry->args.push_back(key);
   }
   entry->constexprs.assign(constexprs.begin(), constexprs.end());
   entry->numWarps = options.numWarps;
@@ -419,21 +400,13 @@ void JITFunction::interpret(Grid grid, KernelArgs args,
   tilec::CompileOptions compile = compileOptions(args, constexprs, options);
   std::vector<tilec::InterpreterArg> interpreterArgs;
   for (const KernelArg &arg : args) {
-    switch (arg.kind()) {
-    case KernelArg::Kind::Pointer:
+    if (arg.isPointer())
       interpreterArgs.push_back(tilec::InterpreterArg::buffer(
           reinterpret_cast<void *>(arg.pointerValue()), arg.bufferBytes()));
-      break;
-    case KernelArg::Kind::I32:
-      interpreterArgs.push_back(tilec::InterpreterArg::integer(arg.i32Value()));
-      break;
-    case KernelArg::Kind::I64:
-      interpreterArgs.push_back(tilec::InterpreterArg::integer(arg.i64Value()));
-      break;
-    case KernelArg::Kind::F32:
-      interpreterArgs.push_back(tilec::InterpreterArg::real(arg.f32Value()));
-      break;
-    }
+    else if (isFloat(*arg.dtype()))
+      interpreterArgs.push_back(tilec::InterpreterArg::real(arg.floatValue()));
+    else
+      interpreterArgs.push_back(tilec::InterpreterArg::integer(arg.intValue()));
   }
   // The checks a GPU launch makes (the grid's are the compiler's).
   auto validate = [&](const KernelMetadata &metadata) {

@@ -24,21 +24,38 @@ using namespace tile::cu;
 static constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
 KernelArg::KernelArg(const DeviceBuffer &buffer)
-    : kind_(Kind::Pointer), dtype_(buffer.dtype()), bytes_(buffer.size()),
-      backend_(buffer.backend()), ptr(buffer.address()) {}
+    : pointer_(true), dtype_(buffer.dtype()), bytes_(buffer.size()),
+      backend_(buffer.backend()), bits_(buffer.address()) {}
 
-const char *KernelArg::kindName() const {
-  switch (kind_) {
-  case Kind::Pointer:
+KernelArg::KernelArg(float value)
+    : KernelArg(DType::FP32, encodeFloat(DType::FP32, value)) {}
+
+KernelArg::KernelArg(double value)
+    : KernelArg(DType::FP64, encodeFloat(DType::FP64, value)) {}
+
+int64_t KernelArg::intValue() const {
+  if (pointer_ || !dtype_ || isFloat(*dtype_))
+    return 0;
+  unsigned bits = info(*dtype_).bits;
+  if (bits >= 64)
+    return int64_t(bits_);
+  uint64_t value = bits_ & ((uint64_t(1) << bits) - 1);
+  // Sign-extend a signed integer's bits.
+  if (info(*dtype_).typeClass == DTypeClass::Signed &&
+      (value >> (bits - 1)) & 1)
+    value |= ~uint64_t(0) << bits;
+  return int64_t(value);
+}
+
+double KernelArg::floatValue() const {
+  return !pointer_ && dtype_ && isFloat(*dtype_) ? decodeFloat(*dtype_, bits_)
+                                                 : 0;
+}
+
+std::string KernelArg::typeName() const {
+  if (pointer_)
     return "pointer";
-  case Kind::I32:
-    return "i32";
-  case Kind::I64:
-    return "i64";
-  case Kind::F32:
-    return "fp32";
-  }
-  return "?";
+  return std::string(name(*dtype_));
 }
 
 static std::string hex(uint64_t value) {
@@ -47,49 +64,125 @@ static std::string hex(uint64_t value) {
   return os.str();
 }
 
-std::string tile::validateGrid(const std::string &kernel, Grid grid,
-                               Grid limit) {
-  std::string text = "kernel " + kernel + ": grid (" + std::to_string(grid.x) +
-                     ", " + std::to_string(grid.y) + ", " +
-                     std::to_string(grid.z) + ")";
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0)
-    return text + " has a zero dimension";
-  const unsigned extents[] = {grid.x, grid.y, grid.z};
-  const unsigned limits[] = {limit.x, limit.y, limit.z};
-  for (int d = 0; d < 3; ++d)
-    if (extents[d] > limits[d])
-      return text + " has " + std::to_string(extents[d]) +
-             " programs along " + "xyz"[d] + ", more than the limit of " +
-             std::to_string(limits[d]);
-  return {};
-}
-
-/// A dtype's width in bits, for integer and float names ("i32", "fp16",
-/// "fp8e4nv"); 0 for others.
-static unsigned dtypeBits(std::string_view dtype) {
-  if (dtype.substr(0, 3) == "fp8")
-    return 8;
-  size_t digits = dtype.find_first_of("0123456789");
-  if (digits == std::string_view::npos)
-    return 0;
-  unsigned bits = 0;
-  for (char c : dtype.substr(digits))
-    bits = bits * 10 + unsigned(c - '0');
-  return bits;
-}
-
-bool tile::dtypeHolds(std::string_view dtype, std::string_view element) {
-  if (dtype.empty() || dtype == element)
+bool tile::dtypeHolds(std::optional<DType> dtype, DType element) {
+  if (!dtype || *dtype == element)
     return true;
-  auto isInt = [](std::string_view t) {
-    return (t[0] == 'i' || t[0] == 'u') && t != "i1";
-  };
-  unsigned bits = dtypeBits(dtype);
-  if (!isInt(dtype) || bits != dtypeBits(element))
+  if (!isInteger(*dtype) || byteSize(*dtype) != byteSize(element))
     return false;
-  return isInt(element) || element == "fp16" || element == "bf16" ||
-         element.substr(0, 3) == "fp8";
+  return isInteger(element) || element == DType::FP16 ||
+         element == DType::BF16 || element == DType::FP8E5 ||
+         element == DType::FP8E4NV;
 }
+
+namespace {
+
+/// Whether `value` (read as unsigned where `isUnsigned`) is within the
+/// range of the integer dtype `type`.
+bool fitsInteger(int64_t value, bool isUnsigned, DType type) {
+  unsigned bits = info(type).bits;
+  if (::tile::isUnsigned(type)) {
+    if (!isUnsigned && value < 0)
+      return false;
+    return bits >= 64 || uint64_t(value) < (uint64_t(1) << bits);
+  }
+  if (isUnsigned && (value < 0 || (bits < 64 && uint64_t(value) >> (bits - 1))))
+    return false;
+  if (bits >= 64)
+    return true;
+  int64_t limit = int64_t(1) << (bits - 1);
+  return value >= -limit && value < limit;
+}
+
+/// Checks `arg` against parameter `param` of a kernel running on `backend`
+/// and stores what the parameter takes in `slot`: 8 bytes, from which the
+/// driver reads the parameter's size (little-endian), so narrower values
+/// sit in the low bytes. Where it does not fit, returns false and, where
+/// `why` is given, what is wrong ("expects i32, got fp32"), to follow the
+/// argument's name. Builds no string for an argument that fits.
+bool passArgument(const ParamInfo &param, const KernelArg &arg,
+                  Backend backend, uint64_t &slot, std::string *why) {
+  auto fail = [&](auto message) {
+    if (why)
+      *why = message();
+    return false;
+  };
+  auto mismatch = [&] {
+    return " expects " + param.type.str() + ", got " + arg.typeName();
+  };
+  const char *assumption = ", as this kernel was compiled to assume";
+  uint64_t div = param.divisibility;
+  DType want = param.type.dtype;
+
+  if (param.isPointer()) {
+    if (!arg.isPointer())
+      return fail(mismatch);
+    if (arg.backend() != backend)
+      return fail([&] {
+        return std::string(backend == Backend::CUDA
+                               ? " is a host buffer of the interpreter, not "
+                                 "device memory"
+                               : " is device memory, but the kernel runs on "
+                                 "the interpreter");
+      });
+    if (!dtypeHolds(arg.dtype(), want))
+      return fail([&] {
+        return " expects " + param.type.str() + ", got *" +
+               std::string(name(*arg.dtype()));
+      });
+    if (div > 1 && arg.pointerValue() % div != 0)
+      return fail([&] {
+        return " = " + hex(arg.pointerValue()) + " is not " +
+               std::to_string(div) + "-byte aligned" + assumption;
+      });
+    slot = arg.pointerValue();
+    return true;
+  }
+  if (arg.isPointer())
+    return fail(mismatch);
+  DType have = *arg.dtype();
+  const DTypeInfo &wanted = info(want);
+
+  if (wanted.typeClass == DTypeClass::Bool) {
+    if (have != DType::I1)
+      return fail(mismatch);
+    slot = arg.bits() & 1;
+    return true;
+  }
+
+  if (isFloat(want)) {
+    if (!isFloat(have))
+      return fail(mismatch);
+    slot = have == want ? arg.bits() : encodeFloat(want, arg.floatValue());
+    return true;
+  }
+
+  // Integers: an argument no wider than the parameter is extended (a
+  // signed one's bits serve an unsigned parameter of its width); a wider
+  // one is refused, naming its value where that does not fit.
+  if (!isInteger(have))
+    return fail(mismatch);
+  int64_t value = arg.intValue();
+  if (info(have).bits > wanted.bits) {
+    if (!fitsInteger(value, isUnsigned(have), want))
+      return fail([&] {
+        return " = " +
+               (isUnsigned(have) ? std::to_string(uint64_t(value))
+                                 : std::to_string(value)) +
+               " does not fit in " + std::string(wanted.name);
+      });
+    return fail(mismatch);
+  }
+  if (div > 1 && value % int64_t(div) != 0)
+    return fail([&] {
+      return " = " + std::to_string(value) + " is not divisible by " +
+             std::to_string(div) + assumption;
+    });
+  slot = wanted.bits >= 64 ? uint64_t(value)
+                           : uint64_t(value) & ((uint64_t(1) << wanted.bits) - 1);
+  return true;
+}
+
+} // namespace
 
 std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
                                  KernelArgs args, Backend backend) {
@@ -99,82 +192,15 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
   if (args.size() != md.params.size())
     return prefix + "expects " + std::to_string(md.params.size()) +
            " arguments, got " + std::to_string(args.size());
-
   for (size_t i = 0; i < args.size(); ++i) {
     const ParamInfo &param = md.params[i];
-    const KernelArg &arg = args[i];
-    std::string which =
-        prefix + "argument " + std::to_string(i) + " (" + param.name + ")";
-    std::string mismatch = which + " expects " + param.type + ", got " +
-                           arg.kindName();
-    std::string assumption = ", as this kernel was compiled to assume";
-    uint64_t div = param.divisibility;
-
-    if (param.isPointer()) {
-      if (arg.kind() != KernelArg::Kind::Pointer)
-        return mismatch;
-      if (arg.backend() != backend)
-        return which + (backend == Backend::CUDA
-                            ? " is a host buffer of the interpreter, not "
-                              "device memory"
-                            : " is device memory, but the kernel runs on the "
-                              "interpreter");
-      if (!dtypeHolds(arg.pointeeDType(), std::string_view(param.type).substr(1)))
-        return which + " expects " + param.type + ", got *" +
-               arg.pointeeDType();
-      if (div > 1 && arg.pointerValue() % div != 0)
-        return which + " = " + hex(arg.pointerValue()) + " is not " +
-               std::to_string(div) + "-byte aligned" + assumption;
-      continue;
-    }
-
-    // An unsigned parameter takes the bits of a signed argument.
-    bool is64 = param.type == "i64" || param.type == "u64";
-    if (is64 || param.type == "i32" || param.type == "u32") {
-      bool ok = arg.kind() == KernelArg::Kind::I32 ||
-                (is64 && arg.kind() == KernelArg::Kind::I64);
-      if (!ok && arg.kind() == KernelArg::Kind::I64) {
-        int64_t wide = arg.i64Value();
-        if (param.type == "u32" ? wide < 0 || wide > int64_t(UINT32_MAX)
-                                : wide != int64_t(int32_t(wide)))
-          return which + " = " + std::to_string(wide) + " does not fit in " +
-                 param.type;
-      }
-      if (!ok)
-        return mismatch;
-      int64_t value = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
-                                                         : arg.i64Value();
-      if (div > 1 && value % static_cast<int64_t>(div) != 0)
-        return which + " = " + std::to_string(value) +
-               " is not divisible by " + std::to_string(div) + assumption;
-      continue;
-    }
-
-    if (param.type == "fp32") {
-      if (arg.kind() != KernelArg::Kind::F32)
-        return mismatch;
-      continue;
-    }
-
-    // fp16, bf16 and i1 scalars have no host-side KernelArg yet.
-    return which + " has type " + param.type +
-           ", which launch() does not support";
+    uint64_t slot;
+    std::string why;
+    if (!passArgument(param, args[i], backend, slot, &why))
+      return prefix + "argument " + std::to_string(i) + " (" + param.name +
+             ")" + why;
   }
   return {};
-}
-
-static Kernel::ParamKind getParamKind(const std::string &type) {
-  if (!type.empty() && type[0] == '*')
-    return Kernel::ParamKind::Pointer;
-  // An unsigned parameter takes the bits of a signed argument.
-  if (type == "i32" || type == "u32")
-    return Kernel::ParamKind::I32;
-  if (type == "i64" || type == "u64")
-    return Kernel::ParamKind::I64;
-  if (type == "fp32")
-    return Kernel::ParamKind::F32;
-  // fp16, bf16 and i1 scalars have no host-side KernelArg yet.
-  return Kernel::ParamKind::Unsupported;
 }
 
 Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
@@ -183,10 +209,6 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
   if (!module_)
     throw Error("kernel " + metadata_.kernel + ": null module");
   function_ = module_->function(metadata_.kernel);
-  for (const ParamInfo &param : metadata_.params) {
-    kinds_.push_back(getParamKind(param.type));
-    elements_.push_back(param.isPointer() ? param.type.substr(1) : "");
-  }
   DeviceLimits limits = deviceLimits();
   maxGrid_ = {limits.maxGrid[0], limits.maxGrid[1], limits.maxGrid[2]};
   // Beyond the opt-in limit the driver answers CUDA_ERROR_INVALID_VALUE.
@@ -271,56 +293,13 @@ const KernelArg &argFor(KernelArgs args, const uint32_t *argOf, size_t p) {
   return args[argOf ? argOf[p] : p];
 }
 
-/// Whether `arg` may be passed for a parameter of `kind` (a pointer: to
-/// `element`) that the kernel assumes divisible by `div`: validateLaunch's
-/// test, without its message.
-bool fits(Kernel::ParamKind kind, uint64_t div, const std::string &element,
-          const KernelArg &arg) {
-  using Kind = KernelArg::Kind;
-  switch (kind) {
-  case Kernel::ParamKind::Pointer:
-    return arg.kind() == Kind::Pointer && arg.backend() == Backend::CUDA &&
-           (div <= 1 || arg.pointerValue() % div == 0) &&
-           (arg.pointeeDType() == element ||
-            dtypeHolds(arg.pointeeDType(), element));
-  case Kernel::ParamKind::I32:
-  case Kernel::ParamKind::I64: {
-    bool is64 = kind == Kernel::ParamKind::I64;
-    if (arg.kind() != Kind::I32 && !(is64 && arg.kind() == Kind::I64))
-      return false;
-    int64_t value = arg.kind() == Kind::I32 ? arg.i32Value() : arg.i64Value();
-    return div <= 1 || value % static_cast<int64_t>(div) == 0;
-  }
-  case Kernel::ParamKind::F32:
-    return arg.kind() == Kind::F32;
-  case Kernel::ParamKind::Unsupported:
-    return false;
-  }
-  return false;
-}
-
-/// Parameter p's argument in slots[p]: 8 bytes each, from which the driver
-/// reads the parameter's size (little-endian), so i32 and f32 sit in the
-/// low bytes and an i32 for an i64 parameter is widened here.
-void packArgs(const std::vector<Kernel::ParamKind> &kinds, KernelArgs args,
-              const uint32_t *argOf, uint64_t *slots) {
-  for (size_t p = 0; p < kinds.size(); ++p) {
-    const KernelArg &arg = argFor(args, argOf, p);
-    slots[p] = 0;
-    if (arg.kind() == KernelArg::Kind::Pointer) {
-      slots[p] = arg.pointerValue();
-    } else if (kinds[p] == Kernel::ParamKind::I64) {
-      int64_t v = arg.kind() == KernelArg::Kind::I32 ? arg.i32Value()
-                                                     : arg.i64Value();
-      std::memcpy(&slots[p], &v, sizeof(v));
-    } else if (arg.kind() == KernelArg::Kind::I32) {
-      int32_t v = arg.i32Value();
-      std::memcpy(&slots[p], &v, sizeof(v));
-    } else {
-      float v = arg.f32Value();
-      std::memcpy(&slots[p], &v, sizeof(v));
-    }
-  }
+/// Parameter p's argument in slots[p] (passArgument), for arguments that
+/// Kernel::check accepted.
+void packArgs(const KernelMetadata &md, KernelArgs args, const uint32_t *argOf,
+              uint64_t *slots) {
+  for (size_t p = 0; p < md.params.size(); ++p)
+    (void)passArgument(md.params[p], argFor(args, argOf, p), Backend::CUDA,
+                       slots[p], nullptr);
 }
 
 /// The tensor map `info` describes for a launch whose parameters have the
@@ -359,16 +338,21 @@ TensorMap encodeTensorMap(const DriverApi &api, const TensorMapInfo &info,
   return map;
 }
 
-/// The tensor maps the launcher builds, from the parameters' values
-/// (pointers as addresses, integers sign-extended), into `maps`.
+/// What parameter `param` holds in `slot` as HostExprs see it: a pointer's
+/// address, an integer sign- or zero-extended by its dtype, 0 for a float.
+int64_t hostValue(const ParamInfo &param, uint64_t slot) {
+  if (param.isPointer())
+    return int64_t(slot);
+  return KernelArg::scalarOf(param.type.dtype, slot).intValue();
+}
+
+/// The tensor maps the launcher builds, from the parameters' values, into
+/// `maps`.
 void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
-                      const std::vector<Kernel::ParamKind> &kinds,
                       const uint64_t *slots, Grid grid, TensorMap *maps) {
   std::vector<int64_t> values;
-  for (size_t p = 0; p < kinds.size(); ++p)
-    values.push_back(kinds[p] == Kernel::ParamKind::I32
-                         ? int64_t(int32_t(uint32_t(slots[p])))
-                         : static_cast<int64_t>(slots[p]));
+  for (size_t p = 0; p < md.params.size(); ++p)
+    values.push_back(hostValue(md.params[p], slots[p]));
   for (size_t i = 0; i < md.tensorMaps.size(); ++i)
     maps[i] = encodeTensorMap(api, md.tensorMaps[i], values,
                               {grid.x, grid.y, grid.z}, md.kernel, i);
@@ -425,21 +409,10 @@ std::string bufferError(const KernelMetadata &md, Grid grid, KernelArgs args,
   for (size_t p = 0; p < n; ++p) {
     const KernelArg &arg = argFor(args, argOf, p);
     bytes[p] = 0;
-    switch (arg.kind()) {
-    case KernelArg::Kind::Pointer:
-      values[p] = int64_t(arg.pointerValue());
+    values[p] = arg.isPointer() ? int64_t(arg.pointerValue()) : arg.intValue();
+    if (arg.isPointer()) {
       bytes[p] = arg.bufferBytes();
       sized |= bytes[p] != 0;
-      break;
-    case KernelArg::Kind::I32:
-      values[p] = arg.i32Value();
-      break;
-    case KernelArg::Kind::I64:
-      values[p] = arg.i64Value();
-      break;
-    case KernelArg::Kind::F32:
-      values[p] = 0;
-      break;
     }
   }
   if (!sized)
@@ -462,10 +435,13 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
                 grid.y <= maxGrid_.y && grid.z <= maxGrid_.z;
   if (!gridOk)
     throw Error(validateGrid(metadata_.kernel, grid, maxGrid_));
-  bool ok = argOf || args.size() == kinds_.size();
-  for (size_t p = 0; ok && p < kinds_.size(); ++p)
-    ok = fits(kinds_[p], metadata_.params[p].divisibility, elements_[p],
-              argFor(args, argOf, p));
+  size_t count = metadata_.params.size();
+  bool ok = argOf || args.size() == count;
+  for (size_t p = 0; ok && p < count; ++p) {
+    uint64_t slot;
+    ok = passArgument(metadata_.params[p], argFor(args, argOf, p),
+                      Backend::CUDA, slot, nullptr);
+  }
   if (ok && device_ == currentDevice()) {
     if (metadata_.accesses.empty())
       return;
@@ -481,7 +457,7 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
   // The message, built only for an error.
   std::vector<KernelArg> selected;
   if (argOf)
-    for (size_t p = 0; p < kinds_.size(); ++p)
+    for (size_t p = 0; p < count; ++p)
       selected.push_back(argFor(args, argOf, p));
   std::string error = validateLaunch(
       metadata_, grid, argOf ? KernelArgs(selected) : args);
@@ -497,17 +473,17 @@ void Kernel::launch(Grid grid, KernelArgs args, const uint32_t *argOf,
                     void *stream) const {
   check(grid, args, argOf);
   const DriverApi &api = driver();
-  size_t count = kinds_.size(), maps = metadata_.tensorMaps.size();
+  size_t count = metadata_.params.size(), maps = metadata_.tensorMaps.size();
   LaunchArray<uint64_t, 24> slots(count);
   LaunchArray<void *, 32> params(count + maps + kLaunchExtras);
-  packArgs(kinds_, args, argOf, slots.data());
+  packArgs(metadata_, args, argOf, slots.data());
   for (size_t p = 0; p < count; ++p)
     params[p] = &slots[p];
   if (!maps)
     return enqueue(api, metadata_, function_, name_, grid, params.data(),
                    count, stream);
   LaunchArray<TensorMap, 3> built(maps);
-  encodeTensorMaps(api, metadata_, kinds_, slots.data(), grid, built.data());
+  encodeTensorMaps(api, metadata_, slots.data(), grid, built.data());
   for (size_t i = 0; i < maps; ++i)
     params[count + i] = &built[i];
   enqueue(api, metadata_, function_, name_, grid, params.data(), count + maps,
@@ -535,11 +511,11 @@ BoundLaunch Kernel::bind(Grid grid, KernelArgs args, const uint32_t *argOf,
   state->kernel = this;
   state->grid = grid;
   state->stream = stream;
-  state->slots.resize(kinds_.size());
-  packArgs(kinds_, args, argOf, state->slots.data());
+  state->slots.resize(metadata_.params.size());
+  packArgs(metadata_, args, argOf, state->slots.data());
   state->maps.resize(metadata_.tensorMaps.size());
   if (!state->maps.empty())
-    encodeTensorMaps(driver(), metadata_, kinds_, state->slots.data(), grid,
+    encodeTensorMaps(driver(), metadata_, state->slots.data(), grid,
                      state->maps.data());
   for (uint64_t &slot : state->slots)
     state->params.push_back(&slot);

@@ -47,7 +47,8 @@ kernelArgs(const KernelCase &c, const std::vector<uint64_t> &addresses) {
     if (p.isBuffer) {
       const Buffer &b = c.buffers[p.index];
       args.push_back(
-          tile::KernelArg::pointer(addresses[p.index], info(b.dtype).sig));
+          tile::KernelArg::pointer(addresses[p.index],
+                                   tile::parseDType(info(b.dtype).sig)));
     } else {
       const Scalar &s = c.scalars[p.index];
       args.push_back(s.isFloat ? tile::KernelArg(s.f) : tile::KernelArg(s.i));

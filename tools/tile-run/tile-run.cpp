@@ -145,40 +145,36 @@ bool parseReal(const std::string &text, double &value) {
   return end == text.c_str() + text.size();
 }
 
-/// Triton's name of the element type an array's dtype stands for.
-std::string defaultType(const tilec::npy::Array &a) {
+/// The dtype an array's NumPy dtype stands for.
+tile::DType defaultDType(const tilec::npy::Array &a) {
+  unsigned bits = unsigned(8 * a.itemSize);
   switch (a.kind) {
   case 'f':
-    return a.itemSize == 2 ? "fp16" : a.itemSize == 4 ? "fp32" : "fp64";
+    return a.itemSize == 2 ? tile::DType::FP16
+           : a.itemSize == 4 ? tile::DType::FP32
+                             : tile::DType::FP64;
   case 'b':
-    return "i1";
-  case 'u':
-    return "u" + std::to_string(8 * a.itemSize);
+    return tile::DType::I1;
   default:
-    return "i" + std::to_string(8 * a.itemSize);
+    return tile::integerDType(bits, a.kind == 'u').value_or(tile::DType::I8);
   }
 }
 
-/// Whether an array of `a`'s dtype can hold elements of `type` ("fp32").
-bool fits(const tilec::npy::Array &a, const std::string &type) {
-  if (type == defaultType(a))
-    return true;
-  // Integers of one width hold each other's bits, signed or not.
-  if ((a.kind == 'i' || a.kind == 'u') && (type[0] == 'i' || type[0] == 'u') &&
-      type != "i1" && std::atoi(&type[1]) == int(8 * a.itemSize))
-    return true;
-  // Two-byte integers carry fp16 or bf16 bits (numpy has no bfloat16),
-  // one-byte ones fp8 bits.
-  return a.kind != 'f' && a.kind != 'b' &&
-         ((a.itemSize == 2 && (type == "bf16" || type == "fp16")) ||
-          (a.itemSize == 1 && (type == "fp8e5" || type == "fp8e4nv")));
+/// A pointer's signature type, "*fp32", from its text "*fp32:16".
+tile::DType pointeeOf(const std::string &signature) {
+  return tile::parseSignatureType(signature)->type.dtype;
 }
 
-bool isIntType(const std::string &t) {
-  return !t.empty() && (t[0] == 'i' || t[0] == 'u');
+/// The kernel argument of a number for a scalar parameter of `type`,
+/// which checkArgs found it fits.
+tile::KernelArg scalarArg(tile::DType type, const Arg &arg) {
+  if (tile::isFloat(type))
+    return tile::KernelArg::scalarOf(
+        type, tile::encodeFloat(type, arg.kind == Arg::Kind::Real
+                                          ? arg.realValue
+                                          : double(arg.intValue)));
+  return tile::KernelArg::scalarOf(type, uint64_t(arg.intValue));
 }
-
-unsigned intWidth(const std::string &t) { return unsigned(std::atoi(&t[1])); }
 
 /// "(x_ptr, y_ptr, n)".
 std::string paramList(const tile::KernelMetadata &md) {
@@ -224,8 +220,8 @@ bool parseGrid(const std::string &text, unsigned grid[3], std::string &error) {
 std::vector<tilec::HostScalar> scalarsOf(const std::vector<Arg> &args) {
   std::vector<tilec::HostScalar> scalars;
   for (const Arg &arg : args)
-    scalars.push_back(arg.isBuffer ? tilec::HostScalar::pointer(
-                                         arg.type.substr(1, arg.type.find(':') - 1))
+    scalars.push_back(arg.isBuffer ? tilec::HostScalar::pointer(std::string(
+                                         tile::name(pointeeOf(arg.type))))
                       : arg.kind == Arg::Kind::Real
                           ? tilec::HostScalar::ofFloat(arg.realValue)
                       : arg.kind == Arg::Kind::Bool
@@ -300,7 +296,7 @@ int autotuneConfig(const std::string &source, const std::string &filename,
         buffers.emplace_back(arg.array.data.size(), backend);
         buffers.back().copyFromHost(arg.array.data.data(),
                                     arg.array.data.size());
-        buffers.back().setDType(arg.type.substr(1, arg.type.find(':') - 1));
+        buffers.back().setDType(pointeeOf(arg.type));
         kernelArgs.emplace_back(buffers.back());
       } else if (arg.kind == Arg::Kind::Real) {
         kernelArgs.emplace_back(float(arg.realValue));
@@ -429,7 +425,7 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
         return false;
       }
       // Our buffers are 64-byte aligned: the kernel may assume 16.
-      arg.type = "*" + defaultType(arg.array) + ":16";
+      arg.type = "*" + std::string(tile::name(defaultDType(arg.array))) + ":16";
     }
     args.push_back(std::move(arg));
   }
@@ -451,42 +447,44 @@ bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
     const tile::ParamInfo &param = md.params[i];
     const Arg &arg = args[i];
     std::string which = "argument " + std::to_string(i + 1) + " ('" +
-                        param.name + "', " + param.type + ")";
+                        param.name + "', " + param.type.str() + ")";
     if (param.isPointer() != arg.isBuffer) {
       error = which + ": expected " +
               (param.isPointer() ? "a .npy file" : "a number") + ", not '" +
               arg.text + "'";
       return false;
     }
+    tile::DType type = param.type.dtype;
     if (arg.isBuffer) {
-      std::string type = param.type.substr(1);
-      if (!arg.entries.empty() && type != "i64" && type != "u64") {
+      if (!arg.entries.empty() && type != tile::DType::I64 &&
+          type != tile::DType::U64) {
         error = which + ": a table of addresses is for an int64 pointer";
         return false;
       }
-      if (!fits(arg.array, type)) {
+      if (!tile::dtypeHolds(defaultDType(arg.array), type)) {
         error = which + ": '" + arg.text + "' holds " + arg.array.dtypeName() +
-                ", which does not fit " + type;
+                ", which does not fit " + std::string(tile::name(type));
         return false;
       }
       continue;
     }
-    if (!isIntType(param.type))
+    if (tile::isFloat(type))
       continue; // a float parameter takes any number
     if (arg.kind == Arg::Kind::Real) {
       error = which + ": expected an integer, not '" + arg.text + "'";
       return false;
     }
-    unsigned width = intWidth(param.type);
+    unsigned width = tile::info(type).bits;
     int64_t v = arg.intValue;
-    bool isUnsigned = param.type[0] == 'u';
+    bool isUnsigned = tile::isUnsigned(type);
     bool ok = width == 1    ? (v == 0 || v == 1)
               : width >= 64 ? !isUnsigned || v >= 0
               : isUnsigned  ? (v >= 0 && v < (int64_t(1) << width))
                             : (v >= -(int64_t(1) << (width - 1)) &&
                                v < (int64_t(1) << (width - 1)));
     if (!ok) {
-      error = which + ": " + arg.text + " does not fit in " + param.type;
+      error = which + ": " + arg.text + " does not fit in " +
+              param.type.str();
       return false;
     }
   }
@@ -523,7 +521,7 @@ int runOnGPU(const std::string &source, const std::string &filename,
     entries.reserve(tabled);
     std::vector<tile::KernelArg> kernelArgs;
     for (size_t i = 0; i < args.size(); ++i) {
-      const std::string &type = md.params[i].type;
+      const tile::ParamType &type = md.params[i].type;
       Arg &arg = args[i];
       std::vector<uint64_t> addresses;
       for (tilec::npy::Array &entry : arg.entries) {
@@ -537,22 +535,10 @@ int runOnGPU(const std::string &source, const std::string &filename,
         buffers.emplace_back(arg.array.data.size());
         buffers.back().copyFromHost(arg.array.data.data(),
                                     arg.array.data.size());
-        buffers.back().setDType(type.substr(1));
+        buffers.back().setDType(type.dtype);
         kernelArgs.emplace_back(buffers.back());
-      } else if (type == "i32" || type == "u32") {
-        kernelArgs.emplace_back(int32_t(uint32_t(arg.intValue)));
-      } else if (type == "i64" || type == "u64") {
-        kernelArgs.emplace_back(int64_t(arg.intValue));
-      } else if (type == "fp32") {
-        kernelArgs.emplace_back(float(arg.kind == Arg::Kind::Real
-                                          ? arg.realValue
-                                          : double(arg.intValue)));
       } else {
-        return fail("--backend cuda: scalar parameter '" + md.params[i].name +
-                        "' of type " + type +
-                        " is not supported (i32, i64 "
-                        "and fp32 are)",
-                    kExitUsageError);
+        kernelArgs.push_back(scalarArg(type.dtype, arg));
       }
     }
     kernel.launch(tile::Grid{grid[0], grid[1], grid[2]}, kernelArgs);

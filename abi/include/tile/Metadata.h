@@ -2,15 +2,21 @@
 //
 // tilec writes `k.json` beside `k.ptx`: everything a host needs to launch the
 // kernel (entry name, block size, dynamic shared memory, parameter types and
-// the specialization assumptions the code was compiled under).
+// the specialization assumptions the code was compiled under). These structs
+// are the kernel ABI: the compiler fills them, the runtime, the C launcher
+// generator and the tools read them, and MetadataJSON.cpp alone maps them to
+// and from JSON.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_METADATA_H
 #define TILE_METADATA_H
 
+#include "tile/DType.h"
+
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,15 +27,13 @@ namespace tile {
 /// One entry parameter of a kernel, in PTX order.
 struct ParamInfo {
   std::string name;
-  /// "*fp32", "*fp16", "*bf16", "*i32", "*i64", "*i8", "*i1" (pointers), or
-  /// "i32", "i64", "fp32", "fp16", "bf16", "i1" (scalars).
-  std::string type;
+  /// A pointer to or a scalar of any dtype ("*fp32", "i32"; tile/DType.h).
+  ParamType type;
   /// Pointers: the address alignment in bytes the kernel assumes. Integers:
   /// the divisibility of the value the kernel was specialized on. 1 = none.
   unsigned divisibility = 1;
 
-  /// True when `type` names a pointer ("*...").
-  bool isPointer() const { return !type.empty() && type[0] == '*'; }
+  bool isPointer() const { return type.isPointer; }
 };
 
 /// An integer a launcher computes from the launch's arguments: a field of
@@ -47,6 +51,14 @@ struct HostExpr {
   /// the dimension.
   int64_t value = 0;
   std::vector<HostExpr> operands;
+
+  /// The operation named `name` in the JSON ("add"); nullopt if none is.
+  static std::optional<Op> parseOp(std::string_view name);
+  /// The JSON name of an operation other than Constant.
+  static std::string_view opName(Op op);
+  /// How many operands an operation takes (Arg's and Grid's is the index
+  /// held in `value`).
+  static unsigned numOperands(Op op);
 
   /// The value for the launch of `grid` programs whose parameters have
   /// `args` (pointers as their addresses, integers sign-extended).
@@ -72,9 +84,10 @@ struct TensorMapInfo {
   /// Shared-memory swizzle span in bytes: 32, 64, 128, or 0 for none.
   unsigned swizzle = 0;
 
-  /// Parses one entry of the metadata's "tensor_maps" for a kernel of
-  /// `numParams` parameters; throws tile::Error as KernelMetadata::fromJSON.
-  static TensorMapInfo fromJSON(std::string_view text, size_t numParams);
+  /// "" when the map is well formed for a kernel of `numParams`
+  /// parameters (1 to 5 dims, as many box extents, one stride fewer, its
+  /// expressions' parameters in range), else what is wrong.
+  std::string verify(size_t numParams) const;
 };
 
 /// What one load, store or atomic of a kernel certainly reaches through a
@@ -167,7 +180,8 @@ struct KernelMetadata {
   /// num_stages); informational, a launch does not need it.
   unsigned numStages = 3;
   std::vector<ParamInfo> params;
-  /// Constexpr name -> value as JSON text, e.g. "1024", "1.5", "true".
+  /// Constexpr name -> value as JSON text, e.g. "1024", "1.5", "true",
+  /// "\"ieee\"", "null".
   std::vector<std::pair<std::string, std::string>> constexprs;
 
   /// Parses metadata JSON. Throws tile::Error("invalid kernel metadata: ...")
@@ -178,13 +192,6 @@ struct KernelMetadata {
   /// constexpr value is not valid JSON text.
   std::string toJSON() const;
 };
-
-/// True when `type` is one of the parameter types listed in ParamInfo.
-bool isKnownParamType(std::string_view type);
-
-/// Bytes per element of a pointer parameter of `type` ("*fp32": 4; "*i1":
-/// 1, as memory holds booleans).
-unsigned getElementBytes(std::string_view type);
 
 /// Checks a launch's buffers against what the kernel's accesses reach
 /// (KernelMetadata::accesses) at a launch of `grid` programs: `values` holds

@@ -8,8 +8,7 @@
 #include "MLIRGenImpl.h"
 #include "PythonInt.h"
 
-#include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
-#include "tilec/Tuning.h"
+#include "tilec/Frontend/HostScalar.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -148,37 +147,6 @@ void MLIRGenImpl::fail(const ast::Location &l, const Twine &message) {
   throw GenError();
 }
 
-std::string MLIRGenImpl::describe(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    std::string s = describe(tensor.getElementType()) + "[";
-    llvm::raw_string_ostream os(s);
-    llvm::interleaveComma(tensor.getShape(), os);
-    return s + "]";
-  }
-  if (auto ptr = dyn_cast<tile::PointerType>(type))
-    return "*" + describe(ptr.getPointeeType());
-  if (type.isF32())
-    return "fp32";
-  if (type.isF16())
-    return "fp16";
-  if (type.isBF16())
-    return "bf16";
-  if (type.isF64())
-    return "fp64";
-  if (isa<Float8E5M2Type>(type))
-    return "fp8e5";
-  if (isa<Float8E4M3FNType>(type))
-    return "fp8e4nv";
-  if (isUnsignedInt(type))
-    return "u" + std::to_string(type.getIntOrFloatBitWidth());
-  if (type.isInteger())
-    return "i" + std::to_string(type.getIntOrFloatBitWidth());
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << type;
-  return s;
-}
-
 std::string MLIRGenImpl::describe(const TValue &v) {
   switch (v.kind) {
   case TValue::Kind::None:
@@ -212,35 +180,6 @@ std::string MLIRGenImpl::describe(const TValue &v) {
     return "a tensor descriptor";
   }
   return "value";
-}
-
-Type MLIRGenImpl::parseTypeString(StringRef text) {
-  text = text.trim();
-  if (text.consume_front("*")) {
-    Type pointee = parseTypeString(text);
-    return pointee ? tile::PointerType::get(&context, pointee) : Type();
-  }
-  Builder b(&context);
-  return llvm::StringSwitch<Type>(text)
-      .Case("fp32", b.getF32Type())
-      .Case("f32", b.getF32Type())
-      .Case("fp16", b.getF16Type())
-      .Case("f16", b.getF16Type())
-      .Case("bf16", b.getBF16Type())
-      .Case("fp64", b.getF64Type())
-      .Case("fp8e5", b.getType<Float8E5M2Type>())
-      .Case("fp8e4nv", b.getType<Float8E4M3FNType>())
-      .Case("f64", b.getF64Type())
-      .Cases({"i1", "int1"}, b.getI1Type())
-      .Cases({"i8", "int8"}, b.getI8Type())
-      .Cases({"i16", "int16"}, b.getI16Type())
-      .Cases({"i32", "int32"}, b.getI32Type())
-      .Cases({"i64", "int64"}, b.getI64Type())
-      .Cases({"u8", "uint8"}, b.getIntegerType(8, /*isSigned=*/false))
-      .Cases({"u16", "uint16"}, b.getIntegerType(16, /*isSigned=*/false))
-      .Cases({"u32", "uint32"}, b.getIntegerType(32, /*isSigned=*/false))
-      .Cases({"u64", "uint64"}, b.getIntegerType(64, /*isSigned=*/false))
-      .Default(Type());
 }
 
 Value MLIRGenImpl::materialize(const TValue &v, const ast::Location &l) {
@@ -1935,15 +1874,15 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   std::string entryName = kernel->name;
   auto func = func::FuncOp::create(builder, location, entryName,
                                    builder.getFunctionType(argTypes, {}));
-  func->setAttr(kConstexprsAttr, constexprAttrs.getDictionary(&context));
+  func->setAttr(tile::TileDialect::getConstexprsAttrName(), constexprAttrs.getDictionary(&context));
   mlir::Block *entry = func.addEntryBlock();
   for (auto [i, p] : llvm::enumerate(runtimeParams)) {
-    func.setArgAttr(i, kParamNameAttr, builder.getStringAttr(p.name));
+    func.setArgAttr(i, tile::TileDialect::getParamNameAttrName(), builder.getStringAttr(p.name));
     if (p.divisibility > 1)
-      func.setArgAttr(i, tile::kDivisibilityAttrName,
+      func.setArgAttr(i, tile::TileDialect::getDivisibilityAttrName(),
                       builder.getI32IntegerAttr(p.divisibility));
     if (p.isUnsigned)
-      func.setArgAttr(i, kUnsignedAttrName, builder.getUnitAttr());
+      func.setArgAttr(i, tile::TileDialect::getUnsignedAttrName(), builder.getUnitAttr());
     scope[p.name] = TValue::ofValue(entry->getArgument(i), p.isUnsigned);
   }
   for (const auto &[name, first, descriptor] : descriptors) {

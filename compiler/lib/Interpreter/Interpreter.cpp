@@ -22,7 +22,6 @@ using namespace tilec::interp;
 
 namespace {
 /// The program's kernel parameter name attribute (see MLIRGen.h).
-constexpr llvm::StringLiteral kParamNameAttr = "tile.name";
 
 /// Fills `result` in row-major order from `source`, whose element for
 /// result index i0, i1, ... is at sum(i_d * stride[d]) (a broadcast's
@@ -170,7 +169,7 @@ std::string Executor::bufferName(int64_t arg) const {
     return "buffer " + std::to_string(arg - func.getNumArguments()) +
            " of those reached through addresses";
   if (auto name =
-          func.getArgAttrOfType<StringAttr>(unsigned(arg), kParamNameAttr))
+          func.getArgAttrOfType<StringAttr>(unsigned(arg), mlir::tile::TileDialect::getParamNameAttrName()))
     return "'" + name.getValue().str() + "'";
   return "argument " + std::to_string(arg);
 }

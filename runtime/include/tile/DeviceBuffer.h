@@ -8,9 +8,11 @@
 #define TILE_DEVICEBUFFER_H
 
 #include "tile/Backend.h"
+#include "tile/HostTypes.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 #include <string>
 #include <vector>
@@ -46,13 +48,12 @@ public:
   /// Sets every byte of the buffer to `byte`.
   void fill(uint8_t byte);
 
-  /// The element type as Triton names it ("fp32", "i32", ...), from which
-  /// the JIT infers pointer types; empty when unknown.
-  const std::string &dtype() const { return elementType; }
-  void setDType(std::string dtype) { elementType = std::move(dtype); }
+  /// The element type, from which the JIT infers pointer types; nullopt
+  /// when unknown.
+  std::optional<DType> dtype() const { return elementType; }
+  void setDType(std::optional<DType> dtype) { elementType = dtype; }
 
-  /// A buffer holding a copy of `data`, typed after T where T is float,
-  /// double, int32_t, int64_t, int8_t or bool.
+  /// A buffer holding a copy of `data`, typed after T (hostDType<T>()).
   template <class T>
   static DeviceBuffer fromHost(const std::vector<T> &data,
                                Backend backend = Backend::CUDA) {
@@ -60,26 +61,8 @@ public:
                   "device buffers hold trivially copyable elements");
     DeviceBuffer buffer(data.size() * sizeof(T), backend);
     buffer.copyFromHost(data.data(), buffer.size());
-    buffer.setDType(dtypeOf<T>());
+    buffer.setDType(hostDType<T>());
     return buffer;
-  }
-
-  /// Triton's name of a host element type, or "" when ambiguous (uint16_t
-  /// may hold fp16 or bf16: say which with setDType).
-  template <class T> static const char *dtypeOf() {
-    if (std::is_same<T, float>::value)
-      return "fp32";
-    if (std::is_same<T, double>::value)
-      return "fp64";
-    if (std::is_same<T, int32_t>::value)
-      return "i32";
-    if (std::is_same<T, int64_t>::value)
-      return "i64";
-    if (std::is_same<T, int8_t>::value)
-      return "i8";
-    if (std::is_same<T, bool>::value)
-      return "i1";
-    return "";
   }
 
   /// The buffer's contents as size() / sizeof(T) elements.
@@ -97,7 +80,7 @@ private:
   uint64_t ptr = 0;
   size_t bytes = 0;
   Backend where = Backend::CUDA;
-  std::string elementType;
+  std::optional<DType> elementType;
 };
 
 /// The bytes from `address` to the end of the CUDA allocation holding it

@@ -11,6 +11,9 @@
 
 #include "tile/Backend.h"
 #include "tile/Borrowed.h"
+#include "tile/DType.h"
+#include "tile/Grid.h"
+#include "tile/HostTypes.h"
 #include "tile/Metadata.h"
 
 #include <cstdint>
@@ -24,57 +27,12 @@ namespace tile {
 class DeviceBuffer;
 class Module;
 
-/// The launch grid, in programs (CUDA blocks).
-struct Grid {
-  unsigned x = 1, y = 1, z = 1;
-};
-
-/// The most programs a grid may have along x, y and z: CUDA's limits on
-/// every device of compute capability 3.0 and later, which the interpreter
-/// keeps too so that its runs behave as the GPU's. A Kernel checks its
-/// device's own (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X/Y/Z).
-constexpr Grid kMaxGrid{2147483647u, 65535u, 65535u};
-
-/// Checks a launch's grid: "" when every extent is 1 to `limit`'s, else
-/// the error, e.g. "kernel add_kernel: grid (1, 70000, 1) has 70000
-/// programs along y, more than the limit of 65535".
-std::string validateGrid(const std::string &kernel, Grid grid,
-                         Grid limit = kMaxGrid);
-
-/// Whether a buffer of `dtype` ("fp32"; empty: unknown) holds the elements
-/// of a pointer parameter to `element` ("fp32"): the same dtype, an integer
-/// of the same width and the other signedness, or an integer whose width
-/// carries the bits of fp16 and bf16 (2 bytes) or fp8 (1 byte), as NumPy
-/// has no such dtypes.
-bool dtypeHolds(std::string_view dtype, std::string_view element);
-
-/// Element types of device memory that C++ has no type for: a pointer to
-/// them (`Ptr<fp16>`) says which dtype the kernel reads there.
-struct fp16 { uint16_t bits; };
-struct bf16 { uint16_t bits; };
-struct fp8e4nv { uint8_t bits; };
-struct fp8e5 { uint8_t bits; };
-
-/// The dtype tilec names `T` by ("fp32" for float, "i32" for int32_t).
-template <typename T> constexpr const char *dtypeOf() {
-  static_assert(sizeof(T) == 0, "no tilec dtype for this element type");
-  return "";
-}
-template <> constexpr const char *dtypeOf<float>() { return "fp32"; }
-template <> constexpr const char *dtypeOf<double>() { return "fp64"; }
-template <> constexpr const char *dtypeOf<fp16>() { return "fp16"; }
-template <> constexpr const char *dtypeOf<bf16>() { return "bf16"; }
-template <> constexpr const char *dtypeOf<fp8e4nv>() { return "fp8e4nv"; }
-template <> constexpr const char *dtypeOf<fp8e5>() { return "fp8e5"; }
-template <> constexpr const char *dtypeOf<bool>() { return "i1"; }
-template <> constexpr const char *dtypeOf<int8_t>() { return "i8"; }
-template <> constexpr const char *dtypeOf<int16_t>() { return "i16"; }
-template <> constexpr const char *dtypeOf<int32_t>() { return "i32"; }
-template <> constexpr const char *dtypeOf<int64_t>() { return "i64"; }
-template <> constexpr const char *dtypeOf<uint8_t>() { return "u8"; }
-template <> constexpr const char *dtypeOf<uint16_t>() { return "u16"; }
-template <> constexpr const char *dtypeOf<uint32_t>() { return "u32"; }
-template <> constexpr const char *dtypeOf<uint64_t>() { return "u64"; }
+/// Whether a buffer of `dtype` (nullopt: unknown) holds the elements of a
+/// pointer parameter to `element`: the same dtype, an integer of the same
+/// width and the other signedness, or an integer whose width carries the
+/// bits of fp16 and bf16 (2 bytes) or fp8 (1 byte), as NumPy has no such
+/// dtypes.
+bool dtypeHolds(std::optional<DType> dtype, DType element);
 
 /// A raw device address of `T`s: memory from cudaMalloc, cuMemAlloc, CuPy
 /// (`.data.ptr`) or PyTorch (`.data_ptr()`), passed as a kernel argument
@@ -87,64 +45,85 @@ template <typename T> struct Ptr {
 };
 
 /// One kernel argument; implicit from a buffer or a scalar so calls read
-/// `k.launch(grid, {x, y, out, n})`. Other integer types (size_t, unsigned)
-/// need a cast to int32_t or int64_t, which keeps the intended width explicit.
+/// `k.launch(grid, {x, y, out, n})`. A scalar's C++ type is its dtype
+/// (int32_t: i32, float: fp32, double: fp64, bool: i1, tile::fp16: fp16
+/// bits, ...); other integer types (long long) need a cast, which keeps the
+/// intended width explicit.
 class KernelArg {
 public:
-  enum class Kind { Pointer, I32, I64, F32 };
-
   /// The buffer's device address.
   KernelArg(const DeviceBuffer &buffer);
-  KernelArg(int32_t value) : kind_(Kind::I32), i32(value) {}
-  KernelArg(int64_t value) : kind_(Kind::I64), i64(value) {}
-  KernelArg(float value) : kind_(Kind::F32), f32(value) {}
+  KernelArg(bool value) : KernelArg(DType::I1, value) {}
+  KernelArg(int8_t value) : KernelArg(DType::I8, uint8_t(value)) {}
+  KernelArg(int16_t value) : KernelArg(DType::I16, uint16_t(value)) {}
+  KernelArg(int32_t value) : KernelArg(DType::I32, uint32_t(value)) {}
+  KernelArg(int64_t value) : KernelArg(DType::I64, uint64_t(value)) {}
+  KernelArg(uint8_t value) : KernelArg(DType::U8, value) {}
+  KernelArg(uint16_t value) : KernelArg(DType::U16, value) {}
+  KernelArg(uint32_t value) : KernelArg(DType::U32, value) {}
+  KernelArg(uint64_t value) : KernelArg(DType::U64, value) {}
+  KernelArg(fp16 value) : KernelArg(DType::FP16, value.bits) {}
+  KernelArg(bf16 value) : KernelArg(DType::BF16, value.bits) {}
+  KernelArg(fp8e5 value) : KernelArg(DType::FP8E5, value.bits) {}
+  KernelArg(fp8e4nv value) : KernelArg(DType::FP8E4NV, value.bits) {}
+  KernelArg(float value);
+  KernelArg(double value);
   /// A typed raw device address.
   template <typename T>
-  KernelArg(Ptr<T> p) : kind_(Kind::Pointer), dtype_(dtypeOf<T>()), ptr(p.address) {}
+  KernelArg(Ptr<T> p)
+      : pointer_(true), dtype_(dtypeOf<T>()), bits_(p.address) {}
   /// A raw device address (e.g. an offset into a buffer); `Ptr<T>` says
   /// its dtype by its type.
-  static KernelArg pointer(uint64_t address, std::string dtype = "") {
-    KernelArg arg(int32_t(0));
-    arg.kind_ = Kind::Pointer;
-    arg.ptr = address;
-    arg.dtype_ = std::move(dtype);
+  static KernelArg pointer(uint64_t address,
+                           std::optional<DType> dtype = std::nullopt) {
+    KernelArg arg(DType::I32, 0);
+    arg.pointer_ = true;
+    arg.bits_ = address;
+    arg.dtype_ = dtype;
     return arg;
   }
 
-  Kind kind() const { return kind_; }
-  uint64_t pointerValue() const { return ptr; }
-  int32_t i32Value() const { return i32; }
-  int64_t i64Value() const { return i64; }
-  float f32Value() const { return f32; }
-  /// A pointer's element type ("fp32"), when known.
-  const std::string &pointeeDType() const { return dtype_; }
+  bool isPointer() const { return pointer_; }
+  /// A scalar's dtype; a pointer's element dtype, where known.
+  std::optional<DType> dtype() const { return dtype_; }
+  uint64_t pointerValue() const { return bits_; }
+  /// An integer or i1 scalar's value, sign- or zero-extended by its dtype.
+  int64_t intValue() const;
+  /// A float scalar's value (fp16, bf16 and fp8 decoded).
+  double floatValue() const;
+  /// The scalar's bits, in the low bytes (an fp16's 16, an i32's 32).
+  uint64_t bits() const { return bits_; }
   /// For a buffer: its size in bytes and where it lives.
   size_t bufferBytes() const { return bytes_; }
   Backend backend() const { return backend_; }
 
-  /// "pointer", "i32", "i64" or "fp32", as launch errors name them.
-  const char *kindName() const;
+  /// "pointer" or the scalar's dtype ("i32"), as launch errors name it.
+  std::string typeName() const;
+
+  /// A scalar of `dtype` whose bits are `bits` (in the low bytes).
+  static KernelArg scalarOf(DType dtype, uint64_t bits) {
+    return KernelArg(dtype, bits);
+  }
 
 private:
-  Kind kind_;
-  std::string dtype_;
+  KernelArg(DType dtype, uint64_t bits) : dtype_(dtype), bits_(bits) {}
+
+  bool pointer_ = false;
+  std::optional<DType> dtype_;
   size_t bytes_ = 0;
   Backend backend_ = Backend::CUDA;
-  union {
-    uint64_t ptr;
-    int32_t i32;
-    int64_t i64;
-    float f32;
-  };
+  uint64_t bits_ = 0;
 };
 
 /// A launch's arguments: a braced list (`{x, y, out, n}`) or a vector.
 using KernelArgs = Borrowed<KernelArg>;
 
 /// Checks a launch without performing it: the grid (validateGrid, against
-/// kMaxGrid), the argument count, each argument's kind against its
-/// parameter's type (an i32 is widened for an i64 parameter; fp32 accepts
-/// only float), a buffer's dtype against its pointer's (dtypeHolds) and its
+/// kMaxGrid), the argument count, each argument against its parameter's
+/// type (an integer passes for an integer parameter whose width holds its
+/// value, or that has its width: a signed argument's bits for an unsigned
+/// parameter; a float for a float parameter, rounded to its precision;
+/// bools for i1), a buffer's dtype against its pointer's (dtypeHolds) and its
 /// memory against `backend` (where the kernel runs), pointer alignment and
 /// integer divisibility against `divisibility`. Returns "" when the launch
 /// is valid, else the error message, e.g. "kernel add_kernel: argument 2
@@ -197,8 +176,6 @@ public:
   /// built once, for loops that repeat it (Triton's do_bench lambdas).
   BoundLaunch bind(Grid grid, KernelArgs args, void *stream = nullptr) const;
 
-  /// How a parameter's argument is checked and passed.
-  enum class ParamKind : uint8_t { Pointer, I32, I64, F32, Unsupported };
 
 private:
   friend class JITFunction;
@@ -216,9 +193,6 @@ private:
   KernelMetadata metadata_;
   void *function_ = nullptr;
   int device_ = 0;
-  std::vector<ParamKind> kinds_;
-  /// Each pointer parameter's element type ("fp32"), empty for the others.
-  std::vector<std::string> elements_;
   /// The device's grid limits.
   Grid maxGrid_ = kMaxGrid;
   const char *name_ = nullptr; ///< interned, for the driver's last launch

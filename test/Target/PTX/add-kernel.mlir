@@ -22,9 +22,9 @@
 // RENAMED: .visible .entry my_add(
 // RENAMED-NOT: add_kernel
 
-// JSON: {"kernel": "add_kernel", "num_warps": 4, "threads_per_block": 128, "shared_bytes": 0, "arch": "sm_90",
-// JSON-SAME: "params": [{"name": "x_ptr", "type": "*fp32", "divisibility": 16}, {"name": "y_ptr", "type": "*fp32", "divisibility": 16}, {"name": "out_ptr", "type": "*fp32", "divisibility": 16}, {"name": "n", "type": "i32", "divisibility": 16}],
-// JSON-SAME: "constexprs": {}}
+// JSON: {"kernel":"add_kernel","num_warps":4,"threads_per_block":128,"shared_bytes":0,"arch":"sm_90",
+// JSON-SAME: "params":[{"name":"x_ptr","type":"*fp32","divisibility":16},{"name":"y_ptr","type":"*fp32","divisibility":16},{"name":"out_ptr","type":"*fp32","divisibility":16},{"name":"n","type":"i32","divisibility":16}],
+// JSON-SAME: "constexprs":{}}
 
 // LLVM IR text, not the LLVM dialect: the NVPTX triple and a PTX kernel.
 // LLVMIR: target datalayout = "e-{{.*}}"

@@ -14,9 +14,9 @@
 // CHECK-NOT: st.global
 // CHECK: ret;
 
-// JSON: {"kernel": "add_kernel", "num_warps": 4, "threads_per_block": 128, "shared_bytes": 0, "arch": "sm_90",
-// JSON-SAME: {"name": "n_elements", "type": "i32", "divisibility": 16}
-// JSON-SAME: "constexprs": {"BLOCK_SIZE": 1024}}
+// JSON: {"kernel":"add_kernel","num_warps":4,"threads_per_block":128,"shared_bytes":0,"arch":"sm_90",
+// JSON-SAME: {"name":"n_elements","type":"i32","divisibility":16}
+// JSON-SAME: "constexprs":{"BLOCK_SIZE":1024}}
 
 // n of unknown divisibility: 8 scalar accesses per operand and thread.
 // ANYN: .visible .entry add_kernel(

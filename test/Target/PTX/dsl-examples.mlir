@@ -42,5 +42,5 @@
 // UNALIGNED-NOT: .v4.
 
 // 64 x 65 x 4 and 32 x 129 x 4 bytes of shared memory.
-// JSON: {"kernel": "transpose_kernel", "num_warps": 4, "threads_per_block": 128, "shared_bytes": 16640, "arch": "sm_90"
-// JSONU: {"kernel": "transpose_kernel", "num_warps": 4, "threads_per_block": 128, "shared_bytes": 16512, "arch": "sm_80"
+// JSON: {"kernel":"transpose_kernel","num_warps":4,"threads_per_block":128,"shared_bytes":16640,"arch":"sm_90"
+// JSONU: {"kernel":"transpose_kernel","num_warps":4,"threads_per_block":128,"shared_bytes":16512,"arch":"sm_80"

@@ -6,8 +6,8 @@
 
 // ptxas accepts what LLVM's NVPTX backend emits for both targets, from a
 // 2-D f16 kernel with slices, broadcasts and 16-byte vectors.
-// CHECK: {"kernel": "scale2d", "num_warps": 8, "threads_per_block": 256, "shared_bytes": 0, "arch": "sm_90"
-// CHECK-SAME: {"name": "stride", "type": "i32", "divisibility": 16}
+// CHECK: {"kernel":"scale2d","num_warps":8,"threads_per_block":256,"shared_bytes":0,"arch":"sm_90"
+// CHECK-SAME: {"name":"stride","type":"i32","divisibility":16}
 // MISSING: ptxas.mlir: error: ptxas not found: $TILEC_PTXAS is '{{.*}}missing', which is not an executable
 
 module {

@@ -35,10 +35,10 @@ TEST(CompileTest, SourceToPTXFillsMetadata) {
   EXPECT_EQ(m.arch, "sm_80");
   ASSERT_EQ(m.params.size(), 3u);
   EXPECT_EQ(m.params[0].name, "x_ptr");
-  EXPECT_EQ(m.params[0].type, "*fp32");
+  EXPECT_EQ(m.params[0].type.str(), "*fp32");
   EXPECT_EQ(m.params[0].divisibility, 16u);
   EXPECT_EQ(m.params[2].name, "n");
-  EXPECT_EQ(m.params[2].type, "i32");
+  EXPECT_EQ(m.params[2].type.str(), "i32");
   EXPECT_EQ(m.params[2].divisibility, 16u);
   ASSERT_EQ(m.constexprs.size(), 1u);
   EXPECT_EQ(m.constexprs[0].first, "BLOCK");

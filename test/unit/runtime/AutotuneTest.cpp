@@ -160,7 +160,7 @@ TEST(Autotune, ConfigsFromCpp) {
   int n = 500;
   auto x = DeviceBuffer::fromHost(iota(n), Backend::Interpreter);
   DeviceBuffer out(n * sizeof(float), Backend::Interpreter);
-  out.setDType("fp32");
+  out.setDType(tile::DType::FP32);
   JITOptions options;
   options.backend = Backend::Interpreter;
   auto grid = [n](const Meta &meta) { return Grid{cdiv(n, meta["BLOCK"])}; };
@@ -257,7 +257,7 @@ def copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, SHIFT: tl.constexpr):
   for (int n : {5, 17}) {
     auto x = DeviceBuffer::fromHost(iota(n), Backend::Interpreter);
     DeviceBuffer y(n * sizeof(float), Backend::Interpreter);
-    y.setDType("fp32");
+    y.setDType(tile::DType::FP32);
     copy.launch({1}, {x, y, n}, {}, options);
     float shift = n == 5 ? 2.f : 8.f; // next_power_of_2(n) / 4
     std::vector<float> out = y.toHost<float>();

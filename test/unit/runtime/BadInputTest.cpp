@@ -43,7 +43,7 @@ JITOptions interpreter() {
 DeviceBuffer floats(size_t n) {
   DeviceBuffer buffer(n * sizeof(float), Backend::Interpreter);
   buffer.fill(0);
-  buffer.setDType("fp32");
+  buffer.setDType(tile::DType::FP32);
   return buffer;
 }
 
@@ -80,7 +80,7 @@ TEST(BadInput, ArgumentCount) {
 TEST(BadInput, ArgumentTypes) {
   DeviceBuffer x = floats(8), out = floats(8);
   DeviceBuffer ints(32, Backend::Interpreter);
-  ints.setDType("i32");
+  ints.setDType(tile::DType::I32);
   EXPECT_EQ(copyError({2}, {1.5f, out, 8}),
             "copy.tl: error: kernel copy: argument 0 (x_ptr) expects *fp32, "
             "got fp32\n");
@@ -451,7 +451,7 @@ def gather(x_ptr, idx_ptr, out_ptr, n, BLOCK: tl.constexpr):
   f.setCacheDirectory("");
   DeviceBuffer x = floats(4), out = floats(4);
   DeviceBuffer idx(64, Backend::Interpreter);
-  idx.setDType("i32");
+  idx.setDType(tile::DType::I32);
   KernelMetadata md =
       f.compile({x, idx, out, 16}, {{"BLOCK", 16}}, interpreter()).metadata;
   ASSERT_EQ(md.accesses.size(), 1u);

@@ -83,9 +83,9 @@ TEST(JIT, TypedRawPointers) {
   EXPECT_EQ(JITFunction::argType(Ptr<fp8e4nv>(uint64_t(0x2010))),
             "*fp8e4nv:16");
   KernelArg arg = Ptr<double>(reinterpret_cast<const void *>(0x3000));
-  EXPECT_EQ(arg.kind(), KernelArg::Kind::Pointer);
+  EXPECT_TRUE(arg.isPointer());
   EXPECT_EQ(arg.pointerValue(), 0x3000u);
-  EXPECT_EQ(arg.pointeeDType(), "fp64");
+  EXPECT_EQ(arg.dtype(), DType::FP64);
 }
 
 // A launch on a stream of its own, into memory passed as a typed raw

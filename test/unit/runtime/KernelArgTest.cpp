@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace tile;
 
 namespace {
@@ -12,23 +14,29 @@ namespace {
 KernelMetadata addKernel() {
   KernelMetadata md;
   md.kernel = "add_kernel";
-  md.params = {{"x_ptr", "*fp32", 16},
-               {"y_ptr", "*fp32", 16},
-               {"out_ptr", "*fp32", 16},
-               {"n", "i32", 1}};
+  md.params = {{"x_ptr", ParamType::pointer(DType::FP32), 16},
+               {"y_ptr", ParamType::pointer(DType::FP32), 16},
+               {"out_ptr", ParamType::pointer(DType::FP32), 16},
+               {"n", ParamType::scalar(DType::I32), 1}};
   return md;
 }
 
 constexpr uint64_t kAligned = 0x7f0000000100;
 
 TEST(KernelArg, Kinds) {
-  EXPECT_EQ(KernelArg(int32_t(3)).kind(), KernelArg::Kind::I32);
-  EXPECT_EQ(KernelArg(int64_t(3)).kind(), KernelArg::Kind::I64);
-  EXPECT_EQ(KernelArg(1.5f).kind(), KernelArg::Kind::F32);
+  EXPECT_EQ(KernelArg(int32_t(3)).dtype(), DType::I32);
+  EXPECT_EQ(KernelArg(int64_t(3)).dtype(), DType::I64);
+  EXPECT_EQ(KernelArg(1.5f).dtype(), DType::FP32);
+  EXPECT_EQ(KernelArg(1.5).dtype(), DType::FP64);
+  EXPECT_EQ(KernelArg(true).dtype(), DType::I1);
+  EXPECT_EQ(KernelArg(uint8_t(200)).intValue(), 200);
+  EXPECT_EQ(KernelArg(int8_t(-3)).intValue(), -3);
+  EXPECT_EQ(KernelArg(int16_t(-300)).bits(), 0xfed4u);
+  EXPECT_EQ(KernelArg(bf16{0x3fc0}).floatValue(), 1.5);
   KernelArg p = KernelArg::pointer(0x1234);
-  EXPECT_EQ(p.kind(), KernelArg::Kind::Pointer);
+  EXPECT_TRUE(p.isPointer());
   EXPECT_EQ(p.pointerValue(), 0x1234u);
-  EXPECT_STREQ(p.kindName(), "pointer");
+  EXPECT_EQ(p.typeName(), "pointer");
 }
 
 TEST(KernelArg, ValidLaunch) {
@@ -65,7 +73,9 @@ TEST(KernelArg, Alignment) {
 TEST(KernelArg, IntegerDivisibilityAndWidening) {
   KernelMetadata md;
   md.kernel = "k";
-  md.params = {{"n", "i32", 16}, {"m", "i64", 8}, {"s", "fp32", 1}};
+  md.params = {{"n", ParamType::scalar(DType::I32), 16},
+               {"m", ParamType::scalar(DType::I64), 8},
+               {"s", ParamType::scalar(DType::FP32), 1}};
   EXPECT_EQ(validateLaunch(md, {}, {32, 64, 1.0f}), "");
   EXPECT_EQ(validateLaunch(md, {}, {32, int64_t(1) << 40, 1.0f}), "");
   EXPECT_EQ(validateLaunch(md, {}, {-1024, 64, 1.0f}), "");
@@ -79,13 +89,48 @@ TEST(KernelArg, IntegerDivisibilityAndWidening) {
             "kernel k: argument 2 (s) expects fp32, got i32");
 }
 
-TEST(KernelArg, UnsupportedScalarType) {
+// Every dtype's scalars pass: floats convert to the parameter's precision,
+// narrower integers widen, wider ones are refused.
+TEST(KernelArg, ScalarsOfEveryDType) {
   KernelMetadata md;
   md.kernel = "k";
-  md.params = {{"h", "fp16", 1}};
-  EXPECT_EQ(validateLaunch(md, {}, {1.0f}),
-            "kernel k: argument 0 (h) has type fp16, which launch() does not "
-            "support");
+  md.params = {{"h", ParamType::scalar(DType::FP16), 1},
+               {"b", ParamType::scalar(DType::BF16), 1},
+               {"c", ParamType::scalar(DType::I8), 1},
+               {"u", ParamType::scalar(DType::U16), 1},
+               {"f", ParamType::scalar(DType::I1), 1},
+               {"d", ParamType::scalar(DType::FP64), 1}};
+  EXPECT_EQ(validateLaunch(md, {}, {1, fp16{0x3c00}, int8_t(-1), uint8_t(7),
+                                    true, 2.5f}),
+            "kernel k: argument 0 (h) expects fp16, got i32");
+  EXPECT_EQ(validateLaunch(md, {}, {1.0f, bf16{0x3f80}, int8_t(-1), uint8_t(7),
+                                    true, 2.5f}),
+            "");
+  EXPECT_EQ(validateLaunch(md, {}, {1.0f, 1.0f, int16_t(1), uint8_t(7), true,
+                                    2.5}),
+            "kernel k: argument 2 (c) expects i8, got i16");
+  EXPECT_EQ(validateLaunch(md, {}, {1.0f, 1.0f, int8_t(1), uint8_t(7), 1, 2.5}),
+            "kernel k: argument 4 (f) expects i1, got i32");
+}
+
+TEST(DType, FloatEncodings) {
+  EXPECT_EQ(encodeFloat(DType::FP16, 1.0), 0x3c00u);
+  EXPECT_EQ(encodeFloat(DType::FP16, 65504.0), 0x7bffu);
+  EXPECT_EQ(encodeFloat(DType::FP16, 65520.0), 0x7c00u); // rounds to inf
+  EXPECT_EQ(encodeFloat(DType::FP16, -std::ldexp(1.0, -24)), 0x8001u);
+  EXPECT_EQ(encodeFloat(DType::FP16, std::ldexp(1.0, -25)), 0x0000u); // tie
+  EXPECT_EQ(encodeFloat(DType::BF16, 1.0 + 1.0 / 256), 0x3f80u); // tie: even
+  EXPECT_EQ(encodeFloat(DType::BF16, 1.0 + 3.0 / 256), 0x3f82u); // tie: even
+  EXPECT_EQ(encodeFloat(DType::FP8E4NV, 448.0), 0x7eu);
+  EXPECT_EQ(encodeFloat(DType::FP8E4NV, 480.0), 0x7fu); // no inf: NaN
+  EXPECT_EQ(encodeFloat(DType::FP8E5, 57344.0), 0x7bu);
+  for (DType dtype : {DType::FP16, DType::BF16, DType::FP8E5, DType::FP8E4NV})
+    for (uint64_t bits = 0; bits < (info(dtype).bits == 8 ? 256u : 65536u);
+         ++bits) {
+      double value = decodeFloat(dtype, bits);
+      if (!std::isnan(value))
+        EXPECT_EQ(encodeFloat(dtype, value), bits) << name(dtype);
+    }
 }
 
 TEST(KernelArg, ZeroGrid) {
@@ -118,17 +163,17 @@ TEST(KernelArg, GridBeyondCudaLimits) {
 // A pointer's dtype must be the parameter's, or integers that carry its
 // bits (the other signedness, fp16/bf16 in 16 bits, fp8 in 8).
 TEST(KernelArg, PointerDTypes) {
-  EXPECT_TRUE(dtypeHolds("fp32", "fp32"));
-  EXPECT_TRUE(dtypeHolds("", "fp32")); // unknown: not checked
-  EXPECT_TRUE(dtypeHolds("u32", "i32"));
-  EXPECT_TRUE(dtypeHolds("i16", "bf16"));
-  EXPECT_TRUE(dtypeHolds("u8", "fp8e4nv"));
-  EXPECT_FALSE(dtypeHolds("i32", "fp32"));
-  EXPECT_FALSE(dtypeHolds("fp32", "i32"));
-  EXPECT_FALSE(dtypeHolds("fp16", "bf16"));
-  EXPECT_FALSE(dtypeHolds("i64", "i32"));
-  EXPECT_FALSE(dtypeHolds("i1", "i8"));
-  EXPECT_FALSE(dtypeHolds("fp64", "fp32"));
+  EXPECT_TRUE(dtypeHolds(DType::FP32, DType::FP32));
+  EXPECT_TRUE(dtypeHolds(std::nullopt, DType::FP32)); // unknown: not checked
+  EXPECT_TRUE(dtypeHolds(DType::U32, DType::I32));
+  EXPECT_TRUE(dtypeHolds(DType::I16, DType::BF16));
+  EXPECT_TRUE(dtypeHolds(DType::U8, DType::FP8E4NV));
+  EXPECT_FALSE(dtypeHolds(DType::I32, DType::FP32));
+  EXPECT_FALSE(dtypeHolds(DType::FP32, DType::I32));
+  EXPECT_FALSE(dtypeHolds(DType::FP16, DType::BF16));
+  EXPECT_FALSE(dtypeHolds(DType::I64, DType::I32));
+  EXPECT_FALSE(dtypeHolds(DType::I1, DType::I8));
+  EXPECT_FALSE(dtypeHolds(DType::FP64, DType::FP32));
 
   auto p = KernelArg::pointer(kAligned);
   EXPECT_EQ(validateLaunch(addKernel(), {},
@@ -152,7 +197,7 @@ TEST(KernelArg, IntegerOutOfRange) {
             "i32");
   KernelMetadata md;
   md.kernel = "k";
-  md.params = {{"u", "u32", 1}};
+  md.params = {{"u", ParamType::scalar(DType::U32), 1}};
   EXPECT_EQ(validateLaunch(md, {}, {int64_t(-1)}),
             "kernel k: argument 0 (u) = -1 does not fit in u32");
   EXPECT_EQ(validateLaunch(md, {}, {int64_t(4000000000)}),
@@ -162,7 +207,7 @@ TEST(KernelArg, IntegerOutOfRange) {
 // The interpreter's launches take its own buffers.
 TEST(KernelArg, BackendOfBuffers) {
   DeviceBuffer host(64, Backend::Interpreter);
-  host.setDType("fp32");
+  host.setDType(tile::DType::FP32);
   auto p = KernelArg::pointer(kAligned);
   EXPECT_EQ(validateLaunch(addKernel(), {}, {host, p, p, 1}),
             "kernel add_kernel: argument 0 (x_ptr) is a host buffer of the "

@@ -92,10 +92,10 @@ KernelMetadata addMetadata(unsigned sharedBytes = 0) {
   md.kernel = "add_kernel";
   md.arch = "sm_80";
   md.sharedBytes = sharedBytes;
-  md.params = {{"x_ptr", "*fp32", 16},
-               {"y_ptr", "*fp32", 16},
-               {"out_ptr", "*fp32", 16},
-               {"n", "i32", 1}};
+  md.params = {{"x_ptr", ParamType::pointer(DType::FP32), 16},
+               {"y_ptr", ParamType::pointer(DType::FP32), 16},
+               {"out_ptr", ParamType::pointer(DType::FP32), 16},
+               {"n", ParamType::scalar(DType::I32), 1}};
   return md;
 }
 
@@ -353,7 +353,7 @@ TEST_F(GPU, Timing) {
   try {
     KernelMetadata md;
     md.kernel = "oob_kernel";
-    md.params = {{"p", "*i32", 4}};
+    md.params = {{"p", ParamType::pointer(DType::I32), 4}};
     Kernel kernel(Module::loadPTX(kFaultPTX, "oob_kernel"), md);
     kernel.launch({1}, {KernelArg::pointer(0x10)});
     synchronize();

@@ -36,15 +36,6 @@ struct Specialization {
   unsigned computeCapability = 90;
 };
 
-/// Attributes through which the kernel's func.func reports its ABI.
-/// Each argument: `tile.name` (the parameter's name) and, where known,
-/// `tile.divisibility`; `tile.unsigned` where its integers (or pointees)
-/// are unsigned (the IR is signless: `*u8` is `!tile.ptr<i8>` there); the
-/// function: `tile.constexprs` (a dictionary).
-inline constexpr const char *kParamNameAttr = "tile.name";
-inline constexpr const char *kUnsignedAttrName = "tile.unsigned";
-inline constexpr const char *kConstexprsAttr = "tile.constexprs";
-
 /// Emits the tile IR of one kernel of `module`. Errors go to the context's
 /// diagnostic handler at the source locations; returns null after one.
 mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,

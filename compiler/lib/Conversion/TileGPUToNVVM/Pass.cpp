@@ -106,9 +106,9 @@ struct ConvertTileGPUToNVVM
     // translation warns about attributes of dialects it does not know.
     module.walk([&](func::FuncOp func) {
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-        func.removeArgAttr(i, tile::kDivisibilityAttrName);
-        func.removeArgAttr(i, "tile.name");
-        func.removeArgAttr(i, "tile.unsigned");
+        func.removeArgAttr(i, tile::TileDialect::getDivisibilityAttrName());
+        func.removeArgAttr(i, tile::TileDialect::getParamNameAttrName());
+        func.removeArgAttr(i, tile::TileDialect::getUnsignedAttrName());
         func.removeArgAttr(i, kGlobalScratchAttrName);
         // A tensor map the launcher built: 128 bytes by value, 64-byte
         // aligned, read in place (a `__grid_constant__` parameter, whose
@@ -123,7 +123,7 @@ struct ConvertTileGPUToNVVM
                           UnitAttr::get(context));
         }
       }
-      func->removeAttr("tile.constexprs");
+      func->removeAttr(tile::TileDialect::getConstexprsAttrName());
     });
 
     // setmaxnreg takes effect only where ptxas knows the registers each

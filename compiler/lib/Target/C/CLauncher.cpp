@@ -20,19 +20,10 @@ using namespace tilec;
 
 namespace {
 
-/// The C type of a launch parameter of `type`, or "" where C has none.
-std::string cType(const std::string &type) {
-  if (!type.empty() && type[0] == '*')
-    return "CUdeviceptr";
-  if (type == "i32")
-    return "int32_t";
-  if (type == "i64")
-    return "int64_t";
-  if (type == "fp32")
-    return "float";
-  if (type == "i1")
-    return "int8_t";
-  return "";
+/// The C type of a launch parameter of `type`.
+std::string cType(const tile::ParamType &type) {
+  return type.isPointer ? "CUdeviceptr"
+                        : std::string(tile::info(type.dtype).cType);
 }
 
 /// `bytes` as the initializer of an unsigned char array, 16 to a line.
@@ -114,10 +105,6 @@ CParams getCParams(const tile::KernelMetadata &md) {
   CParams params;
   for (const tile::ParamInfo &param : md.params) {
     std::string type = cType(param.type);
-    if (type.empty())
-      throw tile::Error("kernel " + md.kernel + ": parameter " + param.name +
-                        " of type " + param.type +
-                        " cannot be passed from C");
     std::string cName = param.name;
     if (cName == "stream" || cName == "grid_x" || cName == "grid_y" ||
         cName == "grid_z" || cName.rfind("tl_", 0) == 0)
@@ -489,8 +476,9 @@ getDispatcherParams(const std::vector<CSpecialization> &specs) {
       if (next < md.params.size() && md.params[next].name == param.name) {
         if (md.params[next].type != param.type)
           throw tile::Error("kernel " + kernel + ": parameter " + param.name +
-                            " is " + param.type + " in one specialization "
-                            "and " + md.params[next].type + " in another");
+                            " is " + param.type.str() + " in one "
+                            "specialization and " + md.params[next].type.str() +
+                            " in another");
         ++next;
         continue;
       }

@@ -516,7 +516,8 @@ std::optional<Info> Evaluator::compute(Value v) {
       }
       // Signed integers only: an unsigned one's value is not its bits'
       // sign extension, which the runtime evaluates with.
-      if (param.type != "i32" && param.type != "i64")
+      if (param.type != ::tile::ParamType::scalar(::tile::DType::I32) &&
+          param.type != ::tile::ParamType::scalar(::tile::DType::I64))
         return std::nullopt;
       auto found = t.symbolOfValue.find(v);
       unsigned symbol;

@@ -134,7 +134,7 @@ void AxisInfoAnalysis::visitFunc(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
     AxisInfo info = AxisInfo::unknown(0);
     if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                      kDivisibilityAttrName))
+                                                      TileDialect::getDivisibilityAttrName()))
       info.divisibility[0] = div.getInt();
     applyAssumptions(arg, info);
     infos[arg] = info;

@@ -2,8 +2,8 @@
 
 #include "HostTensorMaps.h"
 
+#include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
-#include "tilec/Frontend/MLIRGen.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -34,7 +34,7 @@ public:
       // sign-extend integers): not a tensor map or the scratch.
       if (arg.getOwner() != &func.getBody().front() ||
           func.getArgAttr(arg.getArgNumber(), kGlobalScratchAttrName) ||
-          func.getArgAttr(arg.getArgNumber(), tilec::kUnsignedAttrName) ||
+          func.getArgAttr(arg.getArgNumber(), mlir::tile::TileDialect::getUnsignedAttrName()) ||
           !isa<IntegerType, tile::PointerType>(arg.getType()))
         return {};
       return node("arg", {b.getI64IntegerAttr(arg.getArgNumber())});
@@ -187,7 +187,7 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
     --at;
   NamedAttrList attrs;
   attrs.append(kHostTensorMapAttrName, recipe.getDictionary(func.getContext()));
-  attrs.append("tile.name", b.getStringAttr("tensor_map"));
+  attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), b.getStringAttr("tensor_map"));
   (void)func.insertArgument(at, TensorMapType::get(func.getContext()),
                             attrs.getDictionary(func.getContext()), func.getLoc());
   result.map = func.getArgument(at);

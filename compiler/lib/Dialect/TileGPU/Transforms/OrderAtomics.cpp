@@ -53,7 +53,7 @@ Value appendTurnstiles(func::FuncOp func) {
   auto type = tile::PointerType::get(context, IntegerType::get(context, 32));
   NamedAttrList attrs;
   attrs.append(kTurnstilesAttrName, UnitAttr::get(context));
-  attrs.append("tile.name", StringAttr::get(context, "turnstiles"));
+  attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), StringAttr::get(context, "turnstiles"));
   unsigned n = func.getNumArguments();
   (void)func.insertArgument(n, type, attrs.getDictionary(context),
                             func.getLoc());

@@ -389,7 +389,7 @@ Value getGlobalScratch(func::FuncOp func) {
   auto type = tile::PointerType::get(context, IntegerType::get(context, 8));
   NamedAttrList attrs;
   attrs.append(kGlobalScratchAttrName, UnitAttr::get(context));
-  attrs.append("tile.name", StringAttr::get(context, "global_scratch"));
+  attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), StringAttr::get(context, "global_scratch"));
   (void)func.insertArgument(n, type, attrs.getDictionary(context),
                             func.getLoc());
   return func.getArgument(n);

@@ -51,7 +51,6 @@ int64_t highestPowerOf2Divisor(int64_t value);
 
 /// Name of the function-argument attribute that carries a specialization's
 /// divisibility (`--signature "*fp32:16"`).
-inline constexpr llvm::StringLiteral kDivisibilityAttrName = "tile.divisibility";
 
 /// AxisInfo for every value in a function, computed in one forward walk
 /// (loops to a fixed point), with the facts of `tile.hint` and of

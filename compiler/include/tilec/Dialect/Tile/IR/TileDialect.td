@@ -17,6 +17,30 @@ def Tile_Dialect : Dialect {
     index ranges, broadcasting, pointer arithmetic and masked memory access.
   }];
   let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+    /// Kernel argument attribute (string): the parameter's name in the
+    /// source, which the metadata and error messages use.
+    static constexpr ::llvm::StringLiteral getParamNameAttrName() {
+      return "tile.name";
+    }
+    /// Kernel argument attribute (unit): an integer parameter (or a
+    /// pointer's elements) the source declares unsigned, which the IR's
+    /// signless integers cannot say.
+    static constexpr ::llvm::StringLiteral getUnsignedAttrName() {
+      return "tile.unsigned";
+    }
+    /// Kernel argument attribute (i64): the divisibility of an integer
+    /// argument, or the alignment in bytes of a pointer, that the kernel
+    /// was specialized on (Triton's `:16`).
+    static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
+      return "tile.divisibility";
+    }
+    /// Kernel attribute (dictionary): the constexprs the kernel was
+    /// specialized on, by name, for its metadata.
+    static constexpr ::llvm::StringLiteral getConstexprsAttrName() {
+      return "tile.constexprs";
+    }
+  }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",

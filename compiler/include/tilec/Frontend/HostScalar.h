@@ -1,0 +1,56 @@
+//===- HostScalar.h - A scalar of host Python -------------------*- C++ -*-===//
+//
+// A launch's argument or a constexpr as host code (decorators, grids, -D)
+// reads and computes it. The compiler's constexprs, the tools' -D and the
+// JIT's heuristics all read literals through it. No MLIR in its interface.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILEC_FRONTEND_HOSTSCALAR_H
+#define TILEC_FRONTEND_HOSTSCALAR_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace tilec {
+
+/// A scalar that host code reads or computes: a launch's argument or a
+/// constexpr.
+struct HostScalar {
+  enum class Kind { None, Int, Float, Bool, String, Pointer, Unknown };
+  Kind kind = Kind::None;
+  int64_t intValue = 0; ///< Int and Bool
+  double floatValue = 0;
+  /// String's text; Pointer's element type ("fp16").
+  std::string text;
+
+  static HostScalar ofInt(int64_t v) { return {Kind::Int, v, 0, {}}; }
+  static HostScalar ofFloat(double v) { return {Kind::Float, 0, v, {}}; }
+  static HostScalar ofBool(bool v) { return {Kind::Bool, v, 0, {}}; }
+  static HostScalar ofString(std::string v) {
+    return {Kind::String, 0, 0, std::move(v)};
+  }
+  static HostScalar pointer(std::string dtype) {
+    return {Kind::Pointer, 0, 0, std::move(dtype)};
+  }
+  /// An argument whose value only a launch knows (tilec compiles ahead of
+  /// time): host code that reads it fails, saying so.
+  static HostScalar unknown() { return {Kind::Unknown, 0, 0, {}}; }
+  /// A literal as -D and --signature write one: an int, a float, True or
+  /// true, False or false, None, or a string in quotes without escapes
+  /// ('ieee'); none for other text. The compiler reads constexprs with it.
+  static std::optional<HostScalar> parseLiteral(const std::string &text);
+  /// A -D value: a literal, or else the text itself as a string
+  /// (`-D ACTIVATION=leaky_relu`).
+  static HostScalar parse(const std::string &text);
+  /// Source text a constexpr takes (-D NAME=text): "64", "0.5", "True",
+  /// "'ieee'".
+  std::string source() const;
+  bool operator==(const HostScalar &other) const;
+};
+
+} // namespace tilec
+
+#endif // TILEC_FRONTEND_HOSTSCALAR_H

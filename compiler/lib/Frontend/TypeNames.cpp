@@ -1,0 +1,47 @@
+//===- TypeNames.cpp - The frontend's names of types ----------------------===//
+//
+// How the frontend reads a type from text (annotations, --signature, the
+// JIT's argument types) and names one in its errors: through the kernel
+// ABI's dtype table, so that every spelling tilec accepts is one the
+// runtime reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "tile/DType.h"
+#include "tilec/Dialect/Tile/IR/DTypes.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+
+std::string MLIRGenImpl::describe(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    std::string s = describe(tensor.getElementType()) + "[";
+    llvm::raw_string_ostream os(s);
+    llvm::interleaveComma(tensor.getShape(), os);
+    return s + "]";
+  }
+  if (auto ptr = dyn_cast<mlir::tile::PointerType>(type))
+    return "*" + describe(ptr.getPointeeType());
+  if (std::optional<::tile::DType> dtype =
+          mlir::tile::getDType(type, isUnsignedInt(type)))
+    return std::string(::tile::name(*dtype));
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+Type MLIRGenImpl::parseTypeString(StringRef text) {
+  std::optional<::tile::ParamType> type =
+      ::tile::ParamType::parse(text.trim().str());
+  if (!type)
+    return Type();
+  Type element = mlir::tile::getElementType(&context, type->dtype);
+  return type->isPointer ? mlir::tile::PointerType::get(&context, element)
+                         : element;
+}
