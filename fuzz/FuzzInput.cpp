@@ -93,8 +93,9 @@ bool readRunLine(const std::string &line, tilec::CompileOptions &options) {
       std::string definition = word == "-D" ? words[++i] : word.substr(2);
       size_t equals = definition.find('=');
       if (equals != std::string::npos && equals > 0)
-        options.constexprs.emplace_back(definition.substr(0, equals),
-                                        definition.substr(equals + 1));
+        options.constexprs.emplace_back(
+            definition.substr(0, equals),
+            tilec::HostScalar::parse(definition.substr(equals + 1)));
       named = true;
     }
   }

@@ -141,7 +141,7 @@ inline bool applyTuning(const std::string &source, const std::string &filename,
                   std::to_string(config) + " both set '" + name + "'\n";
           return false;
         }
-      options.constexprs.emplace_back(name, value.source());
+      options.constexprs.emplace_back(name, value);
     }
     options.numWarps = configs[size_t(config)].numWarps;
     options.numStages = configs[size_t(config)].numStages;
@@ -157,8 +157,8 @@ inline bool applyTuning(const std::string &source, const std::string &filename,
       values.emplace_back(param.name, argIndex < args.size()
                                           ? args[argIndex++]
                                           : HostScalar::unknown());
-  for (const auto &[name, text] : options.constexprs)
-    values.emplace_back(name, HostScalar::parse(text));
+  for (const auto &given : options.constexprs)
+    values.push_back(given);
   std::vector<NamedScalar> results;
   if (!tuning->applyHeuristics(values, results, error)) {
     std::string missing;
@@ -170,8 +170,8 @@ inline bool applyTuning(const std::string &source, const std::string &filename,
                         "-D does not give; give them with" + missing + "\n";
     return false;
   }
-  for (const auto &[name, value] : KernelTuning::sources(results))
-    options.constexprs.emplace_back(name, value);
+  for (const NamedScalar &result : results)
+    options.constexprs.push_back(result);
   return true;
 }
 
@@ -185,7 +185,8 @@ inline bool applyDefines(const std::vector<std::string> &defines,
       error = "-D expects NAME=VALUE, not '" + define + "'";
       return false;
     }
-    options.constexprs.emplace_back(define.substr(0, eq), define.substr(eq + 1));
+    options.constexprs.emplace_back(define.substr(0, eq),
+                                    HostScalar::parse(define.substr(eq + 1)));
   }
   return true;
 }

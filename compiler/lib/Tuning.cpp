@@ -44,14 +44,6 @@ std::string TuningConfig::flags() const {
          std::to_string(numStages);
 }
 
-std::vector<std::pair<std::string, std::string>>
-KernelTuning::sources(const std::vector<NamedScalar> &constexprs) {
-  std::vector<std::pair<std::string, std::string>> result;
-  for (const auto &[name, value] : constexprs)
-    result.emplace_back(name, value.source());
-  return result;
-}
-
 struct KernelTuning::Impl {
   std::string source;
   std::unique_ptr<ast::Module> module;

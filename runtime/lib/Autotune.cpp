@@ -206,8 +206,8 @@ static std::string tuningKey(const Autotune &autotune,
   key += "|";
   for (const auto &[name, value] : constexprs)
     key += name + "=" + value.text() + ",";
-  key += "|" + std::string(backendName(options.backend)) + "|" + options.arch +
-         "|" + std::to_string(options.debug) + "|" +
+  key += "|" + std::string(backendName(options.backend)) + "|" +
+         options.key() + "|" +
          std::to_string(options.device >= 0 ? options.device
                                             : currentDevice());
   return key;

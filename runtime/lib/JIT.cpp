@@ -45,13 +45,7 @@ std::string detail::compilerIdentity() {
 }
 
 Constexpr::Constexpr(const std::string &value)
-    : kind_(Kind::String), string_(value) {
-  char quote = value.find('\'') == std::string::npos ? '\'' : '"';
-  if (value.find(quote) != std::string::npos ||
-      value.find('\\') != std::string::npos)
-    throw Error("constexpr string " + value +
-                " has both kinds of quotes or a backslash");
-}
+    : kind_(Kind::String), string_(value) {}
 
 std::string Constexpr::text() const { return detail::toScalar(*this).source(); }
 
@@ -144,6 +138,8 @@ struct Hasher {
     }
   }
   void add(uint64_t value) { add(&value, sizeof(value)); }
+  void add(unsigned value) { add(uint64_t(value)); }
+  void add(bool value) { add(uint64_t(value)); }
   void add(const std::string &text) {
     add(text.size());
     add(text.data(), text.size());
@@ -175,10 +171,9 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
     h.add(value.bits());
     h.add(value.string());
   }
-  h.add(uint64_t(options.numWarps) | uint64_t(options.numStages) << 16 |
-        uint64_t(options.debug) << 32 | uint64_t(options.backend) << 40 |
-        uint64_t(options.deterministic) << 48);
-  h.add(options.arch);
+  std::apply([&](const auto &...field) { (h.add(field), ...); },
+             static_cast<const KernelOptions &>(options).fields());
+  h.add(uint64_t(options.backend));
   h.add(uint64_t(int64_t(deviceOf(options))));
   return h.hash;
 }
@@ -191,10 +186,8 @@ struct JITFunction::Entry {
   uint64_t hash;
   std::vector<ArgKey> args;
   Constexprs constexprs;
-  unsigned numWarps, numStages;
-  bool debug, deterministic;
+  KernelOptions options;
   Backend backend;
-  std::string arch;
   int device;
   std::unique_ptr<Kernel> kernel;
   /// The argument of each kernel parameter (integers specialized to 1 have
@@ -205,10 +198,8 @@ struct JITFunction::Entry {
                const JITOptions &options) const {
     if (launchArgs.size() != args.size() ||
         launchConstexprs.size() != constexprs.size() ||
-        options.numWarps != numWarps || options.numStages != numStages ||
-        options.debug != debug || options.deterministic != deterministic ||
-        options.backend != backend ||
-        options.arch != arch || deviceOf(options) != device)
+        static_cast<const KernelOptions &>(options) != this->options ||
+        options.backend != backend || deviceOf(options) != device)
       return false;
     bool ones = specializesOnes(options);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -265,17 +256,13 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
                             const JITOptions &options) const {
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
-  compile.numWarps = options.numWarps;
-  compile.numStages = options.numStages;
-  compile.debug = options.debug;
-  compile.deterministic = options.deterministic;
-  compile.arch = options.arch;
+  static_cast<KernelOptions &>(compile) = options;
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
     compile.arch = options.backend == Backend::CUDA ? deviceArch() : "sm_90";
   }
   for (const auto &[name, value] : constexprs)
-    compile.constexprs.emplace_back(name, value.text());
+    compile.constexprs.emplace_back(name, detail::toScalar(value));
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].isPointer() && args[i].backend() != options.backend)
       throw Error(filename + ": argument " + std::to_string(i) +
@@ -294,13 +281,9 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
 
 /// What a specialization is compiled for, as one string.
 static std::string specializationKey(const tilec::CompileOptions &compile) {
-  std::string key = compile.kernel + "|" + compile.arch + "|" +
-                    std::to_string(compile.numWarps) + "|" +
-                    std::to_string(compile.numStages) +
-                    (compile.debug ? "|debug" : "") +
-                    (compile.deterministic ? "|deterministic" : "");
+  std::string key = compile.kernel + "|" + compile.key();
   for (const auto &[name, value] : compile.constexprs)
-    key += "|" + name + "=" + value;
+    key += "|" + name + "=" + value.source();
   for (const std::string &type : compile.argTypes)
     key += "|" + type;
   return key;
@@ -353,12 +336,8 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
     entry->args.push_back(key);
   }
   entry->constexprs.assign(constexprs.begin(), constexprs.end());
-  entry->numWarps = options.numWarps;
-  entry->numStages = options.numStages;
-  entry->debug = options.debug;
-  entry->deterministic = options.deterministic;
+  entry->options = options;
   entry->backend = options.backend;
-  entry->arch = options.arch;
   entry->device = deviceOf(options);
   // The kernel's parameters are the arguments less the integers the
   // compiler made constants.

@@ -68,7 +68,7 @@ tilec::CompileOptions compileOptions(const KernelCase &c,
   o.numStages = c.numStages;
   o.arch = c.arch;
   for (const auto &[name, value] : c.constexprs)
-    o.constexprs.emplace_back(name, std::to_string(value));
+    o.constexprs.emplace_back(name, tilec::HostScalar::ofInt(value));
   for (const tile::KernelArg &arg : kernelArgs(c, addresses))
     o.argTypes.push_back(tile::JITFunction::argType(arg, ones));
   return o;

@@ -307,8 +307,20 @@ int autotuneConfig(const std::string &source, const std::string &filename,
       }
     }
     tile::Constexprs constexprs;
-    for (const auto &[name, value] : options.constexprs)
-      constexprs.emplace_back(name, tile::Constexpr::parse(value));
+    for (const auto &[name, value] : options.constexprs) {
+      if (value.kind == tilec::HostScalar::Kind::None)
+        return fail("--autotune: constexpr '" + name + "' is None; the JIT "
+                    "takes ints, floats, bools and strings",
+                    kExitUsageError);
+      constexprs.emplace_back(
+          name, value.kind == tilec::HostScalar::Kind::Int
+                    ? tile::Constexpr(value.intValue)
+                : value.kind == tilec::HostScalar::Kind::Float
+                    ? tile::Constexpr(value.floatValue)
+                : value.kind == tilec::HostScalar::Kind::Bool
+                    ? tile::Constexpr(value.intValue != 0)
+                    : tile::Constexpr(value.text));
+    }
     tile::JITFunction jit(source, filename, options.kernel);
     jit.setCacheDirectory(""); // asked to time: time, do not remember
     tile::JITOptions jitOptions;
@@ -702,10 +714,8 @@ int main(int argc, char **argv) {
   std::vector<std::string> params;
   for (const tile::ParamInfo &param : md.params)
     params.push_back(param.name);
-  std::vector<tilec::NamedScalar> constexprs;
-  for (const auto &[name, value] : options.constexprs)
-    constexprs.emplace_back(name, tilec::HostScalar::parse(value));
-  if (!evaluateGrid(gridText, params, scalarsOf(args), constexprs, grid, error))
+  if (!evaluateGrid(gridText, params, scalarsOf(args), options.constexprs, grid,
+                    error))
     return fail(error, kExitUsageError);
   // CUDA's limits on both backends (a GPU launch checks its device's too).
   error = tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});

@@ -8,7 +8,9 @@
 #ifndef TILEC_COMPILER_H
 #define TILEC_COMPILER_H
 
+#include "tile/KernelOptions.h"
 #include "tile/Metadata.h"
+#include "tilec/Frontend/HostScalar.h"
 #include "tilec/Interpreter/InterpreterArg.h"
 
 #include <functional>
@@ -21,35 +23,24 @@ namespace tilec {
 /// The stages `--emit` can stop after.
 enum class Stage { AST, Tile, TileGPU, LLVM, PTX, Cubin };
 
-struct CompileOptions {
+/// What to compile and how: the kernel's options (numWarps, numStages,
+/// debug, deterministic, deviceTensorMaps, arch: tile/KernelOptions.h), and
+/// which kernel, its specialization and how far.
+struct CompileOptions : tile::KernelOptions {
+  CompileOptions() { arch = "sm_90"; }
+
   /// The @triton.jit function to compile; empty: the file's only one.
   std::string kernel;
   /// The PTX entry's name; empty: the kernel's.
   std::string entryName;
   /// Triton's AOT signature: "*fp32:16, *fp32, i32, 1024".
   std::string signature;
-  /// Constexpr values by name (-D NAME=VALUE).
-  std::vector<std::pair<std::string, std::string>> constexprs;
+  /// Constexpr values by name, typed: -D NAME=VALUE's are
+  /// HostScalar::parse(VALUE); a string may hold any text.
+  std::vector<NamedScalar> constexprs;
   /// Types of the runtime (non-constexpr) parameters in order, from a JIT
   /// call's arguments: "*fp32:16", "i32".
   std::vector<std::string> argTypes;
-  unsigned numWarps = 4;
-  /// Software-pipeline stages of loops whose loads feed a dot (Triton's
-  /// num_stages): the module's `tile.num_stages` and the metadata's
-  /// "num_stages".
-  unsigned numStages = 3;
-  /// Device asserts compiled in (Triton's debug mode); part of the metadata.
-  bool debug = false;
-  /// Bulk copies' tensor maps are built by the kernel even where the
-  /// launcher could build them from the arguments (the metadata's
-  /// "tensor_maps"): for launchers that pass the parameters alone.
-  bool deviceTensorMaps = false;
-  /// Floating-point atomic adds in a fixed order of programs, so that they
-  /// give the same bits on every run (tilegpu-order-atomics): the
-  /// metadata's "turnstiles".
-  bool deterministic = false;
-  /// sm_80, sm_90 or sm_90a (tilec/Target/GPUArch.h).
-  std::string arch = "sm_90";
   Stage stopAfter = Stage::PTX;
   /// Measure the wall time of each stage into CompileResult::timingReport.
   bool timing = false;

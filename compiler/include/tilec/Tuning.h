@@ -26,7 +26,6 @@
 
 namespace tilec {
 
-using NamedScalar = std::pair<std::string, HostScalar>;
 
 /// Evaluates `text`, a grid as tile-run's --grid takes it ("cdiv(n,
 /// BLOCK), 4": ints, names of `names`, Python's arithmetic, cdiv and
@@ -98,11 +97,6 @@ public:
   bool applyHeuristics(std::vector<NamedScalar> &values,
                        std::vector<NamedScalar> &results,
                        std::string &error) const;
-
-  /// A constexpr's name -> value list for -D from a config and heuristics:
-  /// the CompileOptions::constexprs form.
-  static std::vector<std::pair<std::string, std::string>>
-  sources(const std::vector<NamedScalar> &constexprs);
 
   /// The parsed module and the host functions kept for launches (Tuning.cpp).
   struct Impl;

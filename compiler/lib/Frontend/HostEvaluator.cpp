@@ -104,9 +104,41 @@ const Value *Value::find(const std::string &key) const {
   return nullptr;
 }
 
+/// Python's repr of a string: in single quotes unless it holds one and no
+/// double quote; backslashes, the quote, and control characters escaped.
 static std::string quote(const std::string &text) {
-  char q = text.find('\'') == std::string::npos ? '\'' : '"';
-  return q + text + q;
+  bool doubleQuoted = text.find('\'') != std::string::npos &&
+                      text.find('"') == std::string::npos;
+  char q = doubleQuoted ? '"' : '\'';
+  std::string out(1, q);
+  for (char c : text) {
+    switch (c) {
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c == q)
+        out += '\\';
+      if (static_cast<unsigned char>(c) < 0x20) {
+        static const char *digits = "0123456789abcdef";
+        out += "\\x";
+        out += digits[(c >> 4) & 15];
+        out += digits[c & 15];
+        continue;
+      }
+      out += c;
+    }
+  }
+  return out + q;
 }
 
 std::string Value::repr() const {

@@ -1499,26 +1499,29 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
   return hint == 1 && integer && integer.getWidth() > 1;
 }
 
-/// A `-D` or signature constant (HostScalar::parseLiteral: the tools'
-/// heuristics read -D the same way): int, float, bool, None, or a string in
-/// quotes ('ieee' or "ieee", without escapes) for string constexprs such as
-/// an input_precision.
+/// A constexpr's value as the kernel sees it.
+static TValue fromScalar(const HostScalar &scalar) {
+  switch (scalar.kind) {
+  case HostScalar::Kind::Int:
+    return TValue::ofInt(scalar.intValue);
+  case HostScalar::Kind::Float:
+    return TValue::ofFloat(scalar.floatValue);
+  case HostScalar::Kind::Bool:
+    return TValue::ofBool(scalar.intValue);
+  case HostScalar::Kind::String:
+    return TValue::ofString(scalar.text);
+  default:
+    return TValue::none();
+  }
+}
+
+/// A signature's constant (HostScalar::parseLiteral): int, float, bool,
+/// None, or a string in quotes ('ieee' or "ieee", without escapes).
 static std::optional<TValue> parseConstant(StringRef text) {
   std::optional<HostScalar> literal = HostScalar::parseLiteral(text.str());
   if (!literal)
     return std::nullopt;
-  switch (literal->kind) {
-  case HostScalar::Kind::Int:
-    return TValue::ofInt(literal->intValue);
-  case HostScalar::Kind::Float:
-    return TValue::ofFloat(literal->floatValue);
-  case HostScalar::Kind::Bool:
-    return TValue::ofBool(literal->intValue);
-  case HostScalar::Kind::String:
-    return TValue::ofString(literal->text);
-  default:
-    return TValue::none();
-  }
+  return fromScalar(*literal);
 }
 
 /// Whether `name` is a key of a dict literal in one of the kernel's
@@ -1729,14 +1732,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     Type type;
     std::optional<DescriptorParam> descriptor;
     int64_t divisibility = 0;
-    // -D NAME=text: a constant, else the text itself as a string (so
-    // `-D ACTIVATION=leaky_relu` and `-D NAME=` for "" work unquoted).
-    for (auto &[name, text] : spec.constexprs)
-      if (name == p.name) {
-        constant = parseConstant(text);
-        if (!constant)
-          constant = TValue::ofString(StringRef(text).trim().str());
-      }
+    for (auto &[name, value] : spec.constexprs)
+      if (name == p.name)
+        constant = fromScalar(value);
     // An empty --signature entry leaves a runtime parameter's type to its
     // annotation or argument (and a constexpr's value to -D).
     StringRef entry = signature.empty() ? "" : signature[index].trim();

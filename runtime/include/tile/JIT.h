@@ -32,6 +32,7 @@
 
 #include "tile/DiskCache.h"
 #include "tile/Kernel.h"
+#include "tile/KernelOptions.h"
 
 #include <atomic>
 #include <cstdint>
@@ -95,25 +96,14 @@ using Constexprs = std::vector<NamedConstexpr>;
 /// Constexprs vector.
 using ConstexprArgs = Borrowed<NamedConstexpr>;
 
-struct JITOptions {
+/// How the JIT compiles and launches: the kernel's options
+/// (tile/KernelOptions.h: numWarps, numStages, debug, deterministic,
+/// deviceTensorMaps, arch, each part of the specialization; an empty arch
+/// is the device's), where it runs and on which stream.
+struct JITOptions : KernelOptions {
   /// CUDA, or the CPU interpreter (the buffers must live where the kernel
   /// runs: DeviceBuffer's backend).
   Backend backend = Backend::CUDA;
-  unsigned numWarps = 4;
-  /// Software-pipeline stages of loops whose loads feed tl.dot (Triton's
-  /// num_stages); part of the specialization.
-  unsigned numStages = 3;
-  /// Compiles tl.device_assert and runtime `assert` in (Triton's debug
-  /// mode); part of the specialization.
-  bool debug = false;
-  /// Floating-point atomic adds give the same bits on every run: the
-  /// programs along the grid's last axis with more than one take turns
-  /// (tilec --deterministic; split-K's splits add in order). Part of the
-  /// specialization.
-  bool deterministic = false;
-  /// "sm_80", "sm_90", "sm_90a"; empty: the device's, all of it
-  /// (tile::deviceArch(): sm_90a on Hopper).
-  std::string arch;
   /// The CUstream CUDA launches are enqueued on (a tile::Stream's handle(),
   /// or a caller's own); null: the default stream. Not part of the
   /// specialization.

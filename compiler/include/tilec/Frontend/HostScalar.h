@@ -50,6 +50,7 @@ struct HostScalar {
   std::string source() const;
   bool operator==(const HostScalar &other) const;
 };
+using NamedScalar = std::pair<std::string, HostScalar>;
 
 } // namespace tilec
 

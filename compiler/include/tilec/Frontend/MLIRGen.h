@@ -4,6 +4,7 @@
 #define TILEC_FRONTEND_MLIRGEN_H
 
 #include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/HostScalar.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -20,8 +21,9 @@ struct Specialization {
   std::string kernel;
   /// Triton's AOT signature, every parameter in order: "*fp32:16, i32, 1024".
   std::string signature;
-  /// Constexpr values by name (-D NAME=VALUE): "1024", "0.5", "True".
-  std::vector<std::pair<std::string, std::string>> constexprs;
+  /// Constexpr values by name: -D's (HostScalar::parse), the JIT's, a
+  /// config's, typed; a string may hold any text.
+  std::vector<NamedScalar> constexprs;
   /// Types of the runtime (non-constexpr) parameters in order, as the JIT
   /// infers them from a call's arguments: "*fp32:16", "i32", "fp32".
   std::vector<std::string> argTypes;

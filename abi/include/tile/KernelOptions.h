@@ -1,0 +1,87 @@
+//===- KernelOptions.h - What a kernel is compiled for ----------*- C++ -*-===//
+//
+// The options a kernel is specialized on beyond its source, its arguments'
+// types and its constexprs: tilec's flags, the JIT's JITOptions and the
+// compiler's CompileOptions are each a KernelOptions and more. The JIT's
+// specialization key (its in-memory hash and equality, the disk cache's key)
+// covers every field through fields(), so a new option is a field here and
+// its entry in fields() and kFieldNames, and the compiler reading it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_KERNELOPTIONS_H
+#define TILE_KERNELOPTIONS_H
+
+#include <iterator>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace tile {
+
+struct KernelOptions {
+  /// Warps per program (a power of two, 1 to 32).
+  unsigned numWarps = 4;
+  /// Software-pipeline stages of loops whose loads feed tl.dot (Triton's
+  /// num_stages): the module's `tile.num_stages`, the metadata's
+  /// "num_stages".
+  unsigned numStages = 3;
+  /// tl.device_assert and runtime `assert` compiled in (Triton's debug
+  /// mode).
+  bool debug = false;
+  /// Floating-point atomic adds in a fixed order of programs, so that they
+  /// give the same bits on every run: the programs along the grid's last
+  /// axis with more than one take turns (tilegpu-order-atomics; the
+  /// metadata's "turnstiles").
+  bool deterministic = false;
+  /// Bulk copies' tensor maps are built by the kernel even where the
+  /// launcher could build them from the arguments (the metadata's
+  /// "tensor_maps"): for launchers that pass the parameters alone.
+  bool deviceTensorMaps = false;
+  /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
+  /// (tile::deviceArch(): sm_90a on Hopper).
+  std::string arch;
+
+  /// Every field, for comparing and hashing.
+  auto fields() const {
+    return std::tie(numWarps, numStages, debug, deterministic,
+                    deviceTensorMaps, arch);
+  }
+  static constexpr const char *kFieldNames[] = {
+      "num_warps", "num_stages", "debug", "deterministic",
+      "device_tensor_maps", "arch"};
+
+  bool operator==(const KernelOptions &other) const {
+    return fields() == other.fields();
+  }
+  bool operator!=(const KernelOptions &other) const {
+    return !(*this == other);
+  }
+
+  /// Every field as text, "num_warps=4|num_stages=3|debug=0|...": the disk
+  /// cache's key.
+  std::string key() const {
+    std::string text;
+    size_t i = 0;
+    auto add = [&](const auto &value) {
+      text += std::string(i ? "|" : "") + kFieldNames[i] + "=";
+      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+        text += value;
+      else
+        text += std::to_string(value);
+      ++i;
+    };
+    std::apply([&](const auto &...values) { (add(values), ...); }, fields());
+    return text;
+  }
+};
+
+static_assert(std::tuple_size_v<decltype(std::declval<KernelOptions>()
+                                              .fields())> ==
+                  std::size(KernelOptions::kFieldNames),
+              "a name for every field of KernelOptions");
+
+} // namespace tile
+
+#endif // TILE_KERNELOPTIONS_H
