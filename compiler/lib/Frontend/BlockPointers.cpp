@@ -70,17 +70,11 @@ Value MLIRGenImpl::rangeAlong(int64_t n, int64_t dim, int64_t rank,
   return range;
 }
 
-TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
-                                    const std::string &name) {
+TValue MLIRGenImpl::genBlockPointer(const BoundArgs &args,
+                                    const ast::CallExpr &c) {
+  const std::string &name = args.function;
   if (name == "tl.make_block_ptr" || name == "tl.make_tensor_descriptor") {
     bool isDesc = name == "tl.make_tensor_descriptor";
-    Args args =
-        isDesc ? bindArgs(c, name, {"base", "shape", "strides", "block_shape",
-                                    "padding_option"},
-                          4)
-               : bindArgs(c, name, {"base", "shape", "strides", "offsets",
-                                    "block_shape", "order"},
-                          6);
     Value base = toValue(*args.get(0), args.locs[0], "the base");
     if (!isa<tile::PointerType>(base.getType()))
       fail(args.locs[0], name + " needs a scalar pointer as its base, got " +
@@ -123,7 +117,6 @@ TValue MLIRGenImpl::genBlockPointer(const ast::CallExpr &c,
     return record;
   }
   // tl.advance
-  Args args = bindArgs(c, name, {"base", "offsets"}, 2);
   TValue p = *args.get(0);
   if (p.kind != TValue::Kind::BlockPtr)
     fail(args.locs[0], "tl.advance needs a block pointer, got " + describe(p));
@@ -233,4 +226,27 @@ MLIRGenImpl::blockAccess(const TValue &p, const TValue *offsetsArg,
                                fullShape, l, "the padding");
   }
   return access;
+}
+
+namespace {
+
+using Kind = BuiltinKind;
+constexpr BuiltinHandler kBlockPointer = member<&MLIRGenImpl::genBlockPointer>;
+
+const BuiltinSpec kBlockPointers[] = {
+    {"tl.make_block_ptr", "base, shape, strides, offsets, block_shape, order",
+     Kind::Function, kBlockPointer,
+     "a block pointer: tl.load and tl.store check its boundary_check dims"},
+    {"tl.advance", "base, offsets", Kind::Both, kBlockPointer,
+     "a block pointer moved by offsets"},
+    {"tl.make_tensor_descriptor",
+     "base, shape, strides, block_shape, padding_option=\"zero\"",
+     Kind::Function, kBlockPointer,
+     "a tensor descriptor (desc.load, desc.store); TMA on sm_90a"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getBlockPointerBuiltins() {
+  return kBlockPointers;
 }

@@ -1,12 +1,7 @@
 //===- Combine.cpp - tl.reduce, associative_scan, cumsum, cumprod ---------===//
 //
-// Triton 3.6's reductions and scans by a combine function:
-//
-//   reduce(input, axis, combine_fn, keep_dims=False)
-//   associative_scan(input, axis, combine_fn, reverse=False)
-//   cumsum(input, axis=0, reverse=False, dtype=None)
-//   cumprod(input, axis=0, reverse=False)
-//
+// Triton 3.6's reductions and scans by a combine function (their
+// parameters: the table's rows at the end of this file).
 // `input` is a tile or a tuple of tiles of one shape; `combine_fn` a
 // @triton.jit function of two groups of scalars that returns one group. Its
 // body is generated once, on scalar block arguments, into the region of a
@@ -89,19 +84,13 @@ static void buildCombineRegion(MLIRGenImpl &g, Region &region,
                   "loads, stores or atomics)");
 }
 
-TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
-                               const std::string &name) {
+TValue MLIRGenImpl::genCombine(const BoundArgs &args, const ast::CallExpr &c) {
   Location location = loc(c.loc);
+  const std::string &name = args.function;
   StringRef fn = StringRef(name).drop_front(3); // "tl."
   bool isReduce = fn == "reduce";
   bool isCumulative = fn == "cumsum" || fn == "cumprod";
   enum { Input, Axis, Third, Fourth };
-  Args args =
-      isReduce ? bindArgs(c, name, {"input", "axis", "combine_fn", "keep_dims"}, 3)
-      : fn == "associative_scan"
-          ? bindArgs(c, name, {"input", "axis", "combine_fn", "reverse"}, 3)
-      : fn == "cumsum" ? bindArgs(c, name, {"input", "axis", "reverse", "dtype"}, 1)
-                       : bindArgs(c, name, {"input", "axis", "reverse"}, 1);
 
   // The inputs: a tile or a tuple of tiles of one shape.
   const TValue &input = *args.get(Input);
@@ -235,3 +224,24 @@ TValue MLIRGenImpl::genCombine(const ast::CallExpr &c,
   }
   return tuple ? TValue::ofTuple(results) : results.front();
 }
+
+namespace {
+
+using Kind = BuiltinKind;
+constexpr BuiltinHandler kCombineFn = member<&MLIRGenImpl::genCombine>;
+
+const BuiltinSpec kCombine[] = {
+    {"tl.reduce", "input, axis, combine_fn, keep_dims=False", Kind::Both,
+     kCombineFn,
+     "reduces a tile or a tuple of tiles by a @triton.jit combine_fn"},
+    {"tl.associative_scan", "input, axis, combine_fn, reverse=False",
+     Kind::Both, kCombineFn, "inclusive scan by a @triton.jit combine_fn"},
+    {"tl.cumsum", "input, axis=0, reverse=False, dtype=None", Kind::Both,
+     kCombineFn, "inclusive prefix sum; small integers in int32"},
+    {"tl.cumprod", "input, axis=0, reverse=False", Kind::Both, kCombineFn,
+     "inclusive prefix product"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getCombineBuiltins() { return kCombine; }

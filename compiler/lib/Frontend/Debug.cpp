@@ -31,32 +31,25 @@ static std::string normalizePrefix(std::string prefix, bool hasArgs) {
   return prefix;
 }
 
-TValue MLIRGenImpl::genDevicePrint(const ast::CallExpr &c) {
-  bool hex = false;
-  for (const ast::Keyword &k : c.keywords) {
-    if (k.name != "hex")
-      fail(k.loc, "tl.device_print() got an unexpected keyword argument '" +
-                      k.name + "'");
-    hex = isTrue(gen(*k.value), k.value->loc);
-  }
-  if (c.args.empty())
-    fail(c.loc, "tl.device_print needs a prefix string");
-  TValue prefix = gen(*c.args.front());
+TValue MLIRGenImpl::genDevicePrint(const BoundArgs &args,
+                                   const ast::CallExpr &c) {
+  bool hex = isTrue(*args.get(2), args.locs[2]);
+  const TValue &prefix = *args.get(0);
   if (prefix.kind != TValue::Kind::String)
-    fail(c.args.front()->loc, "the prefix of tl.device_print must be a "
-                              "string, got " + describe(prefix));
+    fail(args.locs[0], "the prefix of tl.device_print must be a string, "
+                       "got " +
+                           describe(prefix));
   for (char ch : prefix.name)
     if (!llvm::isPrint(ch) && !llvm::isSpace(ch))
-      fail(c.args.front()->loc, "the prefix of tl.device_print must be "
-                                "printable ASCII");
+      fail(args.locs[0], "the prefix of tl.device_print must be printable "
+                         "ASCII");
   SmallVector<Value> values;
   SmallVector<bool> isSigned;
-  for (const ast::ExprPtr &arg : llvm::drop_begin(c.args)) {
-    TValue printed = gen(*arg);
-    Value v = toValue(printed, arg->loc, "a printed value");
+  for (auto [printed, l] : llvm::zip(args.varargs, args.varargLocs)) {
+    Value v = toValue(printed, l, "a printed value");
     Type element = getElementTypeOrSelf(v.getType());
     if (isa<tile::PointerType>(element))
-      fail(arg->loc, "tl.device_print cannot print pointers yet");
+      fail(l, "tl.device_print cannot print pointers yet");
     values.push_back(v);
     isSigned.push_back(element.isInteger() && !printed.isUnsigned);
   }
@@ -88,15 +81,14 @@ void MLIRGenImpl::genDeviceAssert(const TValue &cond, const TValue *mask,
   tile::AssertOp::create(builder, loc(l), ok, message);
 }
 
-TValue MLIRGenImpl::genDeviceAssertCall(const ast::CallExpr &c) {
-  Args args = bindArgs(c, "tl.device_assert", {"cond", "msg", "mask"}, 1);
-  std::string message;
-  if (const TValue *msg = args.get(1)) {
-    if (msg->kind != TValue::Kind::String)
-      fail(args.locs[1], "the message of tl.device_assert must be a string, "
-                         "got " + describe(*msg));
-    message = msg->name;
-  }
+TValue MLIRGenImpl::genDeviceAssertCall(const BoundArgs &args,
+                                        const ast::CallExpr &c) {
+  const TValue &msg = *args.get(1);
+  if (msg.kind != TValue::Kind::String)
+    fail(args.locs[1], "the message of tl.device_assert must be a string, "
+                       "got " +
+                           describe(msg));
+  const std::string &message = msg.name;
   const TValue &cond = *args.get(0);
   if (!cond.isRuntime()) {
     if (!isTrue(cond, args.locs[0]))
@@ -107,3 +99,16 @@ TValue MLIRGenImpl::genDeviceAssertCall(const ast::CallExpr &c) {
   genDeviceAssert(cond, args.get(2), message, c.loc);
   return TValue::none();
 }
+
+static const BuiltinSpec kDebug[] = {
+    {"tl.device_print", "prefix, *args, hex=False", BuiltinKind::Function,
+     member<&MLIRGenImpl::genDevicePrint>,
+     "prints each element of each program at run time"},
+    {"print", "prefix, *args, hex=False", BuiltinKind::Function,
+     member<&MLIRGenImpl::genDevicePrint>, "tl.device_print, as in Triton"},
+    {"tl.device_assert", "cond, msg=\"\", mask=None", BuiltinKind::Function,
+     member<&MLIRGenImpl::genDeviceAssertCall>,
+     "checks at run time in debug builds (--debug); dropped otherwise"},
+};
+
+ArrayRef<BuiltinSpec> tilec::getDebugBuiltins() { return kDebug; }

@@ -1,7 +1,7 @@
 //===- Dot.cpp - tl.dot ---------------------------------------------------===//
 //
-// `tl.dot(input, other, acc=None, input_precision=None, allow_tf32=None,
-// max_num_imprecise_acc=None, out_dtype=tl.float32)` with Triton 3.6's rules
+// `tl.dot` (its parameters: the table's row at the end of this file) with
+// Triton 3.6's rules
 // (core.dot and semantic.dot): operands of one dtype among int8, float16,
 // bfloat16, float32 and float64, both 2-D or both 3-D (batched); int8
 // accumulates in int32, float16 in out_dtype (float32 or float16),
@@ -57,7 +57,7 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 /// How fp32 operands are multiplied: `input_precision` or `allow_tf32`, or
 /// tf32, Triton's default on NVIDIA GPUs.
 static tile::InputPrecision precisionArg(MLIRGenImpl &g,
-                                         const MLIRGenImpl::Args &args) {
+                                         const BoundArgs &args) {
   auto given = [&](unsigned i) {
     return args.get(i) && args.get(i)->kind != TValue::Kind::None;
   };
@@ -91,11 +91,7 @@ static tile::InputPrecision precisionArg(MLIRGenImpl &g,
                 v.name + "\"");
 }
 
-TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
-  Args args = bindArgs(c, "tl.dot",
-                       {"input", "other", "acc", "input_precision",
-                        "allow_tf32", "max_num_imprecise_acc", "out_dtype"},
-                       2);
+TValue MLIRGenImpl::genDot(const BoundArgs &args, const ast::CallExpr &c) {
   auto given = [&](unsigned i) {
     return args.get(i) && args.get(i)->kind != TValue::Kind::None;
   };
@@ -218,3 +214,15 @@ TValue MLIRGenImpl::genDot(const ast::CallExpr &c) {
   return TValue::ofValue(tile::DotOp::create(builder, location, a, b, acc,
                                              precision, maxImprecise));
 }
+
+// out_dtype defaults to None, not Triton's tl.float32: without it the dot
+// accumulates in acc's dtype where acc is given (fp32 otherwise).
+static const BuiltinSpec kDot[] = {
+    {"tl.dot",
+     "input, other, acc=None, input_precision=None, allow_tf32=None, "
+     "max_num_imprecise_acc=None, out_dtype=None",
+     BuiltinKind::Function, member<&MLIRGenImpl::genDot>,
+     "(M, K) @ (K, N) or batched, plus acc: mma.sync, wgmma or FMAs"},
+};
+
+ArrayRef<BuiltinSpec> tilec::getDotBuiltins() { return kDot; }

@@ -20,9 +20,11 @@ TValue MLIRGenImpl::genLibdevice(const ast::CallExpr &c,
                                  const std::string &name) {
   const tile::LibdeviceFunction &function =
       *tile::lookupLibdevice(StringRef(name).drop_front(strlen("libdevice.")));
-  static const char *const kParams[] = {"arg0", "arg1", "arg2"};
-  SmallVector<StringRef, 3> params(kParams, kParams + function.arity);
-  Args args = bindArgs(c, name, params, function.arity);
+  SmallVector<BuiltinParam, 3> params;
+  for (unsigned i = 0; i < function.arity; ++i)
+    params.push_back({"arg" + std::to_string(i), "", /*variadic=*/false});
+  BoundArgs args = bindArgs(c, name, params);
+  completeArgs(args, params, c);
 
   // One shape and element type for all operands: fp64 if any is, else fp32.
   SmallVector<Value, 3> operands;

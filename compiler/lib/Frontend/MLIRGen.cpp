@@ -810,9 +810,8 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
       return it->second;
     if (std::optional<TValue> global = lookupGlobal(name))
       return *global;
-    if (name == "range" || name == "min" || name == "max" || name == "abs" ||
-        name == "len" || name == "int" || name == "float" || name == "bool" ||
-        name == "print" || name == "isinstance" || name == "tuple")
+    // Python's builtins: the table's names without a module.
+    if (lookupBuiltin(name))
       return TValue::named(TValue::Kind::Builtin, name);
     for (const ast::HostDef &def : module.hostDefs)
       if (def.name == name)
@@ -1255,16 +1254,13 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
                          "or tl.static_range(...)");
   // tl.range's options (Triton 3.6): num_stages and warp_specialize reach
   // the IR for the pipeliner; the others are scheduling hints tilec may
-  // ignore.
+  // ignore. range and tl.static_range take them too, and ignore them all
+  // (Triton's code generator drops a plain range's keywords).
   enum { NumStages = 3, WarpSpecialize = 7 };
-  Args args = bindArgs(*iter, callee.name,
-                       {"arg1", "arg2", "step", "num_stages",
-                        "loop_unroll_factor", "disallow_acc_multi_buffer",
-                        "flatten", "warp_specialize", "disable_licm"},
-                       1);
-  auto given = [&](unsigned i) {
-    return args.get(i) && args.get(i)->kind != TValue::Kind::None;
-  };
+  ArrayRef<BuiltinParam> params = getParams(*lookupBuiltin("tl.range"));
+  BoundArgs args = bindArgs(*iter, callee.name, params);
+  completeArgs(args, params, *iter);
+  auto given = [&](unsigned i) { return args.given(i); };
   TValue lower = TValue::ofInt(0), upper = *args.get(0);
   TValue step = given(2) ? *args.get(2) : TValue::ofInt(1);
   if (given(1))

@@ -13,6 +13,7 @@
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/Builtins.h"
 #include "tilec/Frontend/MLIRGen.h"
 
 #include "mlir/IR/Builders.h"
@@ -36,7 +37,7 @@ struct TValue {
     DType,   // a dtype such as tl.float32 or a pointer type
     Module,  // `triton`, `triton.language`
     Builtin, // a library function, by qualified name: "tl.load"
-    Method,  // a bound method: `x.to`; self in elements[0]
+    Method,  // a bound method (a table's row, by name); self in elements[0]
     Function,// a user @triton.jit function
     Tuple,   // a tuple or list of values
     Slice,   // `:` inside a subscript
@@ -94,6 +95,30 @@ inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
 
 /// Names visible in a function body; Python scoping is per function.
 using Scope = std::map<std::string, TValue>;
+
+/// A call's arguments bound to a function's parameters, in their order.
+struct BoundArgs {
+  /// The builtin called; null for a @triton.jit or libdevice function.
+  const BuiltinSpec *spec = nullptr;
+  /// How errors name the function: "tl.load".
+  std::string function;
+  /// Per parameter: the argument, its default, or null (not given, with a
+  /// default of None). A variadic parameter's stays null.
+  std::vector<std::optional<TValue>> values;
+  /// Where each value was written (the call for a default).
+  std::vector<ast::Location> locs;
+  /// What the variadic parameter (`*dims`) took, with their locations.
+  std::vector<TValue> varargs;
+  std::vector<ast::Location> varargLocs;
+
+  const TValue *get(unsigned i) const {
+    return values[i] ? &*values[i] : nullptr;
+  }
+  /// Whether argument `i` is there and not None.
+  bool given(unsigned i) const {
+    return values[i] && values[i]->kind != TValue::Kind::None;
+  }
+};
 
 class MLIRGenImpl {
 public:
@@ -202,19 +227,21 @@ public:
   //===--------------------------------------------------------------------===//
   // Calls (Builtins.cpp)
   //===--------------------------------------------------------------------===//
-  /// Arguments of a call, bound to a library function's parameter names.
-  struct Args {
-    std::vector<std::optional<TValue>> values;
-    std::vector<ast::Location> locs;
-    const TValue *get(unsigned i) const {
-      return values[i] ? &*values[i] : nullptr;
-    }
-  };
-  Args bindArgs(const ast::CallExpr &call, llvm::StringRef function,
-                llvm::ArrayRef<llvm::StringRef> params, unsigned required,
-                llvm::ArrayRef<llvm::StringRef> ignored = {});
+  /// Binds a call's arguments, after a method's receiver `self`, to
+  /// `params` by position and keyword; unbound parameters stay null.
+  /// Errors name `function`.
+  BoundArgs bindArgs(const ast::CallExpr &call, llvm::StringRef function,
+                     llvm::ArrayRef<BuiltinParam> params,
+                     const TValue *self = nullptr);
+  /// Reports a required parameter `args` lacks; gives the others their
+  /// defaults (a None default stays null: absent and None read alike).
+  void completeArgs(BoundArgs &args, llvm::ArrayRef<BuiltinParam> params,
+                    const ast::CallExpr &call);
+  /// The value of a default written in a BuiltinSpec's parameters.
+  TValue defaultValue(llvm::StringRef text, const ast::Location &l);
   TValue call(const ast::CallExpr &call);
-  TValue callBuiltin(const std::string &name, const ast::CallExpr &call,
+  /// Calls the builtin `spec`, as a method of `self` if given.
+  TValue callBuiltin(const BuiltinSpec &spec, const ast::CallExpr &call,
                      const TValue *self);
   TValue callFunction(const ast::FunctionDef &function,
                       const ast::CallExpr &call);
@@ -224,20 +251,17 @@ public:
                     llvm::ArrayRef<TValue> args, const ast::Location &l);
   TValue attribute(const TValue &base, const std::string &attr,
                    const ast::Location &l);
-  /// The atomics (tl.atomic_add ... tl.atomic_cas).
-  static std::optional<mlir::tile::AtomicRMWKind> atomicKind(llvm::StringRef name);
-  TValue genAtomic(const ast::CallExpr &call, const std::string &name,
-                   std::optional<mlir::tile::AtomicRMWKind> kind);
+  /// The atomics (tl.atomic_add ... tl.atomic_cas; Memory.cpp).
+  TValue genAtomic(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.rand, tl.randint, tl.randint4x: Triton's Philox (Random.cpp).
-  TValue genRandom(const ast::CallExpr &call, const std::string &name);
+  TValue genRandom(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.extra.cuda.libdevice's functions (Libdevice.cpp).
   TValue genLibdevice(const ast::CallExpr &call, const std::string &name);
   /// `tl.dot` (Dot.cpp).
-  TValue genDot(const ast::CallExpr &call);
-  /// tl.trans, tl.reshape, tl.join, tl.split and the other shape functions,
-  /// as functions or as methods of `self` (Shapes.cpp).
-  TValue genShape(const ast::CallExpr &call, const std::string &name,
-                  const TValue *self);
+  TValue genDot(const BoundArgs &args, const ast::CallExpr &call);
+  /// tl.trans, tl.reshape, tl.join, tl.split and the other shape functions
+  /// (Shapes.cpp).
+  TValue genShape(const BoundArgs &args, const ast::CallExpr &call);
   /// A dtype argument, or an error.
   mlir::Type dtypeArg(const TValue &v, const ast::Location &l,
                       llvm::StringRef what);
@@ -250,9 +274,6 @@ public:
   Scope globals;
   /// Module-level assignments not yet evaluated, by name (the last wins).
   llvm::StringMap<const ast::Expr *> pendingGlobals;
-  /// The tile a method call binds to the first parameter of the next
-  /// bindArgs (`x.sum(0)` is `tl.sum(x, 0)`).
-  const TValue *boundSelf = nullptr;
   /// Depth of inlined helper calls, to reject recursion.
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.
@@ -269,18 +290,18 @@ public:
   mlir::Value rangeAlong(int64_t n, int64_t dim, int64_t rank,
                          const ast::Location &l);
   /// tl.sum, max, min, xor_sum, argmax, argmin (Reductions.cpp).
-  TValue genReduction(const ast::CallExpr &call, const std::string &name);
+  TValue genReduction(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.reduce, tl.associative_scan, tl.cumsum, tl.cumprod: combine
   /// regions (Combine.cpp).
-  TValue genCombine(const ast::CallExpr &call, const std::string &name);
+  TValue genCombine(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.sort, tl.topk, tl.flip: bitonic networks of tile.butterfly
   /// (Sort.cpp).
-  TValue genSort(const ast::CallExpr &call, const std::string &name);
+  TValue genSort(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.histogram (Reductions.cpp).
-  TValue genHistogram(const ast::CallExpr &call);
+  TValue genHistogram(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.make_block_ptr, tl.advance, tl.make_tensor_descriptor
   /// (BlockPointers.cpp).
-  TValue genBlockPointer(const ast::CallExpr &call, const std::string &name);
+  TValue genBlockPointer(const BoundArgs &args, const ast::CallExpr &call);
   /// A tensor descriptor's record (as tl.make_tensor_descriptor's): `base`
   /// (a pointer), one shape and stride per dimension, the block's shape,
   /// zero padding.
@@ -296,9 +317,9 @@ public:
                           const TValue *boundaryCheck, const TValue *padding,
                           const ast::Location &l);
   /// tl.device_print and print (Debug.cpp).
-  TValue genDevicePrint(const ast::CallExpr &call);
+  TValue genDevicePrint(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.device_assert (Debug.cpp).
-  TValue genDeviceAssertCall(const ast::CallExpr &call);
+  TValue genDeviceAssertCall(const BoundArgs &args, const ast::CallExpr &call);
   /// A tile.assert of `cond` (with `mask`'s false elements exempt), in
   /// debug builds.
   void genDeviceAssert(const TValue &cond, const TValue *mask,
@@ -306,6 +327,29 @@ public:
   /// The kernel's own statements: an `if` among them may return early.
   const ast::Block *kernelBody = nullptr;
 };
+
+/// The BuiltinHandler that calls the member `F`, for a table's rows.
+template <TValue (MLIRGenImpl::*F)(const BoundArgs &, const ast::CallExpr &)>
+TValue member(MLIRGenImpl &gen, const BoundArgs &args,
+              const ast::CallExpr &call) {
+  return (gen.*F)(args, call);
+}
+
+//===----------------------------------------------------------------------===//
+// The builtin families: each file's rows of the table (Builtins.cpp joins
+// them).
+//===----------------------------------------------------------------------===//
+llvm::ArrayRef<BuiltinSpec> getCoreBuiltins();         // Core.cpp
+llvm::ArrayRef<BuiltinSpec> getMathBuiltins();         // Math.cpp
+llvm::ArrayRef<BuiltinSpec> getMemoryBuiltins();       // Memory.cpp
+llvm::ArrayRef<BuiltinSpec> getReductionBuiltins();    // Reductions.cpp
+llvm::ArrayRef<BuiltinSpec> getCombineBuiltins();      // Combine.cpp
+llvm::ArrayRef<BuiltinSpec> getShapeBuiltins();        // Shapes.cpp
+llvm::ArrayRef<BuiltinSpec> getSortBuiltins();         // Sort.cpp
+llvm::ArrayRef<BuiltinSpec> getDotBuiltins();          // Dot.cpp
+llvm::ArrayRef<BuiltinSpec> getRandomBuiltins();       // Random.cpp
+llvm::ArrayRef<BuiltinSpec> getDebugBuiltins();        // Debug.cpp
+llvm::ArrayRef<BuiltinSpec> getBlockPointerBuiltins(); // BlockPointers.cpp
 
 } // namespace tilec
 

@@ -64,8 +64,8 @@ struct Words {
 
 } // namespace
 
-TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
-  Args args = bindArgs(c, name, {"seed", "offset", "n_rounds"}, 2);
+TValue MLIRGenImpl::genRandom(const BoundArgs &args, const ast::CallExpr &c) {
+  const std::string &name = args.function;
   Location location = loc(c.loc);
   Value offset = toValue(*args.get(1), args.locs[1], "the offset");
   Type element = getElementTypeOrSelf(offset.getType());
@@ -150,3 +150,27 @@ TValue MLIRGenImpl::genRandom(const ast::CallExpr &c, const std::string &name) {
   auto [n3, n4] = normalPair(c2, c3);
   return TValue::ofTuple({n1, n2, n3, n4});
 }
+
+namespace {
+
+using Kind = BuiltinKind;
+
+#define RANDOM(NAME, WHAT)                                                     \
+  {                                                                            \
+    "tl." NAME, "seed, offset, n_rounds=10", Kind::Function,                   \
+        member<&MLIRGenImpl::genRandom>, WHAT                                  \
+  }
+const BuiltinSpec kRandom[] = {
+    RANDOM("randint", "Philox-4x32's first uint32 word, bit-identical to "
+                      "Triton's"),
+    RANDOM("randint4x", "Philox-4x32's four uint32 words"),
+    RANDOM("rand", "uniform fp32 in [0, 1)"),
+    RANDOM("rand4x", "four uniform fp32 in [0, 1)"),
+    RANDOM("randn", "standard normal fp32 (Box-Muller)"),
+    RANDOM("randn4x", "four standard normal fp32"),
+};
+#undef RANDOM
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getRandomBuiltins() { return kRandom; }

@@ -1,13 +1,8 @@
 //===- Reductions.cpp - tl.sum, max, min, xor_sum, argmax, argmin ---------===//
 //
-// Triton 3.6's reductions along an axis (or all of them):
-//
-//   sum(input, axis=None, keep_dims=False, dtype=None)
-//   max/min(input, axis=None, return_indices=False,
-//           return_indices_tie_break_left=True, keep_dims=False)
-//   xor_sum(input, axis=None, keep_dims=False)
-//   argmax/argmin(input, axis, tie_break_left=True, keep_dims=False)
-//   histogram(input, num_bins, mask=None)   counts of 0..num_bins-1, int32
+// Triton 3.6's reductions along an axis (or all of them), and
+// tl.histogram; their parameters are the table's rows at the end of this
+// file.
 //
 // Small integers are summed in int32 and max/min of narrow types work in 32
 // bits, as in Triton. An arg-reduction is the reduction, then the first
@@ -49,22 +44,15 @@ static Value keepDims(OpBuilder &builder, Location location, Value x,
                                     builder.getI32IntegerAttr(axes.front()));
 }
 
-TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
-                                 const std::string &name) {
+TValue MLIRGenImpl::genReduction(const BoundArgs &args,
+                                 const ast::CallExpr &c) {
   Location location = loc(c.loc);
+  const std::string &name = args.function;
   StringRef fn = StringRef(name).drop_front(3); // "tl."
   bool isSum = fn == "sum", isXor = fn == "xor_sum";
   bool isArg = fn == "argmax" || fn == "argmin";
   bool isMax = fn == "max" || fn == "argmax";
   enum { Input, Axis, Third, Fourth, Fifth };
-  Args args =
-      isSum   ? bindArgs(c, name, {"input", "axis", "keep_dims", "dtype"}, 1)
-      : isXor ? bindArgs(c, name, {"input", "axis", "keep_dims"}, 1)
-      : isArg ? bindArgs(c, name, {"input", "axis", "tie_break_left", "keep_dims"}, 2)
-              : bindArgs(c, name,
-                         {"input", "axis", "return_indices",
-                          "return_indices_tie_break_left", "keep_dims"},
-                         1);
   auto flag = [&](unsigned i, bool byDefault) {
     return args.get(i) ? isTrue(*args.get(i), args.locs[i]) : byDefault;
   };
@@ -200,8 +188,8 @@ TValue MLIRGenImpl::genReduction(const ast::CallExpr &c,
       {TValue::ofValue(reduced, resultUnsigned), TValue::ofValue(indices)});
 }
 
-TValue MLIRGenImpl::genHistogram(const ast::CallExpr &c) {
-  Args args = bindArgs(c, "tl.histogram", {"input", "num_bins", "mask"}, 2);
+TValue MLIRGenImpl::genHistogram(const BoundArgs &args,
+                                 const ast::CallExpr &c) {
   Value x = toValue(*args.get(0), args.locs[0], "the input");
   auto type = dyn_cast<RankedTensorType>(x.getType());
   if (!type || type.getRank() != 1 || !type.getElementType().isInteger() ||
@@ -224,3 +212,35 @@ TValue MLIRGenImpl::genHistogram(const ast::CallExpr &c) {
   return TValue::ofValue(
       tile::HistogramOp::create(builder, loc(c.loc), result, x, mask));
 }
+
+namespace {
+
+using Kind = BuiltinKind;
+constexpr BuiltinHandler kReduce = member<&MLIRGenImpl::genReduction>;
+
+const BuiltinSpec kReductions[] = {
+    {"tl.sum", "input, axis=None, keep_dims=False, dtype=None", Kind::Both,
+     kReduce, "sum along an axis or all; small integers in int32"},
+    {"tl.max",
+     "input, axis=None, return_indices=False, "
+     "return_indices_tie_break_left=True, keep_dims=False",
+     Kind::Both, kReduce, "maximum along an axis or all, with its index"},
+    {"tl.min",
+     "input, axis=None, return_indices=False, "
+     "return_indices_tie_break_left=True, keep_dims=False",
+     Kind::Both, kReduce, "minimum along an axis or all, with its index"},
+    {"tl.xor_sum", "input, axis=None, keep_dims=False", Kind::Both, kReduce,
+     "xor of integers along an axis or all"},
+    {"tl.argmax", "input, axis, tie_break_left=True, keep_dims=False",
+     Kind::Both, kReduce,
+     "index of the maximum (the first among ties; NaN beats numbers)"},
+    {"tl.argmin", "input, axis, tie_break_left=True, keep_dims=False",
+     Kind::Both, kReduce, "index of the minimum (the first among ties)"},
+    {"tl.histogram", "input, num_bins, mask=None", Kind::Both,
+     member<&MLIRGenImpl::genHistogram>,
+     "int32 counts of 0..num_bins-1 in a 1-D tile; others uncounted"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getReductionBuiltins() { return kReductions; }

@@ -1,17 +1,10 @@
 //===- Shapes.cpp - tl.trans, tl.reshape, tl.join and their kin -----------===//
 //
 // Triton's shape functions (core.py and semantic.py of Triton 3.6), each
-// also a method of tiles (`x.reshape(4, 8)`, `x.T`):
-//
-//   trans(input, *dims)          dims default to (1, 0)
-//   permute(input, *dims)
-//   reshape(input, *shape, can_reorder=False)
-//   view(input, *shape)          reshape allowed to reorder
-//   ravel(x, can_reorder=False)
-//   expand_dims(input, axis)     axis an int or a sequence of ints
-//   broadcast(input, other)      both, broadcast to each other
-//   join(a, b) -> [..., 2]       split(a) -> (a[..., 0], a[..., 1])
-//   interleave(a, b)             join, then the last two dimensions merged
+// also a method of tiles (`x.reshape(4, 8)`, `x.T`); their parameters are
+// the table's rows at the end of this file. join(a, b) stacks along a new
+// last dimension of 2, split(a) undoes it, interleave(a, b) is join with
+// the last two dimensions merged.
 //
 // `*dims` and `*shape` are varargs or one tuple. tilec never reorders
 // elements in a reshape (Triton may where can_reorder is set), so
@@ -21,8 +14,6 @@
 
 #include "MLIRGenImpl.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 using namespace mlir;
 using namespace tilec;
 using llvm::StringRef;
@@ -30,12 +21,11 @@ using llvm::Twine;
 
 namespace {
 
-/// A call's arguments with the method's receiver first, varargs unwrapped
-/// as Triton's `_unwrap_iterable` does.
+/// A call's arguments by position, varargs unwrapped as Triton's
+/// `_unwrap_iterable` does.
 struct ShapeArgs {
   std::vector<TValue> positional;
   std::vector<ast::Location> locs;
-  std::map<std::string, std::pair<TValue, ast::Location>> keywords;
 };
 
 std::string shapeString(ArrayRef<int64_t> shape) {
@@ -47,61 +37,24 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 
 } // namespace
 
-TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
-                             const TValue *self) {
+TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
   Location location = loc(c.loc);
+  const std::string &name = bound.function;
   StringRef fn = StringRef(name).drop_front(3); // "tl."
+  // The required parameters in order, then what `*dims` / `*shape` took;
+  // can_reorder, the one with a default, changes nothing here.
   ShapeArgs args;
-  if (self) {
-    args.positional.push_back(*self);
-    args.locs.push_back(c.loc);
-  }
-  for (const auto &arg : c.args) {
-    args.positional.push_back(gen(*arg));
-    args.locs.push_back(arg->loc);
-  }
-  for (const ast::Keyword &keyword : c.keywords)
-    args.keywords[keyword.name] = {gen(*keyword.value), keyword.value->loc};
-
-  // Keywords Triton names: the first parameter's, and the rest.
-  auto take = [&](StringRef keyword) -> std::optional<std::pair<TValue, ast::Location>> {
-    auto it = args.keywords.find(keyword.str());
-    if (it == args.keywords.end())
-      return std::nullopt;
-    auto result = it->second;
-    args.keywords.erase(it);
-    return result;
-  };
-  auto firstName = llvm::StringSwitch<StringRef>(fn)
-                       .Cases({"join", "interleave", "split"}, "a")
-                       .Case("ravel", "x")
-                       .Default("input");
-  if (auto input = take(firstName)) {
-    args.positional.insert(args.positional.begin(), input->first);
-    args.locs.insert(args.locs.begin(), input->second);
-  }
-  if (fn == "join" || fn == "interleave")
-    if (auto b = take("b")) {
-      args.positional.push_back(b->first);
-      args.locs.push_back(b->second);
+  for (auto [i, param] : llvm::enumerate(getParams(*bound.spec))) {
+    if (param.variadic) {
+      llvm::append_range(args.positional, bound.varargs);
+      llvm::append_range(args.locs, bound.varargLocs);
+    } else if (param.required()) {
+      args.positional.push_back(*bound.get(i));
+      args.locs.push_back(bound.locs[i]);
+    } else {
+      (void)isTrue(*bound.get(i), bound.locs[i]);
     }
-  if (fn == "broadcast")
-    if (auto other = take("other")) {
-      args.positional.push_back(other->first);
-      args.locs.push_back(other->second);
-    }
-  std::optional<std::pair<TValue, ast::Location>> axisKeyword, canReorder;
-  if (fn == "expand_dims")
-    axisKeyword = take("axis");
-  if (fn == "reshape" || fn == "ravel")
-    canReorder = take("can_reorder");
-  if (canReorder)
-    (void)isTrue(canReorder->first, canReorder->second);
-  for (auto &[keyword, value] : args.keywords)
-    fail(value.second, name + "() got an unexpected keyword argument '" +
-                           keyword + "'");
-  if (args.positional.empty())
-    fail(c.loc, name + "() missing required argument '" + firstName.str() + "'");
+  }
 
   auto tile = [&](unsigned i) {
     return toValue(args.positional[i], args.locs[i], "the input");
@@ -218,10 +171,6 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
   }
 
   if (fn == "expand_dims") {
-    if (axisKeyword) {
-      args.positional.push_back(axisKeyword->first);
-      args.locs.push_back(axisKeyword->second);
-    }
     expectCount(2);
     Value x = tile(0);
     SmallVector<int64_t> axes = intList(1, "an axis");
@@ -310,3 +259,32 @@ TValue MLIRGenImpl::genShape(const ast::CallExpr &c, const std::string &name,
   }
   fail(c.loc, name + " is not a shape function");
 }
+
+namespace {
+
+using Kind = BuiltinKind;
+constexpr BuiltinHandler kShape = member<&MLIRGenImpl::genShape>;
+
+const BuiltinSpec kShapes[] = {
+    {"tl.trans", "input, *dims", Kind::Both, kShape,
+     "permutes dimensions; (1, 0) by default (also x.T)"},
+    {"tl.permute", "input, *dims", Kind::Both, kShape, "permutes dimensions"},
+    {"tl.reshape", "input, *shape, can_reorder=False", Kind::Both, kShape,
+     "a new shape of power-of-two dimensions, never reordered"},
+    {"tl.view", "input, *shape", Kind::Both, kShape, "tl.reshape"},
+    {"tl.ravel", "x, can_reorder=False", Kind::Both, kShape, "flattens to 1-D"},
+    {"tl.expand_dims", "input, axis", Kind::Both, kShape,
+     "inserts dimensions of extent 1 (an axis or a sequence)"},
+    {"tl.broadcast", "input, other", Kind::Both, kShape,
+     "both operands broadcast to each other"},
+    {"tl.join", "a, b", Kind::Both, kShape,
+     "stacks two tiles along a new last dimension of 2"},
+    {"tl.split", "a", Kind::Both, kShape,
+     "the two halves of a last dimension of 2"},
+    {"tl.interleave", "a, b", Kind::Both, kShape,
+     "alternates the elements of two tiles along the last dimension"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getShapeBuiltins() { return kShapes; }

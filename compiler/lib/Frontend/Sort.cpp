@@ -1,10 +1,8 @@
 //===- Sort.cpp - tl.sort, tl.topk, tl.flip: networks of butterflies ------===//
 //
-// Triton 3.6's sorting functions (standard.py), on the last dimension:
-//
-//   sort(x, dim=None, descending=False)
-//   topk(x, k, dim=None)       the k largest, in descending order
-//   flip(x, dim=None)          reversed along dim (any dimension)
+// Triton 3.6's sorting functions (standard.py; their parameters: the
+// table's rows at the end of this file): sort and topk (the k largest, in
+// descending order) on the last dimension, flip along any.
 //
 // sort is Triton's bitonic network, stage for stage, so that its result is
 // Triton's bit for bit even where the order is not total (NaNs, -0.0 and
@@ -122,11 +120,9 @@ private:
 
 } // namespace
 
-TValue MLIRGenImpl::genSort(const ast::CallExpr &c, const std::string &name) {
+TValue MLIRGenImpl::genSort(const BoundArgs &args, const ast::CallExpr &c) {
+  const std::string &name = args.function;
   bool isTopk = name == "tl.topk", isFlip = name == "tl.flip";
-  Args args = isTopk ? bindArgs(c, name, {"x", "k", "dim"}, 2)
-              : isFlip ? bindArgs(c, name, {"x", "dim"}, 1)
-                       : bindArgs(c, name, {"x", "dim", "descending"}, 1);
   unsigned dimIndex = isTopk ? 2 : 1;
   Value x = toValue(*args.get(0), args.locs[0], "the input");
   bool isUnsigned = args.get(0)->isUnsigned;
@@ -190,3 +186,21 @@ TValue MLIRGenImpl::genSort(const ast::CallExpr &c, const std::string &name) {
   }
   return TValue::ofValue(x, isUnsigned);
 }
+
+namespace {
+
+using Kind = BuiltinKind;
+constexpr BuiltinHandler kSort = member<&MLIRGenImpl::genSort>;
+
+const BuiltinSpec kSorts[] = {
+    {"tl.sort", "x, dim=None, descending=False", Kind::Both, kSort,
+     "bitonic sort along the last dimension (power-of-two extent)"},
+    {"tl.topk", "x, k, dim=None", Kind::Both, kSort,
+     "the k largest along the last dimension, in descending order"},
+    {"tl.flip", "x, dim=None", Kind::Both, kSort,
+     "reverses along a dimension (the last by default)"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getSortBuiltins() { return kSorts; }

@@ -1,0 +1,429 @@
+//===- Core.cpp - Program ids, ranges, constants, hints, Python's builtins ===//
+//
+// The rows of triton.language's core that make tiles and constants
+// (tl.program_id, tl.arange, tl.zeros, tl.full, tl.broadcast_to), state facts
+// (tl.multiple_of and its kin, tl.assume, tl.static_assert), or only exist
+// at compile time (tl.constexpr, tl.static_print, tl.pointer_type), and the
+// few Python builtins a kernel calls, with Triton's meaning of each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+#include "PythonInt.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+namespace {
+
+using Kind = BuiltinKind;
+
+/// The shape argument of tl.zeros/tl.full/tl.broadcast_to.
+SmallVector<int64_t> shapeArg(MLIRGenImpl &g, const TValue &v,
+                              const ast::Location &l) {
+  SmallVector<int64_t> shape;
+  if (v.kind == TValue::Kind::Tuple) {
+    for (const TValue &d : v.elements)
+      shape.push_back(g.constInt(d, l, "a shape dimension"));
+  } else {
+    shape.push_back(g.constInt(v, l, "a shape dimension"));
+  }
+  // Any positive extent: unlike Triton, the GPU lowering pads tiles to
+  // powers of two and leaves the padding out of every memory access.
+  for (int64_t d : shape)
+    if (d <= 0)
+      g.fail(l, "tile dimensions must be positive, got " + Twine(d));
+  return shape;
+}
+
+/// A float as Python's repr prints it: the shortest digits that read back
+/// the same, with a ".0" for whole numbers.
+std::string pythonFloatRepr(double d) {
+  if (std::isnan(d))
+    return "nan";
+  if (std::isinf(d))
+    return d > 0 ? "inf" : "-inf";
+  std::string text;
+  for (int precision = 1; precision <= 17; ++precision) {
+    text = llvm::formatv("{0}", llvm::format("%.*g", precision, d)).str();
+    if (std::strtod(text.c_str(), nullptr) == d)
+      break;
+  }
+  if (text.find_first_of(".eninf") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+TValue programId(MLIRGenImpl &g, const BoundArgs &args,
+                 const ast::CallExpr &c) {
+  int64_t axis = g.constInt(*args.get(0), args.locs[0], "axis");
+  if (axis < 0 || axis > 2)
+    g.fail(args.locs[0], "axis must be 0, 1 or 2, got " + Twine(axis));
+  Location location = g.loc(c.loc);
+  Value v = args.function == "tl.program_id"
+                ? (Value)tile::ProgramIdOp::create(g.builder, location, axis)
+                : (Value)tile::NumProgramsOp::create(g.builder, location, axis);
+  return TValue::ofValue(v);
+}
+
+TValue arange(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
+  int64_t start = g.constInt(*args.get(0), args.locs[0], "tl.arange start");
+  int64_t end = g.constInt(*args.get(1), args.locs[1], "tl.arange end");
+  if (end <= start)
+    g.fail(c.loc, "tl.arange needs start < end, got [" + Twine(start) + ", " +
+                      Twine(end) + ")");
+  auto type = RankedTensorType::get({end - start}, g.builder.getI32Type());
+  return TValue::ofValue(tile::MakeRangeOp::create(
+      g.builder, g.loc(c.loc), type, g.builder.getI32IntegerAttr(start),
+      g.builder.getI32IntegerAttr(end)));
+}
+
+/// tl.zeros(shape, dtype) and tl.full(shape, value, dtype).
+TValue fill(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
+  bool full = args.function == "tl.full";
+  SmallVector<int64_t> shape = shapeArg(g, *args.get(0), args.locs[0]);
+  unsigned dtypeIndex = full ? 2 : 1;
+  Type dtype =
+      g.dtypeArg(*args.get(dtypeIndex), args.locs[dtypeIndex], "dtype");
+  bool isUnsigned = hasUnsignedElements(dtype);
+  Type element = signless(dtype);
+  auto type = RankedTensorType::get(shape, element);
+  TValue value = full ? *args.get(1) : TValue::ofInt(0);
+  if (value.isRuntime()) {
+    Value scalar = g.castTo(value, dtype, args.locs[1]).value;
+    return TValue::ofValue(g.broadcastTo(scalar, shape, c.loc, "value"),
+                           isUnsigned);
+  }
+  if (!value.isNumber())
+    g.fail(args.locs[1], "the fill value must be a number");
+  Attribute scalar;
+  double d = value.kind == TValue::Kind::Float ? value.floatValue
+                                               : double(value.intValue);
+  if (isa<FloatType>(element))
+    scalar = g.builder.getFloatAttr(element, d);
+  else
+    scalar = g.builder.getIntegerAttr(element, value.kind == TValue::Kind::Float
+                                                   ? int64_t(d)
+                                                   : value.intValue);
+  return TValue::ofValue(
+      arith::ConstantOp::create(g.builder, g.loc(c.loc),
+                                DenseElementsAttr::get(type, scalar)),
+      isUnsigned);
+}
+
+TValue broadcastToShape(MLIRGenImpl &g, const BoundArgs &args,
+                        const ast::CallExpr &c) {
+  Value x = g.toValue(*args.get(0), args.locs[0], "the input");
+  SmallVector<int64_t> shape = shapeArg(g, *args.get(1), args.locs[1]);
+  return TValue::ofValue(g.broadcastTo(x, shape, c.loc, "the input"),
+                         args.get(0)->isUnsigned);
+}
+
+/// `BLOCK = tl.constexpr(128)`: how Triton marks a global kernels read.
+TValue constexprValue(MLIRGenImpl &g, const BoundArgs &args,
+                      const ast::CallExpr &) {
+  if (args.get(0)->isRuntime())
+    g.fail(args.locs[0], "tl.constexpr needs a compile-time value");
+  return *args.get(0);
+}
+
+/// tl.multiple_of, tl.max_contiguous, tl.max_constancy: facts for the axis
+/// analysis, per dimension (an int for a 1-D tile or a scalar), as
+/// tile.hint.
+TValue hint(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
+  const std::string &name = args.function;
+  Value x = g.toValue(*args.get(0), args.locs[0], "the input");
+  const TValue &given = *args.get(1);
+  std::vector<TValue> items =
+      given.kind == TValue::Kind::Tuple ? given.elements : std::vector{given};
+  SmallVector<int64_t> facts;
+  for (const TValue &item : items) {
+    int64_t fact = g.constInt(item, args.locs[1], name + " values");
+    if (fact < 1)
+      g.fail(args.locs[1],
+             name + " values must be positive, got " + Twine(fact));
+    facts.push_back(fact);
+  }
+  size_t rank = std::max<size_t>(1, shapeOf(x).size());
+  if (facts.size() != rank)
+    g.fail(args.locs[1],
+           name + " needs " + Twine(rank) + " value" + (rank == 1 ? "" : "s") +
+               " (one per dimension), got " + Twine(facts.size()));
+  auto attr = g.builder.getDenseI64ArrayAttr(facts);
+  auto op = tile::HintOp::create(g.builder, g.loc(c.loc), x);
+  if (name == "tl.multiple_of")
+    op.setDivisibilityAttr(attr);
+  else if (name == "tl.max_contiguous")
+    op.setContiguityAttr(attr);
+  else
+    op.setConstancyAttr(attr);
+  return TValue::ofValue(op);
+}
+
+TValue assume(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
+  const TValue &cond = *args.get(0);
+  if (!cond.isRuntime()) {
+    if (!g.isTrue(cond, args.locs[0]))
+      g.fail(args.locs[0], "tl.assume of a condition that is false");
+    return TValue::none();
+  }
+  Value v = g.cast(cond.value, g.builder.getI1Type(), args.locs[0]);
+  if (isa<RankedTensorType>(v.getType()))
+    g.fail(args.locs[0], "tl.assume needs a scalar condition, not a tile");
+  tile::AssumeOp::create(g.builder, g.loc(c.loc), v);
+  return TValue::none();
+}
+
+TValue staticAssert(MLIRGenImpl &g, const BoundArgs &args,
+                    const ast::CallExpr &c) {
+  if (g.isTrue(*args.get(0), args.locs[0]))
+    return TValue::none();
+  const TValue &msg = *args.get(1);
+  g.fail(c.loc, "static assertion failed" +
+                    (msg.kind == TValue::Kind::String && !msg.name.empty()
+                         ? ": " + msg.name
+                         : std::string()));
+}
+
+/// At compile time, to stderr (stdout may be the compiler's output): strings
+/// as they are, constexprs as Python prints them, runtime values as their
+/// types.
+TValue staticPrint(MLIRGenImpl &g, const BoundArgs &args,
+                   const ast::CallExpr &) {
+  auto text = [&](unsigned i, std::string fallback) {
+    const TValue *v = args.get(i);
+    return v && v->kind == TValue::Kind::String ? v->name : fallback;
+  };
+  std::string sep = text(1, " "), end = text(2, "\n");
+  std::string out;
+  for (auto [i, v] : llvm::enumerate(args.varargs)) {
+    if (i)
+      out += sep;
+    switch (v.kind) {
+    case TValue::Kind::String:
+      out += v.name;
+      break;
+    case TValue::Kind::Int:
+      out += std::to_string(v.intValue);
+      break;
+    case TValue::Kind::Bool:
+      out += v.intValue ? "True" : "False";
+      break;
+    case TValue::Kind::Float:
+      out += pythonFloatRepr(v.floatValue);
+      break;
+    default:
+      out += g.describe(v);
+    }
+  }
+  llvm::errs() << out << end;
+  return TValue::none();
+}
+
+TValue pointerType(MLIRGenImpl &g, const BoundArgs &args,
+                   const ast::CallExpr &) {
+  return TValue::ofDType(tile::PointerType::get(
+      &g.context, g.dtypeArg(*args.get(0), args.locs[0], "the element type")));
+}
+
+TValue debugBarrier(MLIRGenImpl &g, const BoundArgs &, const ast::CallExpr &c) {
+  tile::DebugBarrierOp::create(g.builder, g.loc(c.loc));
+  return TValue::none();
+}
+
+/// range, tl.range and tl.static_range outside a `for` header (MLIRGen's
+/// genFor reads the row's parameters there).
+TValue loopRange(MLIRGenImpl &g, const BoundArgs &args,
+                 const ast::CallExpr &c) {
+  g.fail(c.loc, args.function + "() can only be the iterable of a 'for' loop");
+}
+
+/// Python's min and max on constexprs; on runtime values tl.minimum and
+/// tl.maximum, as Triton maps them.
+TValue pythonMinMax(MLIRGenImpl &g, const BoundArgs &args,
+                    const ast::CallExpr &c) {
+  const std::string &name = args.function;
+  if (args.varargs.size() < 2)
+    g.fail(c.loc, name + "() in a kernel takes two or more values");
+  TValue best = args.varargs.front();
+  for (auto [v, l] :
+       llvm::drop_begin(llvm::zip(args.varargs, args.varargLocs))) {
+    if (best.isRuntime() || v.isRuntime()) {
+      best = g.minMax(name == "max", best, v, l);
+      continue;
+    }
+    if (!best.isNumber() || !v.isNumber())
+      g.fail(l, name + "() needs numbers, got " + g.describe(v));
+    TValue less = g.compare(ast::CompareOp::Lt, v, best, l);
+    if ((name == "min") == (less.intValue != 0))
+      best = v;
+  }
+  return best;
+}
+
+TValue pythonAbs(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &) {
+  const TValue &x = *args.get(0);
+  if (x.kind == TValue::Kind::Float)
+    return TValue::ofFloat(std::fabs(x.floatValue));
+  if (x.kind == TValue::Kind::Int) {
+    if (python_int::Result r = python_int::absolute(x.intValue))
+      return TValue::ofInt(*r);
+    g.fail(args.locs[0], "abs(" + Twine(x.intValue) +
+                             ") does not fit in 64 bits (tilec's constexpr "
+                             "ints are 64-bit)");
+  }
+  if (x.kind == TValue::Kind::Bool)
+    return TValue::ofInt(x.intValue);
+  return g.absolute(x, args.locs[0]);
+}
+
+/// At compile time, as Triton's code generator runs it: against the
+/// language's classes (tl.tensor, tl.tensor_descriptor, tl.constexpr) and
+/// Python's (int, float, bool, tuple), or a tuple of them.
+TValue pythonIsinstance(MLIRGenImpl &g, const BoundArgs &args,
+                        const ast::CallExpr &) {
+  const TValue &obj = *args.get(0), &cls = *args.get(1);
+  std::vector<TValue> classes =
+      cls.kind == TValue::Kind::Tuple ? cls.elements : std::vector{cls};
+  bool result = false;
+  for (const TValue &k : classes) {
+    if (k.kind != TValue::Kind::Builtin)
+      g.fail(args.locs[1], "isinstance() needs a class, got " + g.describe(k));
+    StringRef n = k.name;
+    if (n == "tl.tensor")
+      result |= obj.isRuntime();
+    else if (n == "tl.tensor_descriptor")
+      result |= obj.kind == TValue::Kind::TensorDesc;
+    else if (n == "tl.constexpr")
+      result |= obj.isNumber() || obj.kind == TValue::Kind::String ||
+                obj.kind == TValue::Kind::None;
+    else if (n == "int")
+      result |= obj.kind == TValue::Kind::Int || obj.kind == TValue::Kind::Bool;
+    else if (n == "float")
+      result |= obj.kind == TValue::Kind::Float;
+    else if (n == "bool")
+      result |= obj.kind == TValue::Kind::Bool;
+    else if (n == "tuple")
+      result |= obj.kind == TValue::Kind::Tuple;
+    else
+      g.fail(args.locs[1], "isinstance() with " + n.str() +
+                               " is not supported by tilec (tl.tensor, "
+                               "tl.tensor_descriptor, tl.constexpr, int, "
+                               "float, bool and tuple are)");
+  }
+  return TValue::ofBool(result);
+}
+
+TValue pythonLen(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &) {
+  if (args.get(0)->kind != TValue::Kind::Tuple)
+    g.fail(args.locs[0], "len() needs a tuple");
+  return TValue::ofInt(args.get(0)->elements.size());
+}
+
+/// int(), float() and bool() of constexprs.
+TValue pythonNumber(MLIRGenImpl &g, const BoundArgs &args,
+                    const ast::CallExpr &) {
+  const std::string &name = args.function;
+  const TValue &x = *args.get(0);
+  if (name == "float" && x.kind == TValue::Kind::String) {
+    // float('inf'), float('-inf'), float('nan'), float('1.5'): Python's.
+    std::string text = StringRef(x.name).trim().lower();
+    StringRef body = StringRef(text);
+    bool negative = body.consume_front("-");
+    if (!negative)
+      body.consume_front("+");
+    double d;
+    if (body == "inf" || body == "infinity")
+      d = std::numeric_limits<double>::infinity();
+    else if (body == "nan")
+      d = std::numeric_limits<double>::quiet_NaN();
+    else if (body.getAsDouble(d))
+      g.fail(args.locs[0],
+             "could not convert string to float: '" + x.name + "'");
+    return TValue::ofFloat(negative ? -d : d);
+  }
+  if (!x.isNumber())
+    g.fail(args.locs[0], name + "() works on constexprs; use .to() on tiles");
+  double d = x.kind == TValue::Kind::Float ? x.floatValue : double(x.intValue);
+  if (name == "int")
+    return TValue::ofInt(int64_t(d));
+  if (name == "float")
+    return TValue::ofFloat(d);
+  return TValue::ofBool(d != 0);
+}
+
+const BuiltinSpec kCore[] = {
+    {"tl.program_id", "axis", Kind::Function, programId,
+     "this program's index along grid axis 0, 1 or 2"},
+    {"tl.num_programs", "axis", Kind::Function, programId,
+     "the number of programs along grid axis 0, 1 or 2"},
+    {"tl.arange", "start, end", Kind::Function, arange,
+     "int32 tile [start, end); any extent, not only powers of two"},
+    {"tl.zeros", "shape, dtype", Kind::Function, fill, "a tile of zeros"},
+    {"tl.full", "shape, value, dtype", Kind::Function, fill,
+     "a tile of one value (a constexpr or a runtime scalar)"},
+    {"tl.broadcast_to", "input, shape", Kind::Both, broadcastToShape,
+     "broadcasts to a shape (a tuple or one int)"},
+    {"tl.constexpr", "value", Kind::Function, constexprValue,
+     "a compile-time constant; also the annotation of constexpr parameters"},
+    {"tl.multiple_of", "input, values", Kind::Both, hint,
+     "states divisibility per dimension, for vectorization"},
+    {"tl.max_contiguous", "input, values", Kind::Both, hint,
+     "states runs of consecutive values per dimension"},
+    {"tl.max_constancy", "input, values", Kind::Both, hint,
+     "states runs of equal values per dimension"},
+    {"tl.assume", "cond", Kind::Function, assume,
+     "a scalar fact for the axis analysis (the interpreter checks it)"},
+    {"tl.static_assert", "cond, msg=\"\"", Kind::Function, staticAssert,
+     "a compile-time check"},
+    {"tl.static_print", R"(*values, sep=" ", end="\n", file=None, flush=False)",
+     Kind::Function, staticPrint, "prints at compile time, to stderr"},
+    {"tl.pointer_type", "element_ty", Kind::Function, pointerType,
+     "the dtype of pointers to element_ty"},
+    {"tl.debug_barrier", "", Kind::Function, debugBarrier,
+     "synchronizes the threads of a program"},
+    {"tl.range",
+     "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, "
+     "disallow_acc_multi_buffer=False, flatten=False, warp_specialize=None, "
+     "disable_licm=False",
+     Kind::Function, loopRange,
+     "a for loop's range; num_stages and warp_specialize reach the "
+     "pipeliner, the other options are accepted and ignored"},
+    {"tl.static_range", "arg1, arg2=None, step=None", Kind::Function, loopRange,
+     "a for loop unrolled at compile time"},
+    {"tl.tensor", "", Kind::Function, nullptr,
+     "the class of tiles, for isinstance()"},
+    {"tl.tensor_descriptor", "", Kind::Function, nullptr,
+     "the class of tensor descriptors, for isinstance()"},
+    // Python's builtins, as Triton's code generator treats them.
+    {"range", "arg1, arg2=None, step=None", Kind::Function, loopRange,
+     "a for loop's range"},
+    {"min", "*args", Kind::Function, pythonMinMax,
+     "of constexprs, or tl.minimum of runtime values"},
+    {"max", "*args", Kind::Function, pythonMinMax,
+     "of constexprs, or tl.maximum of runtime values"},
+    {"abs", "x", Kind::Function, pythonAbs,
+     "of a constexpr, or tl.abs of a runtime value"},
+    {"len", "obj", Kind::Function, pythonLen, "the length of a tuple"},
+    {"int", "x", Kind::Function, pythonNumber, "of a constexpr"},
+    {"float", "x", Kind::Function, pythonNumber,
+     "of a constexpr or a string ('inf', 'nan', ...)"},
+    {"bool", "x", Kind::Function, pythonNumber, "of a constexpr"},
+    {"isinstance", "obj, class_or_tuple", Kind::Function, pythonIsinstance,
+     "decided at compile time, as Triton does"},
+    {"tuple", "", Kind::Function, nullptr, "the class, for isinstance()"},
+};
+
+} // namespace
+
+ArrayRef<BuiltinSpec> tilec::getCoreBuiltins() { return kCore; }
