@@ -18,6 +18,6 @@ source "$root/scripts/sanitized-build.sh" "$target"
 corpus="$sanitized/fuzz/corpus/$target"
 mkdir -p "$corpus"
 exec "$sanitized/bin/$target" -max_len=16384 -timeout=30 -rss_limit_mb=4096 \
-  -dict="$root/fuzz/tl.dict" -print_final_stats=1 "$@" "$corpus" \
+  -dict="$sanitized/fuzz/tl.dict" -print_final_stats=1 "$@" "$corpus" \
   "$root/fuzz/regressions" "$root/test/Frontend" "$root/test/Interpreter" \
   "$root/test/Target" "$root/dsl-examples" "$root/bench/kernels"

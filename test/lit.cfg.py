@@ -9,7 +9,7 @@ import lit.formats
 
 config.name = "tilec"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".mlir", ".tl"]
+config.suffixes = [".mlir", ".tl", ".test"]
 config.excludes = ["unit", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
                    "Inputs"]
 
@@ -25,6 +25,9 @@ for var in ["TILEC_PTXAS", "TILEC_LIBDEVICE", "CUDA_HOME", "TILEC_CACHE_DIR",
             "HOME", "TMPDIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+
+# The source tree, for tests that read its files (README.md).
+config.substitutions.append(("%tilec_src_root", config.tilec_src_root))
 
 # Tools by full path, as %name or bare words in RUN lines (not inside a path
 # or an option).

@@ -8,11 +8,13 @@
 
 #include "ToolSupport.h"
 #include "tilec/Compiler.h"
+#include "tilec/Frontend/Builtins.h"
 #include "tilec/Target/C/CLauncher.h"
 #include "tilec/Target/PTX/PTXEmitter.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <CLI/CLI.hpp>
 
@@ -163,6 +165,24 @@ int main(int argc, char **argv) {
       ->option_text("STAGE");
   app.add_flag("--time", timing,
                "Print the wall time of each compiler stage to stderr");
+  // Prints and exits during parsing, as --help does: no file needed.
+  app.add_option_function<std::string>(
+         "--list-builtins",
+         [](const std::string &format) {
+           tilec::printBuiltins(
+               llvm::outs(),
+               format == "markdown" ? tilec::BuiltinListFormat::Markdown
+               : format == "dict"   ? tilec::BuiltinListFormat::Dict
+                                    : tilec::BuiltinListFormat::Text);
+           llvm::outs().flush();
+           throw CLI::Success();
+         },
+         "Print the tl functions and tile methods with their parameters "
+         "(text, markdown: README's table, dict: libFuzzer's) and exit")
+      ->expected(0, 1)
+      ->default_str("text")
+      ->check(CLI::IsMember({"text", "markdown", "dict"}))
+      ->option_text("[FORMAT]");
   int config = -1;
   tilec::addConfigFlag(app, config);
 
