@@ -148,6 +148,23 @@ const Registry &registry() {
   return r;
 }
 
+/// The candidate among `names` closest to `name`, if it is within about a
+/// third of the name's length (as clang's typo correction judges).
+std::optional<StringRef> closest(StringRef name, ArrayRef<StringRef> names) {
+  unsigned limit = (name.size() + 2) / 3;
+  std::optional<StringRef> best;
+  unsigned bestDistance = limit + 1;
+  for (StringRef candidate : names) {
+    unsigned d = name.edit_distance(candidate, /*AllowReplacements=*/true,
+                                    /*MaxEditDistance=*/limit);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 ArrayRef<BuiltinSpec> tilec::getBuiltins() { return registry().specs; }
@@ -175,6 +192,35 @@ std::string tilec::getSignature(const BuiltinSpec &spec) {
   if (!spec.handler)
     return spec.name.str();
   return (spec.name + "(" + spec.params + ")").str();
+}
+
+std::optional<std::string> tilec::suggestFunction(StringRef name) {
+  auto [prefix, last] = name.rsplit('.');
+  if (last.empty()) // a bare name: Python's builtins
+    std::swap(prefix, last);
+  SmallVector<StringRef> names;
+  for (const BuiltinSpec &spec : getBuiltins()) {
+    auto [specPrefix, specLast] = StringRef(spec.name).rsplit('.');
+    if (specLast.empty())
+      std::swap(specPrefix, specLast);
+    if (spec.isFunction() && spec.handler && specPrefix == prefix)
+      names.push_back(specLast);
+  }
+  if (std::optional<StringRef> best = closest(last, names))
+    return prefix.empty() ? best->str() : (prefix + "." + *best).str();
+  return std::nullopt;
+}
+
+std::optional<std::string> tilec::suggestMethod(StringRef receiver,
+                                                StringRef method,
+                                                ArrayRef<StringRef> extra) {
+  SmallVector<StringRef> names(extra);
+  for (const BuiltinSpec &spec : getBuiltins())
+    if (spec.isMethod() && spec.receiver() == receiver)
+      names.push_back(spec.methodName());
+  if (std::optional<StringRef> best = closest(method, names))
+    return best->str();
+  return std::nullopt;
 }
 
 void tilec::printBuiltins(llvm::raw_ostream &os, BuiltinListFormat format) {
@@ -433,6 +479,11 @@ static TValue boundMethod(const BuiltinSpec &spec, const TValue &base) {
   return method;
 }
 
+/// "; did you mean 'x'?" where a suggestion is at hand.
+static std::string didYouMean(std::optional<std::string> suggestion) {
+  return suggestion ? "; did you mean '" + *suggestion + "'?" : "";
+}
+
 TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
                               const ast::Location &l) {
   switch (base.kind) {
@@ -470,6 +521,8 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     if (const BuiltinSpec *spec = lookupBuiltin("tl." + attr);
         spec && spec->isFunction())
       return TValue::named(TValue::Kind::Builtin, spec->name.str());
+    if (std::optional<std::string> near = suggestFunction("tl." + attr))
+      fail(l, "unknown function 'tl." + attr + "'" + didYouMean(near));
     fail(l, "tl." + attr + " is not supported by tilec");
   case TValue::Kind::Runtime:
     if (const BuiltinSpec *spec = lookupMethod("tensor", attr))
@@ -495,7 +548,9 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
         dims.push_back(TValue::ofInt(d));
       return TValue::ofTuple(std::move(dims));
     }
-    fail(l, describe(base) + " has no attribute '" + attr + "'");
+    fail(l, describe(base) + " has no attribute '" + attr + "'" +
+                didYouMean(suggestMethod("tensor", attr,
+                                         {"dtype", "type", "T", "shape"})));
   case TValue::Kind::TensorDesc:
     if (const BuiltinSpec *spec = lookupMethod("tensor_descriptor", attr))
       return boundMethod(*spec, base);
@@ -508,7 +563,10 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     if (attr == "dtype")
       return TValue::ofDType(llvm::cast<tile::PointerType>(base.elements[0].value.getType())
                                  .getPointeeType());
-    fail(l, "a tensor descriptor has no attribute '" + attr + "'");
+    fail(l, "a tensor descriptor has no attribute '" + attr + "'" +
+                didYouMean(suggestMethod(
+                    "tensor_descriptor", attr,
+                    {"block_shape", "shape", "strides", "dtype"})));
   case TValue::Kind::DType:
     if (auto block = dyn_cast<RankedTensorType>(base.type)) {
       // `x.type`: the block type of a tile.

@@ -101,6 +101,16 @@ llvm::ArrayRef<BuiltinParam> getParams(const BuiltinSpec &spec);
 /// `name` with its parameters: "tl.load(pointer, mask=None, ...)".
 std::string getSignature(const BuiltinSpec &spec);
 
+/// The known name closest to `name` among the functions under its prefix
+/// ("tl.laod" -> "tl.load"), if one is close enough to be a typo.
+std::optional<std::string> suggestFunction(llvm::StringRef name);
+
+/// The method of `receiver` closest to `method`, among `extra` names too
+/// (attributes that are not calls, such as "shape"), if one is close.
+std::optional<std::string>
+suggestMethod(llvm::StringRef receiver, llvm::StringRef method,
+              llvm::ArrayRef<llvm::StringRef> extra = {});
+
 enum class BuiltinListFormat {
   /// One line per builtin: its signature, and how a tile calls it.
   Text,
