@@ -207,26 +207,55 @@ TValue cdiv(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   return g.binary(ast::BinaryOp::FloorDiv, minusOne, d, c.loc);
 }
 
-/// `x.to(dtype, fp_downcast_rounding=None, bitcast=False)`.
+/// `x.to(dtype, fp_downcast_rounding=None, bitcast=False)`, Triton's cast:
+/// a conversion, or with bitcast=True the same bits as another type of the
+/// same width. fp_downcast_rounding says how a float conversion to a
+/// narrower float rounds: "rtne" (to nearest even, the default) or "rtz"
+/// (toward zero: an arith.truncf of roundingmode toward_zero, cvt.rz on the
+/// GPU).
 TValue convert(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
-  const TValue &self = *args.get(0);
-  Type to = g.dtypeArg(*args.get(1), args.locs[1], "the target type");
-  if (!g.isTrue(*args.get(3), args.locs[3]))
-    return g.castTo(self, to, c.loc);
-  // The same bits as another type of the same width, as Triton's.
+  enum { Input, DType, Rounding, Bitcast };
+  const TValue &self = *args.get(Input);
+  Type to = g.dtypeArg(*args.get(DType), args.locs[DType], "the target type");
   Value v = self.value;
   Type from = getElementTypeOrSelf(v.getType());
-  if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to) ||
-      from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
-    g.fail(c.loc, "cannot bitcast " + g.describe(from) + " to " +
-                      g.describe(to) +
-                      ": a bitcast keeps the width (and takes no pointers)");
-  Type result = tile::withElementType(v.getType(), signless(to));
-  Value bits =
-      result == v.getType()
-          ? v
-          : (Value)arith::BitcastOp::create(g.builder, g.loc(c.loc), result, v);
-  return TValue::ofValue(bits, isUnsignedInt(to));
+  if (g.isTrue(*args.get(Bitcast), args.locs[Bitcast])) {
+    if (isa<tile::PointerType>(from) || isa<tile::PointerType>(to) ||
+        from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+      g.fail(c.loc, "cannot bitcast " + g.describe(from) + " to " +
+                        g.describe(to) +
+                        ": a bitcast keeps the width (and takes no pointers)");
+    Type result = tile::withElementType(v.getType(), signless(to));
+    Value bits = result == v.getType()
+                     ? v
+                     : (Value)arith::BitcastOp::create(g.builder, g.loc(c.loc),
+                                                       result, v);
+    return TValue::ofValue(bits, isUnsignedInt(to));
+  }
+  // As Triton, a conversion to the same dtype checks nothing.
+  const TValue *rounding = args.get(Rounding);
+  if (!rounding || from == signless(to))
+    return g.castTo(self, to, c.loc);
+  const ast::Location &l = args.locs[Rounding];
+  if (rounding->kind != TValue::Kind::String ||
+      (rounding->name != "rtne" && rounding->name != "rtz"))
+    g.fail(l, "fp_downcast_rounding must be \"rtne\" or \"rtz\", got " +
+                  g.describe(*rounding));
+  if (!isa<FloatType>(from) || !isa<FloatType>(to) ||
+      to.getIntOrFloatBitWidth() >= from.getIntOrFloatBitWidth())
+    g.fail(l, "fp_downcast_rounding is for conversions to a narrower float, "
+              "not " +
+                  g.describe(from) + " to " + g.describe(to));
+  if (rounding->name == "rtne")
+    return g.castTo(self, to, c.loc);
+  if (tile::isFP8(to))
+    g.fail(l, "fp_downcast_rounding=\"rtz\" is not supported to fp8 (PTX "
+              "converts to fp8 to nearest only)");
+  auto towardZero = arith::RoundingModeAttr::get(
+      &g.context, arith::RoundingMode::toward_zero);
+  return TValue::ofValue(arith::TruncFOp::create(
+      g.builder, g.loc(c.loc), tile::withElementType(v.getType(), to), v,
+      towardZero, /*fastmath=*/nullptr));
 }
 
 #define MATH(NAME, WHAT)                                                       \
@@ -265,7 +294,8 @@ const BuiltinSpec kMath[] = {
      "ceiling division (also triton.cdiv)"},
     {"tensor.to", "self, dtype, fp_downcast_rounding=None, bitcast=False",
      Kind::Method, convert,
-     "converts to dtype, or reinterprets the bits (bitcast=True, one width)"},
+     "converts to dtype (to a narrower float: to nearest even, or toward "
+     "zero with fp_downcast_rounding=\"rtz\"); bitcast=True keeps the bits"},
 };
 #undef MATH
 

@@ -379,8 +379,31 @@ LogicalResult convert(Executor &ex, Operation *op) {
         });
         return success();
       })
-      .Case<arith::ExtFOp, arith::TruncFOp>([&](auto) {
+      .Case([&](arith::ExtFOp) {
         storeFloats(r, n, [&](size_t i) { return a.floats[i]; });
+        return success();
+      })
+      .Case([&](arith::TruncFOp truncf) {
+        if (truncf.getRoundingmode() != arith::RoundingMode::toward_zero) {
+          storeFloats(r, n, [&](size_t i) { return a.floats[i]; });
+          return success();
+        }
+        // Toward zero (PTX's cvt.rz): past the largest finite value, that
+        // value; the result is exact in its format, so storing keeps it.
+        if (r.kind != ElemKind::F32 && r.kind != ElemKind::F16 &&
+            r.kind != ElemKind::BF16)
+          return ex.fail(op, "the interpreter rounds toward zero only to "
+                             "f32, f16 and bf16");
+        const llvm::fltSemantics &format =
+            r.kind == ElemKind::F32    ? APFloat::IEEEsingle()
+            : r.kind == ElemKind::BF16 ? APFloat::BFloat()
+                                       : APFloat::IEEEhalf();
+        storeFloats(r, n, [&](size_t i) {
+          APFloat value(a.floats[i]);
+          bool losesInfo = false;
+          value.convert(format, APFloat::rmTowardZero, &losesInfo);
+          return toDouble(value);
+        });
         return success();
       })
       .Case([&](arith::FPToSIOp) {

@@ -10,6 +10,9 @@
 // Triton's fp32 '/' (an arith.divf marked `arcp`) is div.full.f32, within
 // 2 ulp and much cheaper than the correctly rounded div.rn.f32, which
 // tl.div_rn keeps.
+// A conversion to a narrower float rounding toward zero (`x.to(tl.float16,
+// fp_downcast_rounding="rtz")`, an arith.truncf of roundingmode toward_zero)
+// is cvt.rz: ArithToLLVM's constrained fptrunc reaches NVPTX as cvt.rn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,6 +111,37 @@ struct DivFullToNVVM : OpRewritePattern<arith::DivFOp> {
   }
 };
 
+/// arith.truncf toward zero to f32, f16 or bf16. From f64 to a 16-bit float
+/// it goes through f32: truncating twice is truncating once.
+struct TruncFTowardZero : OpRewritePattern<arith::TruncFOp> {
+  TruncFTowardZero(MLIRContext *context)
+      : OpRewritePattern<arith::TruncFOp>(context, /*benefit=*/3) {}
+
+  LogicalResult matchAndRewrite(arith::TruncFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type out = op.getType();
+    if (op.getRoundingmode() != arith::RoundingMode::toward_zero ||
+        !(out.isF32() || out.isF16() || out.isBF16()))
+      return failure();
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = op.getIn();
+    if (x.getType().isF64())
+      x = emitPTX(rewriter, loc, "cvt.rz.f32.f64 $0, $1;", "=f,d", {x}, {f32},
+                  /*hasSideEffects=*/false)[0];
+    if (!out.isF32()) {
+      std::string cvt = std::string("cvt.rz.") +
+                        (out.isF16() ? "f16" : "bf16") + ".f32 $0, $1;";
+      Value bits =
+          emitPTX(rewriter, loc, cvt, "=h,f", {x}, {rewriter.getI16Type()},
+                  /*hasSideEffects=*/false)[0];
+      x = LLVM::BitcastOp::create(rewriter, loc, out, bits);
+    }
+    rewriter.replaceOp(op, x);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
@@ -134,4 +168,5 @@ void mlir::tilegpu::populateMathToNVVMPatterns(RewritePatternSet &patterns) {
   patterns.add<LibdeviceCall<math::CosOp>>(context, "cos");
   patterns.add<LibdeviceCall<math::ErfOp>>(context, "erf");
   patterns.add<DivFullToNVVM>(context);
+  patterns.add<TruncFTowardZero>(context);
 }
