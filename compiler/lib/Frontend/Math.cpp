@@ -207,7 +207,7 @@ TValue cdiv(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   return g.binary(ast::BinaryOp::FloorDiv, minusOne, d, c.loc);
 }
 
-/// `x.to(dtype, fp_downcast_rounding=None, bitcast=False)`, Triton's cast:
+/// `x.to(dtype, fp_downcast_rounding=None, bitcast=False)` and tl.cast:
 /// a conversion, or with bitcast=True the same bits as another type of the
 /// same width. fp_downcast_rounding says how a float conversion to a
 /// narrower float rounds: "rtne" (to nearest even, the default) or "rtz"
@@ -215,7 +215,13 @@ TValue cdiv(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
 /// GPU).
 TValue convert(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   enum { Input, DType, Rounding, Bitcast };
-  const TValue &self = *args.get(Input);
+  // tl.cast's input may be a number: a scalar of its default type, as
+  // Triton's to_tensor makes it.
+  const TValue &given = *args.get(Input);
+  TValue self =
+      given.isRuntime()
+          ? given
+          : TValue::ofValue(g.toValue(given, args.locs[Input], "the input"));
   Type to = g.dtypeArg(*args.get(DType), args.locs[DType], "the target type");
   Value v = self.value;
   Type from = getElementTypeOrSelf(v.getType());
@@ -292,6 +298,8 @@ const BuiltinSpec kMath[] = {
      "x / y; correctly rounded with ieee_rounding=True"},
     {"tl.cdiv", "x, div", Kind::Function, cdiv,
      "ceiling division (also triton.cdiv)"},
+    {"tl.cast", "input, dtype, fp_downcast_rounding=None, bitcast=False",
+     Kind::Both, convert, "x.to(dtype, ...) as a function"},
     {"tensor.to", "self, dtype, fp_downcast_rounding=None, bitcast=False",
      Kind::Method, convert,
      "converts to dtype (to a narrower float: to nearest even, or toward "
