@@ -448,30 +448,6 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
 // Attributes
 //===----------------------------------------------------------------------===//
 
-static Type dtypeNamed(Builder &b, StringRef name) {
-  return llvm::StringSwitch<Type>(name)
-      .Case("float16", b.getF16Type())
-      .Case("bfloat16", b.getBF16Type())
-      .Case("float32", b.getF32Type())
-      .Case("float64", b.getF64Type())
-      .Case("int1", b.getI1Type())
-      .Case("int8", b.getI8Type())
-      .Case("int16", b.getI16Type())
-      .Case("int32", b.getI32Type())
-      .Case("int64", b.getI64Type())
-      .Case("uint8", b.getIntegerType(8, /*isSigned=*/false))
-      .Case("uint16", b.getIntegerType(16, /*isSigned=*/false))
-      .Case("uint32", b.getIntegerType(32, /*isSigned=*/false))
-      .Case("uint64", b.getIntegerType(64, /*isSigned=*/false))
-      // fp8: e5m2 and e4m3 (NVIDIA's); AMD's are known so that kernels can
-      // test for them (dtypeArg refuses them).
-      .Case("float8e5", b.getType<Float8E5M2Type>())
-      .Case("float8e4nv", b.getType<Float8E4M3FNType>())
-      .Case("float8e4b8", b.getType<Float8E4M3FNUZType>())
-      .Case("float8e5b16", b.getType<Float8E5M2FNUZType>())
-      .Default(Type());
-}
-
 /// A method of `base` as a value to call: the builtin's name, `base` bound.
 static TValue boundMethod(const BuiltinSpec &spec, const TValue &base) {
   TValue method = TValue::named(TValue::Kind::Method, spec.name.str());
@@ -516,7 +492,7 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
       return TValue::named(TValue::Kind::Module, "tl.extra");
     if (attr == "math")
       return base;
-    if (Type t = dtypeNamed(builder, attr))
+    if (Type t = dtypeNamed(&context, attr))
       return TValue::ofDType(t);
     if (const BuiltinSpec *spec = lookupBuiltin("tl." + attr);
         spec && spec->isFunction())

@@ -79,6 +79,9 @@ struct TValue {
 
 /// Whether `t` is an unsigned integer type (tl.uint8 ... tl.uint64).
 bool isUnsignedInt(mlir::Type t);
+/// The element type triton.language names `name` (tl.float16: "float16"),
+/// or null (TypeNames.cpp).
+mlir::Type dtypeNamed(mlir::MLIRContext *context, llvm::StringRef name);
 /// Whether the elements of `t` (a scalar, pointer or tile type), or their
 /// pointees, are unsigned integers.
 bool hasUnsignedElements(mlir::Type t);

@@ -12,6 +12,7 @@
 #include "tile/DType.h"
 #include "tilec/Dialect/Tile/IR/DTypes.h"
 
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -44,4 +45,18 @@ Type MLIRGenImpl::parseTypeString(StringRef text) {
   Type element = mlir::tile::getElementType(&context, type->dtype);
   return type->isPointer ? mlir::tile::PointerType::get(&context, element)
                          : element;
+}
+
+/// tl.float16, tl.int32, ...: the ABI's dtypes by their triton.language
+/// names (tilec/Dialect/Tile/IR/DTypes.h), and AMD's fp8 types, known so
+/// that kernels can test for them (dtypeArg refuses them).
+Type tilec::dtypeNamed(MLIRContext *context, StringRef name) {
+  if (std::optional<::tile::DType> dtype = ::tile::parseDType(name.str());
+      dtype && ::tile::info(*dtype).tritonName == std::string_view(name))
+    return mlir::tile::getElementType(context, *dtype);
+  Builder b(context);
+  return llvm::StringSwitch<Type>(name)
+      .Case("float8e4b8", b.getType<Float8E4M3FNUZType>())
+      .Case("float8e5b16", b.getType<Float8E5M2FNUZType>())
+      .Default(Type());
 }
