@@ -165,6 +165,7 @@ int main(int argc, char **argv) {
                "Print the wall time of each compiler stage to stderr");
   int config = -1;
   tilec::addConfigFlag(app, config);
+  tilec::addDebugOnlyFlag(app);
 
   try {
     app.parse(argc, argv);
