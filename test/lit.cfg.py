@@ -41,6 +41,12 @@ for tool, directory in tools.items():
     config.substitutions.append(
         (r"(?<![\w/.%-])" + tool + r"(?![\w-])", full))
 
+# Built with TILEC_ENABLE_ASSERTIONS: assertions, and the passes' LLVM_DEBUG
+# output behind tile-opt -debug-only (LLVM's name for the feature).
+if config.tilec_enable_assertions:
+    config.available_features.add("asserts")
+
+
 def find_ptxas():
     """Same search order as tilec::findPtxas()."""
     env = os.environ.get("TILEC_PTXAS")

@@ -1,9 +1,10 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
 // --kernel, -D, --num-warps, --num-stages, --arch, --device-tensor-maps,
-// --debug, --signature and --config mean the same in tilec and tile-run,
-// both apply a kernel's @triton.autotune configs and @triton.heuristics the
-// same way, and both read their source the same way: one definition each.
+// --debug, --signature, --config and --debug-only mean the same in tilec
+// and tile-run, both apply a kernel's @triton.autotune configs and
+// @triton.heuristics the same way, and both read their source the same
+// way: one definition each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "tilec/Compiler.h"
 #include "tilec/Target/GPUArch.h"
 #include "tilec/Tuning.h"
+
+#include "llvm/Support/Debug.h"
 
 #include <CLI/CLI.hpp>
 
@@ -99,6 +102,33 @@ inline void addConfigFlag(CLI::App &app, int &config) {
                  "its constexprs, num_warps and num_stages")
       ->check(CLI::NonNegativeNumber)
       ->option_text("N");
+}
+
+/// Adds --debug-only, which prints the LLVM_DEBUG output of the passes it
+/// names (tile-opt's -debug-only; --debug is Triton's debug mode). The
+/// output is compiled in with TILEC_ENABLE_ASSERTIONS only: without it the
+/// flag is a usage error rather than silence.
+inline void addDebugOnlyFlag(CLI::App &app) {
+  app.add_option_function<std::vector<std::string>>(
+         "--debug-only",
+         [](const std::vector<std::string> &types) {
+#ifdef NDEBUG
+           (void)types;
+           throw CLI::ValidationError(
+               "--debug-only", "tilec was built without debug output "
+                               "(configure with -DTILEC_ENABLE_ASSERTIONS=ON)");
+#else
+           std::vector<const char *> names; // copied by LLVM
+           for (const std::string &type : types)
+             names.push_back(type.c_str());
+           llvm::DebugFlag = true;
+           llvm::setCurrentDebugTypes(names.data(), names.size());
+#endif
+         },
+         "Print the debug output of these passes to stderr,\n"
+         "e.g. tilegpu-assign-layouts,tilegpu-pipeline")
+      ->delimiter(',')
+      ->option_text("PASS,...");
 }
 
 /// The compute capability an --arch names (sm_90a: 90).

@@ -600,6 +600,7 @@ int main(int argc, char **argv) {
                "Print the wall time of each stage (and of the run) to stderr");
   int config = -1;
   tilec::addConfigFlag(app, config);
+  tilec::addDebugOnlyFlag(app);
   bool autotune = false;
   app.add_flag("--autotune", autotune,
                "Time the kernel's @triton.autotune configs on these\n"

@@ -185,6 +185,7 @@ int main(int argc, char **argv) {
       ->option_text("[FORMAT]");
   int config = -1;
   tilec::addConfigFlag(app, config);
+  tilec::addDebugOnlyFlag(app);
 
   try {
     app.parse(argc, argv);

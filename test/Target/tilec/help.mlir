@@ -20,6 +20,7 @@
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin
 // CHECK: --time
+// CHECK: --debug-only PASS,...
 // CHECK: Output:
 // CHECK: Examples:
 // CHECK: tilec add.tl -o add.ptx

@@ -25,6 +25,9 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "convert-tilegpu-to-nvvm"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_CONVERTTILEGPUTONVVM
@@ -60,6 +63,8 @@ VectorWidths computeVectorWidths(ModuleOp module, tile::AxisInfoAnalysis &axis) 
     Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
     unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
     widths[op] = dim < 0 ? 1 : axis.getMaxVectorWidth(ptr, mask, dim, bytes);
+    LDBG() << op->getName() << " at " << op->getLoc() << ": vectors of "
+           << widths[op] << " along dimension " << dim;
   });
   return widths;
 }
@@ -89,6 +94,8 @@ ConstantRuns computeConstantRuns(ModuleOp module, tile::AxisInfoAnalysis &axis) 
     if (run > 1)
       runs[op] = unsigned(run);
   });
+  LDBG() << runs.size()
+         << " elementwise ops compute once per run of equal registers";
   return runs;
 }
 
@@ -133,12 +140,22 @@ struct ConvertTileGPUToNVVM
       handsOverRegisters |= split.getConsumerRegisters() != 0;
     });
     assignSharedOffsets(module);
-    if (failed(convertTensors(module, widths, runs, fences)) ||
-        failed(convertSCFToCF(module)) || failed(convertToLLVM(module)) ||
-        failed(convertNVVMToPTX(module)))
+    auto step = [](StringRef name, LogicalResult result) {
+      LDBG() << name << (succeeded(result) ? " done" : " failed");
+      return result;
+    };
+    if (failed(step("tensors to per-thread values",
+                    convertTensors(module, widths, runs, fences))) ||
+        failed(step("scf to cf", convertSCFToCF(module))) ||
+        failed(step("to the LLVM dialect", convertToLLVM(module))) ||
+        failed(step("NVVM ops to inline PTX", convertNVVMToPTX(module))))
       return signalPassFailure();
 
     unsigned threads = getNumThreads(module);
+    LDBG() << threads << " threads per block"
+           << (handsOverRegisters
+                   ? ", setmaxnreg hands registers to the consumer warps"
+                   : "");
     module.walk([&](LLVM::LLVMFuncOp func) {
       if (func.isExternal())
         return;

@@ -24,6 +24,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/DebugLog.h"
+
+// A step of convert-tilegpu-to-nvvm: its debug output goes with the pass's.
+#define DEBUG_TYPE "convert-tilegpu-to-nvvm"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -153,6 +157,8 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());
     buffers.push_back({alloc, getUsers(alloc), end});
+    LDBG() << "buffer at " << alloc.getLoc() << ": shared memory [" << offset
+           << ", " << end << "), " << alloc.getType();
   }
   if (buffers.empty())
     return;
@@ -171,5 +177,7 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     op->setAttr(kScratchOffsetAttrName,
                 IntegerAttr::get(IntegerType::get(context, 32),
                                  llvm::alignTo(start, alignment)));
+    LDBG() << op->getName() << " at " << op->getLoc()
+           << ": scratch space from " << llvm::alignTo(start, alignment);
   });
 }

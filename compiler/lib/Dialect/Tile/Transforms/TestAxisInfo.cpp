@@ -4,6 +4,9 @@
 #include "tilec/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "tile-test-axis-info"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILETESTAXISINFO
@@ -17,6 +20,7 @@ namespace {
 struct TileTestAxisInfo : tile::impl::TileTestAxisInfoBase<TileTestAxisInfo> {
   void runOnOperation() override {
     AxisInfoAnalysis analysis(getOperation());
+    int64_t remarks = 0;
     getOperation()->walk([&](Operation *op) {
       if (op->getNumResults() != 1)
         return;
@@ -27,7 +31,9 @@ struct TileTestAxisInfo : tile::impl::TileTestAxisInfoBase<TileTestAxisInfo> {
       llvm::raw_string_ostream os(text);
       analysis.get(op->getResult(0)).print(os);
       op->emitRemark() << text;
+      ++remarks;
     });
+    LDBG() << remarks << " integer and pointer results analyzed";
   }
 };
 } // namespace

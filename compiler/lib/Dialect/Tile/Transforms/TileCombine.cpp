@@ -5,6 +5,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "tile-combine"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECOMBINE
@@ -24,6 +27,7 @@ struct FoldAddPtrChain : OpRewritePattern<AddPtrOp> {
     auto inner = op.getPtr().getDefiningOp<AddPtrOp>();
     if (!inner || inner.getOffset().getType() != op.getOffset().getType())
       return failure();
+    LDBG() << "addptr chain at " << op.getLoc() << ": one addptr";
     Value sum = arith::AddIOp::create(rewriter, op.getLoc(), inner.getOffset(),
                                       op.getOffset());
     rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), inner.getPtr(), sum);
@@ -40,6 +44,8 @@ struct FoldShapeOfSplat : OpRewritePattern<OpTy> {
     auto splat = op.getSrc().template getDefiningOp<SplatOp>();
     if (!splat)
       return failure();
+    LDBG() << op->getName() << " of a splat at " << op.getLoc()
+           << ": a splat";
     rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
     return success();
   }
@@ -65,6 +71,8 @@ struct HoistElementwiseOfSplats : RewritePattern {
         return failure();
       scalars.push_back(splat.getSrc());
     }
+    LDBG() << op->getName() << " of splats at " << op->getLoc()
+           << ": on the scalars";
     OperationState state(op->getLoc(), op->getName(), scalars,
                          {resultType.getElementType()}, op->getAttrs());
     Operation *scalarOp = rewriter.create(state);
@@ -101,6 +109,8 @@ struct FoldAddIntoDot : OpRewritePattern<AddOp> {
       if (!dot || !dot->hasOneUse() || !isZeroSplat(dot.getAcc()) ||
           other.getType() != dot.getType())
         continue;
+      LDBG() << "add of a dot at " << add.getLoc()
+             << ": the dot accumulates into the other operand";
       rewriter.replaceOpWithNewOp<DotOp>(
           add, dot.getType(), dot.getA(), dot.getB(), other,
           dot.getPrecisionAttr(), dot.getMaxNumImpreciseAccAttr());

@@ -14,7 +14,11 @@
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/DebugLog.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "tilegpu-assign-layouts"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUASSIGNLAYOUTS
@@ -69,6 +73,7 @@ void duplicateCheapChains(func::FuncOp func) {
   SmallVector<Operation *> ops;
   func.walk([&](Operation *op) { ops.push_back(op); });
   OpBuilder builder(func.getContext());
+  int64_t numCopies = 0;
   // Users first, so that copies of a user count as uses of its operands.
   for (Operation *op : llvm::reverse(ops)) {
     if (!getChainOps(op))
@@ -81,8 +86,11 @@ void duplicateCheapChains(func::FuncOp func) {
       Operation *copy = builder.clone(*op);
       chainOps[copy] = chainOps[op];
       use->set(copy->getResult(0));
+      ++numCopies;
     }
   }
+  LDBG() << "@" << func.getSymName() << ": " << numCopies
+         << " copies of cheap index computations, one per use";
 }
 
 /// Values that must share one encoding.
@@ -364,6 +372,8 @@ struct TileGPUAssignLayouts
         builder, loc, dot.getB(), getDotOperandEncoding(1, want, element)));
     if (want == have)
       return;
+    LDBG() << "dot at " << loc << ": accumulator's class is in " << have
+           << ", converted to the dot's " << want << " and back";
     dot.getAccMutable().assign(convertTo(builder, loc, dot.getAcc(), want));
     produceIn(builder, dot.getResult(), want);
   }
@@ -398,9 +408,13 @@ struct TileGPUAssignLayouts
     Attribute result = encodingOf(results.front());
     if (Attribute want = inferSourceEncoding(op, result);
         want && allIn(results, result)) {
-      for (OpOperand &operand : op->getOpOperands())
-        if (isTensor(operand.get()))
-          operand.set(convertTo(builder, loc, operand.get(), want));
+      for (OpOperand &operand : op->getOpOperands()) {
+        if (!isTensor(operand.get()) || encodingOf(operand.get()) == want)
+          continue;
+        LDBG() << op->getName() << " at " << loc << ": operand "
+               << operand.getOperandNumber() << " converted to " << want;
+        operand.set(convertTo(builder, loc, operand.get(), want));
+      }
       return success();
     }
     // Operands in one layout that the op can rename (a split whose halves
@@ -411,6 +425,8 @@ struct TileGPUAssignLayouts
     Attribute made = inferResultEncoding(op, common);
     if (!made)
       return op->emitOpError("has no layout that the GPU lowering supports");
+    LDBG() << op->getName() << " at " << loc << ": operands in " << common
+           << ", results made in " << made << " and converted back";
     for (OpOperand &operand : op->getOpOperands())
       if (isTensor(operand.get()))
         operand.set(convertTo(builder, loc, operand.get(), common));
@@ -433,6 +449,8 @@ struct TileGPUAssignLayouts
       SmallVector<Access> accesses;
       SmallVector<Operation *> shapeOps;
       Attribute encoding;
+      /// The dot or shape op that gave `encoding`, if any (debug output).
+      Operation *origin = nullptr;
       std::optional<unsigned> sharedRowDim; ///< see chooseBlocked
     };
     llvm::MapVector<Value, ClassInfo> infos;
@@ -496,10 +514,17 @@ struct TileGPUAssignLayouts
       Attribute encoding = chooseMmaEncoding(dot, numWarps);
       if (!encoding)
         encoding = chooseFmaEncoding(dot, numWarps);
+      LDBG() << "dot at " << dot.getLoc() << ": "
+             << (isa<MmaEncodingAttr>(encoding)
+                     ? "tensor cores, "
+                     : "FMAs (no tensor-core instruction fits), ")
+             << encoding;
       dotEncodings[dot] = encoding;
       ClassInfo &info = infos[classes.leader(dot.getResult())];
-      if (!info.encoding)
+      if (!info.encoding) {
         info.encoding = encoding;
+        info.origin = dot;
+      }
       // tf32 and fp8 wgmma read their shared operand K-major: its loads
       // copy it into rows along K, transposing where M or N is contiguous.
       // That is B, or A where the operands are swapped (tf32).
@@ -563,6 +588,7 @@ struct TileGPUAssignLayouts
             if (anyAccess && !servesAccesses(other, want))
               continue;
             other.encoding = want;
+            other.origin = op;
             handOn(classes.leader(v));
           }
         };
@@ -572,10 +598,18 @@ struct TileGPUAssignLayouts
           offer(op->getOperands(), inferSourceEncoding(op, encoding));
       }
     };
+    LDBG() << "@" << func.getSymName() << ": " << order.size()
+           << " layout classes";
     for (Value leader : order) {
       ClassInfo &info = infos[leader];
       if (!info.encoding)
         info.encoding = chooseOwn(info);
+      LDBG() << "class of " << leader.getLoc() << " ("
+             << llvm::interleaved(info.shape, "x") << ", "
+             << info.accesses.size() << " accesses): " << info.encoding
+             << " from "
+             << (info.origin ? info.origin->getName().getStringRef()
+                             : StringRef("its accesses"));
       handOn(leader);
     }
 
@@ -602,8 +636,12 @@ struct TileGPUAssignLayouts
       Attribute encoding = ptrType.getEncoding();
       if (auto store = dyn_cast<tile::StoreOp>(op)) {
         auto valueType = cast<RankedTensorType>(store.getValue().getType());
-        if (storesAsWell(valueType, ptrType))
+        if (valueType.getEncoding() != encoding &&
+            storesAsWell(valueType, ptrType)) {
           encoding = valueType.getEncoding();
+          LDBG() << "store at " << op->getLoc() << ": stored in its value's "
+                 << encoding << ", which stores as well as the pointers'";
+        }
       }
       builder.setInsertionPoint(op);
       for (OpOperand &operand : op->getOpOperands())
@@ -615,6 +653,11 @@ struct TileGPUAssignLayouts
     for (Operation *op : shapeOps)
       if (failed(reconcileShapeOp(builder, op)))
         return failure();
+    LDBG() << "@" << func.getSymName() << ": " << [&] {
+      int64_t converts = 0;
+      func.walk([&](ConvertLayoutOp) { ++converts; });
+      return converts;
+    }() << " layout conversions";
     return success();
   }
 };

@@ -30,6 +30,9 @@
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "tilegpu-bulk-stores"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUBULKSTORES
@@ -79,12 +82,16 @@ std::optional<BulkStore> planBulkStore(tile::StoreOp store,
   if (!type || type.getRank() != 2 || !convert ||
       !isa<MmaEncodingAttr>(convert.getSrc().getType().getEncoding()))
     return std::nullopt;
+  auto stays = [&](StringRef why) {
+    LDBG() << "store at " << store.getLoc() << " stays: " << why;
+    return std::nullopt;
+  };
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
   if (bits != 16 && bits != 32)
-    return std::nullopt;
+    return stays("elements of neither 16 nor 32 bits");
   std::optional<TensorBox> box = matchTensorBox(store);
   if (!box)
-    return std::nullopt;
+    return stays("it writes no box of a tensor");
   BulkStore plan;
   plan.store = store;
   plan.src = convert.getSrc();
@@ -95,14 +102,14 @@ std::optional<BulkStore> planBulkStore(tile::StoreOp store,
   else if (box->strides[1] && !box->strides[0])
     plan.inner = 0;
   else
-    return std::nullopt;
+    return stays("no unit-stride dimension");
   plan.outer = 1 - plan.inner;
   unsigned elementBytes = bits / 8;
   Value rowExtent = box->extents[plan.inner];
   if (!isAligned(axis, box->base, elementBytes, 16) ||
       !isAligned(axis, box->strides[plan.outer], elementBytes, 16) ||
       (rowExtent && !isAligned(axis, rowExtent, elementBytes, 16)))
-    return std::nullopt;
+    return stays("base, row stride or row mask not on 16 bytes");
   plan.type = getStoreBufferType(type, plan.inner);
   auto encoding = cast<SharedEncodingAttr>(plan.type.getEncoding());
   std::optional<int32_t> swizzle = getSwizzleBytes(encoding, elementBytes);
@@ -110,7 +117,7 @@ std::optional<BulkStore> planBulkStore(tile::StoreOp store,
   if (ArrayRef<int64_t>(getSharedAllocShape(plan.type)) != type.getShape() ||
       !swizzle || plan.panels.width * elementBytes != *swizzle ||
       plan.panels.rows > 256)
-    return std::nullopt;
+    return stays("no buffer layout the copy engine reads");
   plan.swizzle = *swizzle;
   plan.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
   return plan;
@@ -148,6 +155,11 @@ bool rewrite(const BulkStore &plan, func::FuncOp func) {
   fields.swizzle = plan.swizzle;
   fields.batchOffset = plan.batchOffset;
   std::optional<HostTensorMap> host = addHostTensorMap(func, fields);
+  LDBG() << "store at " << loc
+         << (host ? ": bulk tensor store through " : " stays: the launcher "
+                                                     "cannot build the map of ")
+         << plan.panels.width << "x" << plan.panels.rows << " boxes, "
+         << plan.swizzle << "-byte swizzle";
   if (!host) {
     for (Value field : fields.dims)
       if (Operation *def = field.getDefiningOp(); def && def->use_empty())
@@ -182,16 +194,21 @@ struct TileGPUBulkStores
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!hasBulkTensorCopies(module) ||
-        module->hasAttr(kDeviceTensorMapsAttrName))
+        module->hasAttr(kDeviceTensorMapsAttrName)) {
+      LDBG() << "no bulk stores: no copy engine, or --device-tensor-maps";
       return;
+    }
     for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       SmallVector<BulkStore, 1> plans;
       if (func.walk([](Operation *op) {
                 return isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)
                            ? WalkResult::interrupt()
                            : WalkResult::advance();
-              }).wasInterrupted())
+              }).wasInterrupted()) {
+        LDBG() << "@" << func.getSymName()
+               << ": no bulk stores in a kernel with atomics";
         continue;
+      }
       {
         tile::AxisInfoAnalysis axis(func);
         func.walk([&](tile::StoreOp store) {

@@ -28,6 +28,9 @@
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "tilegpu-order-atomics"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUORDERATOMICS
@@ -64,8 +67,10 @@ struct OrderAtomics
     : public tilegpu::impl::TileGPUOrderAtomicsBase<OrderAtomics> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!module->hasAttr(kDeterministicAttrName))
+    if (!module->hasAttr(kDeterministicAttrName)) {
+      LDBG() << "module not deterministic: atomics left in any order";
       return;
+    }
     for (auto func : module.getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
@@ -76,8 +81,11 @@ struct OrderAtomics
         first = op;
         return WalkResult::interrupt();
       });
-      if (!first)
+      if (!first) {
+        LDBG() << "@" << func.getSymName()
+               << ": no floating-point atomic add";
         continue;
+      }
       bool specialized =
           func.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
               .wasInterrupted();
@@ -90,6 +98,10 @@ struct OrderAtomics
       Value turnstiles = appendTurnstiles(func);
       Block &entry = func.getBody().front();
       Operation *top = entry.findAncestorOpInBlock(*first);
+      LDBG() << "@" << func.getSymName() << ": turnstile wait before the "
+             << top->getName() << " at " << top->getLoc()
+             << " (first floating-point atomic add at " << first.getLoc()
+             << "), signal before the return";
       OpBuilder b(top);
       TurnstileWaitOp::create(b, first.getLoc(), turnstiles);
       b.setInsertionPoint(entry.getTerminator());

@@ -6,6 +6,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/DebugLog.h"
+
+#define DEBUG_TYPE "tilegpu-remove-layout-conversions"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUREMOVELAYOUTCONVERSIONS
@@ -95,20 +98,36 @@ struct TileGPURemoveLayoutConversions
     getOperation()->walk([&](ConvertLayoutOp op) { converts.push_back(op); });
     OpBuilder builder(&getContext());
     Rematerializer rematerializer(builder);
+    int64_t removed = 0;
     for (ConvertLayoutOp convert : converts) {
       Attribute encoding = convert.getType().getEncoding();
       builder.setInsertionPoint(convert);
       Value replacement;
-      if (rematerializer.canRecompute(convert.getSrc(), encoding))
+      if (rematerializer.canRecompute(convert.getSrc(), encoding)) {
+        LDBG() << "conversion at " << convert.getLoc() << " to " << encoding
+               << ": its source is recomputed in it";
         replacement = rematerializer.recompute(convert.getSrc(), encoding);
-      else if (auto inner = convert.getSrc().getDefiningOp<ConvertLayoutOp>())
+      } else if (auto inner =
+                     convert.getSrc().getDefiningOp<ConvertLayoutOp>()) {
+        LDBG() << "conversion at " << convert.getLoc() << " to " << encoding
+               << ": folded into the conversion before it";
         replacement = ConvertLayoutOp::create(builder, convert.getLoc(),
                                               convert.getType(), inner.getSrc());
-      if (!replacement)
+      }
+      if (!replacement) {
+        LDBG() << "conversion at " << convert.getLoc() << " to " << encoding
+               << " stays: its source ("
+               << (convert.getSrc().getDefiningOp()
+                       ? convert.getSrc().getDefiningOp()->getName().getStringRef()
+                       : StringRef("a block argument"))
+               << ") is not computed from cheap ops alone";
         continue;
+      }
       convert.getResult().replaceAllUsesWith(replacement);
       convert.erase();
+      ++removed;
     }
+    LDBG() << removed << " of " << converts.size() << " conversions removed";
     // The producers left without users die here, not in a later pass.
     SmallVector<Operation *> ops;
     getOperation()->walk<WalkOrder::PostOrder, ReverseIterator>(

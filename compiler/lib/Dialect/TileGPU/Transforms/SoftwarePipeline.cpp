@@ -36,7 +36,11 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/DebugLog.h"
+#include "llvm/Support/InterleavedRange.h"
 #include "llvm/Support/MathExtras.h"
+
+#define DEBUG_TYPE "tilegpu-pipeline"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUPIPELINE
@@ -115,6 +119,8 @@ void stageDotOperands(tile::DotOp dot) {
       builder.setInsertionPointAfter(def);
     auto alloc = LocalAllocOp::create(builder, convert.getLoc(),
                                       getBufferType(type, rowDim), src);
+    LDBG() << "dot at " << dot.getLoc() << ": operand " << opIdx
+           << " read from shared memory, " << alloc.getType();
     operand.set(alloc);
     if (convert->use_empty())
       convert->erase();
@@ -523,13 +529,19 @@ void eraseRepeatedBarriers(Block &block) {
 /// cp.async, completing in commit groups.
 LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
-  if (allocs.empty() || stages < 2)
+  if (allocs.empty() || stages < 2) {
+    LDBG() << "loop at " << loop.getLoc() << " not pipelined: " << stages
+           << " stage(s) asked for or fit";
     return failure();
+  }
   OpBuilder builder(loop);
   Location loc = loop.getLoc();
   SmallVector<tile::DotOp> inFlight = findChainedWgmmaDots(loop, allocs);
-  for (tile::DotOp dot : inFlight)
+  for (tile::DotOp dot : inFlight) {
+    LDBG() << "dot at " << dot.getLoc()
+           << " stays in flight while the next iteration's copies run";
     keepInFlight(dot, loop);
+  }
 
   SmallVector<std::optional<BulkCopy>, 2> bulk;
   std::optional<tile::AxisInfoAnalysis> axis;
@@ -543,6 +555,15 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     bulk.push_back(axis ? planBulkCopy(alloc, load, loop, *axis) : std::nullopt);
     anyBulk |= bulk.back().has_value();
     anyAsync |= !bulk.back().has_value();
+    if (bulk.back())
+      LDBG() << "load at " << load.getLoc() << ": bulk tensor copies of "
+             << llvm::interleaved(bulk.back()->boxShape, "x") << " boxes, "
+             << bulk.back()->swizzle << "-byte swizzle";
+    else
+      LDBG() << "load at " << load.getLoc() << ": cp.async"
+             << (axis ? " (not a box of a tensor fixed for the loop, with "
+                        "16-byte aligned rows, in a buffer the engine fills)"
+                      : "");
   }
 
   // A wait for this iteration's cp.async buffers before the first of them
@@ -630,9 +651,15 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   }
   dropUnreadIterArgs(loop);
   // Copies the engine alone makes may rather come from warps of their own.
-  if (anyBulk && !anyAsync && wantsWarpSpecialization(loop) &&
-      succeeded(specializeWarps(loop, copies, barrierRings, stages)))
-    return success();
+  if (anyBulk && !anyAsync) {
+    bool wanted = wantsWarpSpecialization(loop);
+    LDBG() << "loop at " << loop.getLoc()
+           << (wanted ? ": warp specialization wanted"
+                      : ": no warp specialization (tl.range's "
+                        "warp_specialize, else the cost model)");
+    if (wanted && succeeded(specializeWarps(loop, copies, barrierRings, stages)))
+      return success();
+  }
   if (anyAsync) {
     Operation *lastCopy = nullptr;
     for (Operation *copy : copies)
@@ -696,6 +723,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   FailureOr<scf::ForOp> pipelined =
       scf::pipelineForLoop(rewriter, loop, options, &modified);
   if (failed(pipelined)) {
+    LDBG() << "loop at " << loc << ": scf::pipelineForLoop failed; each "
+           << "iteration waits for its own copies";
     // Unpipelined, each iteration must wait for its own copies (a bulk
     // copy's wait follows it anyway).
     assert(!modified && "the pipeliner gave up halfway");
@@ -705,6 +734,8 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
     loop.walk([](WarpgroupDotWaitOp wait) { wait.setPending(0); });
     if (!anyBulk)
       barrier.erase();
+  } else {
+    LDBG() << "loop at " << loc << ": pipelined, " << stages << " stages";
   }
   // Copies predicated off still write zeros: let them land before the
   // buffers' bytes could serve anything else. Bulk copies predicated off
@@ -828,8 +859,11 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
     for (scf::ForOp loop : loops) {
       SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
-      if (allocs.empty())
+      if (allocs.empty()) {
+        LDBG() << "loop at " << loop.getLoc()
+               << " not pipelined: no buffer filled by its own loads";
         continue;
+      }
       // As many stages as asked for and as fit: every buffer of the kernel
       // and the scratch space share the CTA's shared memory.
       int64_t used = estimateScratchBytes(loop), perStage = 0;
@@ -843,9 +877,13 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
         used += 256 * int64_t(allocs.size()) +
                 (wantsWarpSpecialization(loop) ? 128 : 0);
       used -= perStage; // the loop's buffers become its rings
-      int64_t stages = getNumStages(loop);
+      int64_t asked = getNumStages(loop), stages = asked;
       while (stages >= 2 && used + stages * perStage > limit)
         --stages;
+      LDBG() << "loop at " << loop.getLoc() << ": " << allocs.size()
+             << " buffer(s) of " << perStage << " bytes a stage, " << used
+             << " bytes beside them, limit " << limit << ": " << stages
+             << " of " << asked << " stages fit";
       (void)pipeline(loop, stages);
     }
     fenceWgmmaOperands(module);

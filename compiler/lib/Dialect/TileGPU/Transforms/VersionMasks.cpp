@@ -26,8 +26,11 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/Support/DebugLog.h"
 
 #include <limits>
+
+#define DEBUG_TYPE "tilegpu-version-masks"
 
 namespace mlir::tilegpu {
 #define GEN_PASS_DEF_TILEGPUVERSIONMASKS
@@ -235,9 +238,18 @@ bool ownsMask(arith::SelectOp select) {
 
 void versionSelect(arith::SelectOp select) {
   SmallVector<Conjunct> conjuncts;
-  if (!ownsMask(select) ||
-      !collectConjuncts(select.getCondition(), conjuncts))
+  if (!ownsMask(select)) {
+    LDBG() << "select at " << select.getLoc()
+           << " stays: other ops use its mask's compares";
     return;
+  }
+  if (!collectConjuncts(select.getCondition(), conjuncts)) {
+    LDBG() << "select at " << select.getLoc() << " stays: its mask is not a "
+           << "conjunction of index range comparisons";
+    return;
+  }
+  LDBG() << "select at " << select.getLoc() << ": unmasked where a test of "
+         << conjuncts.size() << " comparison(s) finds the mask all true";
   OpBuilder builder(select);
   Location loc = select.getLoc();
   Value allTrue = AllTrueBuilder(builder, loc).build(conjuncts);

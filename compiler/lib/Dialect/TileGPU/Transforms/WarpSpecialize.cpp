@@ -29,6 +29,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/DebugLog.h"
+
+// A helper of tilegpu-pipeline: its debug output goes with the pass's.
+#define DEBUG_TYPE "tilegpu-pipeline"
 
 using namespace mlir;
 using namespace mlir::tilegpu;
@@ -143,8 +147,12 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
                                              int64_t stages) {
   auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
   unsigned warps = getNumWarps(loop);
-  if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
+  auto giveUp = [&](StringRef why) {
+    LDBG() << "loop at " << loop.getLoc() << " not warp-specialized: " << why;
     return failure();
+  };
+  if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
+    return giveUp("not in the kernel's body, or no whole warpgroups");
   Block *body = loop.getBody();
   Block *top = loop->getBlock();
 
@@ -161,7 +169,7 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     if (auto tma = dyn_cast<AsyncTMACopyOp>(copy)) {
       LocalAllocOp ring = getRing(tma.getDst());
       if (!ring)
-        return failure();
+        return giveUp("a copy fills no ring");
       rings.push_back(ring);
     }
   }
@@ -171,13 +179,14 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       continue;
     if (!isa<AsyncTMACopyOp, BarrierExpectOp>(op) &&
         (op->getNumRegions() || !isMemoryEffectFree(op)))
-      return failure();
+      return giveUp("the copies need more than address arithmetic");
     for (Value operand : op->getOperands()) {
       if (operand == loop.getInductionVar())
         continue;
       if (auto arg = dyn_cast<BlockArgument>(operand);
           arg && arg.getOwner() == body)
-        return failure(); // carried from the iteration before
+        return giveUp("the copies need a value carried from the iteration "
+                      "before");
       Operation *def = operand.getDefiningOp();
       if (def && def->getBlock() == body)
         worklist.push_back(def);
@@ -196,12 +205,12 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       for (Operation *reader : user->getUsers()) {
         WarpgroupDotWaitOp wait = getInFlightWait(reader);
         if (!wait)
-          return failure();
+          return giveUp("a ring is read by other than a dot in flight");
         inFlightWaits.push_back(wait);
       }
     }
   if (inFlightWaits.empty())
-    return failure();
+    return giveUp("no dot stays in flight");
 
   // The consumers must keep the registers their accumulators need (16
   // warps of 256 x 256 would get 104).
@@ -209,7 +218,8 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   int64_t consumerBudget =
       consumerRegisters ? consumerRegisters : getRegistersAtEntry(warps);
   if (getAccumulatorRegisters(loop) + kConsumerOverhead > consumerBudget)
-    return failure();
+    return giveUp("the consumers' accumulators need more registers than they "
+                  "would get");
 
   // Before the split stay what the producer needs and the buffers and
   // tensor maps, all of which every thread may run.
@@ -228,7 +238,8 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     if (!def || !setup.insert(def))
       continue;
     if (def->getBlock() != top || !runsOnEveryThread(def))
-      return failure();
+      return giveUp("what the producer needs cannot run on every thread "
+                    "before the split");
     llvm::append_range(values, def->getOperands());
   }
 
@@ -331,5 +342,10 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
 
   ModuleOp module = func->getParentOfType<ModuleOp>();
   module->setAttr(kProducerWarpsAttrName, b.getI32IntegerAttr(kProducerWarps));
+  LDBG() << "loop at " << loc << " warp-specialized: " << producerOps.size()
+         << " ops on " << kProducerWarps << " producer warps ("
+         << producerRegisters << " registers), the rest on " << warps
+         << " consumer warps (" << consumerRegisters
+         << " registers; 0: as ptxas gives them)";
   return success();
 }
