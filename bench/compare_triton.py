@@ -5,7 +5,7 @@ and the cold compile times.
 
 tilec's kernels are compiled by the tilec binary to PTX + JSON, loaded by
 CuPy's RawModule and launched through the driver from those two files alone
-(design.md section 3; bench/launch.py).
+(README, "Three ways in"; bench/launch.py).
 
     python3 bench/compare_triton.py --tilec build/bin/tilec
 """

@@ -1,5 +1,5 @@
 """Launches a tilec kernel from its .ptx and .json through the CUDA driver
-(ctypes), as design.md section 3 says any host can: the parameters in
+(ctypes), as the README says any host can: the parameters in
 order, then the tensor maps the metadata's "tensor_maps" describe, built
 here from the arguments' values (cuTensorMapEncodeTiled, as tilec's runtime
 does), then, when "global_scratch_bytes" is set, each program's scratch.

@@ -1,7 +1,7 @@
 //===- MetadataJSON.cpp - Kernel metadata to and from JSON ----------------===//
 //
-// The one mapping between KernelMetadata and its JSON form (design.md,
-// section 3), through nlohmann-json. The reader is strict: a missing or
+// The one mapping between KernelMetadata and its JSON form (the `k.json`
+// beside `k.ptx`), through nlohmann-json. The reader is strict: a missing or
 // mistyped field, an unknown dtype or a duplicated key is an error that
 // names the field, since a launcher that guessed would launch wrongly.
 //

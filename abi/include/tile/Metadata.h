@@ -149,7 +149,8 @@ int getTensorMapDataType(unsigned elementBytes);
 /// 128; anything else: none).
 int getTensorMapSwizzle(unsigned bytes);
 
-/// The contents of a kernel's metadata file (design.md section 3).
+/// The contents of a kernel's metadata file, `k.json` beside `k.ptx` (README,
+/// "Three ways in"; docs/ARCHITECTURE.md, "What crosses the seams").
 struct KernelMetadata {
   /// The PTX entry name.
   std::string kernel;

@@ -242,3 +242,13 @@ func.func @hints(%n: i32, %s: i32) {
   %ss = tile.splat %s : tensor<64xi32>
   return
 }
+
+// A tensor argument is unknown in each of its dimensions (it was read as a
+// scalar's one dimension, and a select of it read past its facts).
+func.func @tensor_argument(%x: tensor<16x32xi32>, %m: tensor<16x32xi1>) {
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [1073741824, 1073741824], constancy = [16, 32], constant = 0}}
+  %c = arith.constant dense<0> : tensor<16x32xi32>
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 1]}}
+  %s = arith.select %m, %x, %c : tensor<16x32xi1>, tensor<16x32xi32>
+  return
+}

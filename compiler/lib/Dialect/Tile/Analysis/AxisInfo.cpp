@@ -132,7 +132,9 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
 
 void AxisInfoAnalysis::visitFunc(func::FuncOp func) {
   for (BlockArgument arg : func.getArguments()) {
-    AxisInfo info = AxisInfo::unknown(0);
+    // Of the argument's rank: a tensor argument (tile-opt's tests have them)
+    // must not read as a scalar's one dimension.
+    AxisInfo info = AxisInfo::unknown(shapeOf(arg.getType()).size());
     if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                       TileDialect::getDivisibilityAttrName()))
       info.divisibility[0] = div.getInt();
