@@ -53,8 +53,6 @@ using namespace mlir;
 
 namespace {
 
-constexpr llvm::StringLiteral kSharedBytesAttr = "tilegpu.shared_bytes";
-
 using Clock = std::chrono::steady_clock;
 
 double millisecondsSince(Clock::time_point start) {
@@ -549,7 +547,8 @@ bool Compilation::run() {
                    tilec::buildTileGPUToLLVMPipeline(pm);
                  }))
     return false;
-  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(kSharedBytesAttr))
+  if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+          mlir::tilegpu::kSharedBytesAttrName))
     result.metadata.sharedBytes = unsigned(shared.getInt());
   // 128 bytes per tensor map (see TensorMapCreateOp).
   if (auto maps = (*module)->getAttrOfType<IntegerAttr>(

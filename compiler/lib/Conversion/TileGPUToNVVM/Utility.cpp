@@ -3,6 +3,7 @@
 #include "Utility.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -280,9 +281,9 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
                                        int64_t bytes) {
   constexpr unsigned kSharedAddressSpace = 3;
   auto module = op->getParentOfType<ModuleOp>();
-  auto recorded = module->getAttrOfType<IntegerAttr>("tilegpu.shared_bytes");
+  auto recorded = module->getAttrOfType<IntegerAttr>(kSharedBytesAttrName);
   if (!recorded || recorded.getInt() < offset + bytes)
-    module->setAttr("tilegpu.shared_bytes", b.getI32IntegerAttr(offset + bytes));
+    module->setAttr(kSharedBytesAttrName, b.getI32IntegerAttr(offset + bytes));
   // extern __shared__ char global_smem[], 1024-byte aligned so that the
   // buffers' offsets (aligned to their swizzle patterns) are aligned
   // addresses too, as wgmma's descriptors want.

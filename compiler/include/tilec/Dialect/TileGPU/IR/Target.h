@@ -58,6 +58,10 @@ inline bool isWgmmaKMajorOnly(Type elementType) {
 /// set, else the target's (227 KB on sm_90, 163 KB on sm_80).
 int64_t getSharedMemoryLimit(Operation *op);
 
+/// Module attribute (i32): the dynamic shared memory, in bytes, the
+/// lowering allocated (the metadata's "shared_bytes").
+constexpr llvm::StringLiteral kSharedBytesAttrName = "tilegpu.shared_bytes";
+
 /// Module attribute: the PTX ISA version (times ten, e.g. 84) the lowering
 /// needs at least; tilec emits 8.1 (CUDA 12.1) unless an instruction needs
 /// more (fp8 mma.sync: 8.4).
