@@ -37,9 +37,12 @@ endif()
 set(errors "")
 foreach(file ${files})
   set(layer ${owner_${file}})
-  file(STRINGS ${file} includes REGEX "^#include \"tilec?/")
+  # Either spelling of an include, with any spacing: #include "tile/X.h",
+  # # include <tilec/Y.h>.
+  set(pattern "^[ \t]*#[ \t]*include[ \t]*[<\"](tilec?/[^>\"]+)[>\"]")
+  file(STRINGS ${file} includes REGEX "${pattern}")
   foreach(include ${includes})
-    string(REGEX REPLACE "^#include \"([^\"]+)\".*" "\\1" header "${include}")
+    string(REGEX REPLACE "${pattern}.*" "\\1" header "${include}")
     set(owner "")
     if(DEFINED header_${header})
       set(owner ${header_${header}})
@@ -54,7 +57,11 @@ foreach(file ${files})
         endif()
       endwhile()
     endif()
-    if(owner AND NOT owner IN_LIST allows_${layer})
+    if(NOT owner)
+      string(APPEND errors "  ${file}: includes ${header}, which no library "
+             "owns (a header of the ABI or the runtime not declared to "
+             "tilec_declare_layer?)\n")
+    elseif(NOT owner IN_LIST allows_${layer})
       string(APPEND errors "  ${file}: includes ${header} (${owner}), "
              "but ${layer} does not depend on ${owner}\n")
     endif()

@@ -323,7 +323,9 @@ json writeAccess(const AccessInfo &info) {
   for (const AccessInfo::Fit &fit : info.fits) {
     json pairs = json::array();
     for (const auto &[coefficient, count] : fit.terms)
-      pairs.push_back({writeHostExpr(coefficient), writeHostExpr(count)});
+      // json::array: a braced pair of ["arg", i]s would become an object.
+      pairs.push_back(
+          json::array({writeHostExpr(coefficient), writeHostExpr(count)}));
     fits.push_back({{"bits", fit.bits},
                     {"value", writeHostExpr(fit.value)},
                     {"terms", std::move(pairs)}});
@@ -366,8 +368,9 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.globalScratchBytes = getUnsigned(*v, "global_scratch_bytes");
   if (const json *v = find(root, "turnstiles"))
     md.turnstiles = getBool(*v, "turnstiles");
-  if (md.numWarps == 0)
-    fail("field \"num_warps\" must be positive");
+  if (md.numWarps == 0 || md.numWarps > 32)
+    fail("field \"num_warps\" must be 1 to 32, got " +
+         std::to_string(md.numWarps));
   if (md.numStages == 0)
     fail("field \"num_stages\" must be positive");
   if (md.threadsPerBlock == 0 || md.threadsPerBlock > 1024)

@@ -157,25 +157,35 @@ bool passArgument(const ParamInfo &param, const KernelArg &arg,
   }
 
   // Integers: an argument no wider than the parameter is extended (a
-  // signed one's bits serve an unsigned parameter of its width); a wider
-  // one is refused, naming its value where that does not fit.
+  // signed one's bits serve an unsigned parameter of its width; an
+  // unsigned one must fit a signed parameter); a wider one is refused,
+  // naming its value where that does not fit.
   if (!isInteger(have))
     return fail(mismatch);
   int64_t value = arg.intValue();
-  if (info(have).bits > wanted.bits) {
-    if (!fitsInteger(value, isUnsigned(have), want))
+  bool unsignedValue = isUnsigned(have);
+  auto text = [&] {
+    return unsignedValue ? std::to_string(uint64_t(value))
+                         : std::to_string(value);
+  };
+  bool wider = info(have).bits > wanted.bits;
+  bool unsignedIntoSigned =
+      unsignedValue && !isUnsigned(want) && info(have).bits == wanted.bits;
+  if (wider || unsignedIntoSigned) {
+    if (!fitsInteger(value, unsignedValue, want))
       return fail([&] {
-        return " = " +
-               (isUnsigned(have) ? std::to_string(uint64_t(value))
-                                 : std::to_string(value)) +
-               " does not fit in " + std::string(wanted.name);
+        return " = " + text() + " does not fit in " +
+               std::string(wanted.name);
       });
-    return fail(mismatch);
+    if (wider)
+      return fail(mismatch);
   }
-  if (div > 1 && value % int64_t(div) != 0)
+  bool divisible = unsignedValue ? uint64_t(value) % div == 0
+                                 : value % int64_t(div) == 0;
+  if (div > 1 && !divisible)
     return fail([&] {
-      return " = " + std::to_string(value) + " is not divisible by " +
-             std::to_string(div) + assumption;
+      return " = " + text() + " is not divisible by " + std::to_string(div) +
+             assumption;
     });
   slot = wanted.bits >= 64 ? uint64_t(value)
                            : uint64_t(value) & ((uint64_t(1) << wanted.bits) - 1);

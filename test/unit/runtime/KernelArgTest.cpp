@@ -111,6 +111,17 @@ TEST(KernelArg, ScalarsOfEveryDType) {
             "kernel k: argument 2 (c) expects i8, got i16");
   EXPECT_EQ(validateLaunch(md, {}, {1.0f, 1.0f, int8_t(1), uint8_t(7), 1, 2.5}),
             "kernel k: argument 4 (f) expects i1, got i32");
+  // An unsigned argument for a signed parameter of its width must fit it.
+  KernelMetadata n;
+  n.kernel = "k";
+  n.params = {{"n", ParamType::scalar(DType::I32), 1},
+              {"m", ParamType::scalar(DType::U32), 3}};
+  EXPECT_EQ(validateLaunch(n, {}, {uint32_t(7), int32_t(-3)}), "");
+  EXPECT_EQ(validateLaunch(n, {}, {uint32_t(0xffffffffu), uint32_t(3)}),
+            "kernel k: argument 0 (n) = 4294967295 does not fit in i32");
+  EXPECT_EQ(validateLaunch(n, {}, {int32_t(1), uint32_t(0xfffffffeu)}),
+            "kernel k: argument 1 (m) = 4294967294 is not divisible by 3, as "
+            "this kernel was compiled to assume");
 }
 
 TEST(DType, FloatEncodings) {

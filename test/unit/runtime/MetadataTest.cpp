@@ -183,7 +183,8 @@ TEST(Metadata, Accesses) {
         {"stride": ["arg", 2], "count": ["grid", 0], "scale": 8,
          "extent": 8, "bound": ["arg", 1]},
         {"stride": -1, "count": 5, "scale": 1, "extent": 1}],
-      "fits": [{"bits": 32, "value": 0, "terms": [[8, ["grid", 0]], [1, 8]]}]}]})";
+      "fits": [{"bits": 32, "value": 0, "terms": [[8, ["grid", 0]], [1, 8],
+                                                  [["arg", 2], ["grid", 1]]]}]}]})";
   KernelMetadata md = KernelMetadata::fromJSON(json);
   ASSERT_EQ(md.accesses.size(), 1u);
   const AccessInfo &access = md.accesses[0];
@@ -193,8 +194,10 @@ TEST(Metadata, Accesses) {
   EXPECT_FALSE(access.terms[1].bounded);
   EXPECT_EQ(access.terms[0].scale, 8);
   ASSERT_EQ(access.fits.size(), 1u);
-  EXPECT_EQ(access.fits[0].terms.size(), 2u);
+  EXPECT_EQ(access.fits[0].terms.size(), 3u);
+  // A pair of two [name, n] expressions stays a pair, not a JSON object.
   EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).toJSON(), md.toJSON());
+  EXPECT_NE(md.toJSON().find(R"([["arg",2],["grid",1]])"), std::string::npos);
 
   // t < n over 4 programs of 8: the last t is min(n, 32) - 1, times the
   // stride, past the offset of 3; the second term only goes down.
@@ -354,6 +357,9 @@ TEST(Metadata, FieldErrors) {
   EXPECT_EQ(errorOf(R"({"kernel": 3, "params": []})"),
             "invalid kernel metadata: field \"kernel\" must be a string, got "
             "a number");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "num_warps": 134217729, "params": []})"),
+            "invalid kernel metadata: field \"num_warps\" must be 1 to 32, "
+            "got 134217729");
   EXPECT_EQ(errorOf(R"({"kernel": "k", "num_warps": -4, "params": []})"),
             "invalid kernel metadata: field \"num_warps\" must be a "
             "non-negative integer, got -4");
