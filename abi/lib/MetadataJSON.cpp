@@ -106,9 +106,9 @@ std::string getString(const json &value, const std::string &field) {
 /// `value` as an integer (non-negative, where `nonNegative`).
 int64_t getInteger(const json &value, const std::string &field,
                    bool nonNegative = false) {
-  bool isInteger = value.is_number_integer() &&
-                   !(nonNegative && value.is_number_integer() &&
-                     !value.is_number_unsigned() && value.get<int64_t>() < 0);
+  bool negative = value.is_number_integer() && !value.is_number_unsigned() &&
+                  value.get<int64_t>() < 0;
+  bool isInteger = value.is_number_integer() && !(nonNegative && negative);
   if (!isInteger)
     fail("field \"" + field + "\" must be " +
          (nonNegative ? "a non-negative integer" : "an integer") + ", got " +

@@ -26,7 +26,6 @@
 
 using namespace tile;
 using detail::DeviceScope;
-using detail::toConstexpr;
 using detail::toScalar;
 
 int64_t Constexpr::intValue() const {
@@ -92,7 +91,7 @@ JITFunction::Tuning *JITFunction::readTuning(const JITOptions &options) {
       for (const tilec::TuningConfig &config : decorators->configs()) {
         Config c;
         for (const auto &[name, value] : config.constexprs)
-          c.constexprs.emplace_back(name, toConstexpr(value, name));
+          c.constexprs.emplace_back(name, Constexpr::fromHost(value, name));
         c.numWarps = config.numWarps;
         c.numStages = config.numStages;
         t->autotune.configs.push_back(std::move(c));
@@ -180,7 +179,7 @@ static void configure(const tilec::KernelTuning &decorators,
   if (!decorators.applyHeuristics(values, results, error))
     throw Error(error);
   for (const auto &[name, value] : results)
-    constexprs.emplace_back(name, toConstexpr(value, name));
+    constexprs.emplace_back(name, Constexpr::fromHost(value, name));
 }
 
 /// What picks a config: the values of the key's arguments, every

@@ -50,7 +50,7 @@ Constexpr::Constexpr(const std::string &value)
 std::string Constexpr::text() const { return detail::toScalar(*this).source(); }
 
 Constexpr Constexpr::parse(const std::string &text) {
-  return detail::toConstexpr(tilec::HostScalar::parse(text), text);
+  return fromHost(tilec::HostScalar::parse(text), text);
 }
 
 tilec::HostScalar detail::toScalar(const Constexpr &value) {
@@ -67,7 +67,7 @@ tilec::HostScalar detail::toScalar(const Constexpr &value) {
   return {};
 }
 
-Constexpr detail::toConstexpr(const tilec::HostScalar &scalar,
+Constexpr Constexpr::fromHost(const tilec::HostScalar &scalar,
                               const std::string &name) {
   switch (scalar.kind) {
   case tilec::HostScalar::Kind::Int:

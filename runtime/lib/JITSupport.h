@@ -15,10 +15,8 @@
 
 namespace tile::detail {
 
-/// A constexpr as host code sees it, and back (throws tile::Error for a
-/// value the JIT has no Constexpr for: None, a pointer).
+/// A constexpr as host code sees it (and back: Constexpr::fromHost).
 tilec::HostScalar toScalar(const Constexpr &value);
-Constexpr toConstexpr(const tilec::HostScalar &scalar, const std::string &name);
 
 /// What a disk-cache entry was made by: tilec's version, the compiler
 /// library's file and the libdevice it links.

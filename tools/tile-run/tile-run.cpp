@@ -307,20 +307,8 @@ int autotuneConfig(const std::string &source, const std::string &filename,
       }
     }
     tile::Constexprs constexprs;
-    for (const auto &[name, value] : options.constexprs) {
-      if (value.kind == tilec::HostScalar::Kind::None)
-        return fail("--autotune: constexpr '" + name + "' is None; the JIT "
-                    "takes ints, floats, bools and strings",
-                    kExitUsageError);
-      constexprs.emplace_back(
-          name, value.kind == tilec::HostScalar::Kind::Int
-                    ? tile::Constexpr(value.intValue)
-                : value.kind == tilec::HostScalar::Kind::Float
-                    ? tile::Constexpr(value.floatValue)
-                : value.kind == tilec::HostScalar::Kind::Bool
-                    ? tile::Constexpr(value.intValue != 0)
-                    : tile::Constexpr(value.text));
-    }
+    for (const auto &[name, value] : options.constexprs)
+      constexprs.emplace_back(name, tile::Constexpr::fromHost(value, name));
     tile::JITFunction jit(source, filename, options.kernel);
     jit.setCacheDirectory(""); // asked to time: time, do not remember
     tile::JITOptions jitOptions;

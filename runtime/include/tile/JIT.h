@@ -46,6 +46,7 @@
 
 namespace tilec {
 struct CompileOptions;
+struct HostScalar;
 class KernelTuning;
 } // namespace tilec
 
@@ -69,6 +70,11 @@ public:
   /// string, or else the text itself as a string. Throws tile::Error for
   /// None.
   static Constexpr parse(const std::string &text);
+  /// The constexpr `name` as host code computed it (tilec/Frontend/
+  /// HostScalar.h: a config's, a heuristic's, a tool's -D). Throws
+  /// tile::Error for a value the JIT has no Constexpr for: None, a pointer.
+  static Constexpr fromHost(const tilec::HostScalar &value,
+                            const std::string &name);
   /// The value as source text ("1024", "0.5", "True", "'ieee'").
   std::string text() const;
   bool operator==(const Constexpr &other) const;
