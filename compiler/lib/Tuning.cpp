@@ -31,7 +31,7 @@ using host::Value;
 std::string TuningConfig::describe() const {
   std::string text;
   for (const auto &[name, value] : constexprs)
-    text += name + ": " + value.source() + ", ";
+    text += name + ": " + value.repr() + ", ";
   return text + "num_warps: " + std::to_string(numWarps) +
          ", num_stages: " + std::to_string(numStages);
 }
@@ -39,7 +39,7 @@ std::string TuningConfig::describe() const {
 std::string TuningConfig::flags() const {
   std::string text;
   for (const auto &[name, value] : constexprs)
-    text += "-D " + name + "=" + value.source() + " ";
+    text += "-D " + name + "=" + value.repr() + " ";
   return text + "--num-warps " + std::to_string(numWarps) + " --num-stages " +
          std::to_string(numStages);
 }
@@ -72,51 +72,20 @@ std::vector<std::string> KernelTuning::heuristics() const {
   return names;
 }
 
-static Value toValue(const HostScalar &scalar) {
-  switch (scalar.kind) {
-  case HostScalar::Kind::None:
-    return Value::none();
-  case HostScalar::Kind::Int:
-    return Value::ofInt(scalar.intValue);
-  case HostScalar::Kind::Float:
-    return Value::ofFloat(scalar.floatValue);
-  case HostScalar::Kind::Bool:
-    return Value::ofBool(scalar.intValue);
-  case HostScalar::Kind::String:
-    return Value::ofString(scalar.text);
-  case HostScalar::Kind::Pointer:
-    return Value::opaque("a pointer to " + scalar.text);
-  case HostScalar::Kind::Unknown:
-    return Value::opaque("an argument whose value is known only at launch");
-  }
-  return Value::none();
-}
-
 static Value argsDict(const std::vector<NamedScalar> &values) {
   host::Entries entries;
   for (const auto &[name, value] : values)
-    entries.emplace_back(Value::ofString(name), toValue(value));
+    entries.emplace_back(Value::ofString(name), Value::of(value));
   return Value::dict(std::move(entries));
 }
 
 /// A constexpr's value from host code: an int, float, bool, string or None.
 static HostScalar toScalar(const Value &value, const ast::Location &loc,
                           const std::string &what) {
-  switch (value.kind) {
-  case Value::Kind::None:
-    return {};
-  case Value::Kind::Int:
-    return HostScalar::ofInt(value.i);
-  case Value::Kind::Float:
-    return HostScalar::ofFloat(value.f);
-  case Value::Kind::Bool:
-    return HostScalar::ofBool(value.i);
-  case Value::Kind::String:
-    return HostScalar::ofString(value.name);
-  default:
+  if (!value.isScalar())
     throw HostError{loc, what + " is " + value.repr() +
                              "; a constexpr is an int, float, bool or string"};
-  }
+  return value.scalar;
 }
 
 /// The decorator's name: "triton.autotune" for `@triton.autotune(...)` or
@@ -185,11 +154,11 @@ std::vector<std::string> Reader::names(const Value &value,
                              value.repr()};
   std::vector<std::string> result;
   for (const Value &item : *value.items) {
-    if (item.kind != Value::Kind::String || !param(item.name))
+    if (item.kind != Value::Kind::String || !param(item.text()))
       throw HostError{loc, what + " names " + item.repr() +
                                ", which is not a parameter of '" +
                                kernel.name + "'"};
-    result.push_back(item.name);
+    result.push_back(item.text());
   }
   return result;
 }
@@ -204,20 +173,22 @@ TuningConfig Reader::config(const Value &value,
   for (const auto &[name, constant] : *kwargs.entries) {
     if (name.kind != Value::Kind::String)
       throw HostError{loc, "a config's constexprs are named by strings"};
-    const KernelTuning::Param *p = param(name.name);
+    const KernelTuning::Param *p = param(name.text());
     if (!p || !p->isConstexpr)
-      throw HostError{loc, "a config sets '" + name.name +
+      throw HostError{loc, "a config sets '" + name.text() +
                                "', which is not a tl.constexpr parameter "
                                "of '" + kernel.name + "'"};
     config.constexprs.emplace_back(
-        name.name, toScalar(constant, loc, "config value '" + name.name + "'"));
+        name.text(),
+        toScalar(constant, loc, "config value '" + name.text() + "'"));
   }
   auto positive = [&](const char *field) -> unsigned {
     const Value &v = *value.find(field);
-    if (v.kind != Value::Kind::Int || v.i < 1 || v.i > 1024)
+    if (v.kind != Value::Kind::Int || v.scalar.intValue < 1 ||
+        v.scalar.intValue > 1024)
       throw HostError{loc, std::string("a config's ") + field +
                                " is a positive int, not " + v.repr()};
-    return unsigned(v.i);
+    return unsigned(v.scalar.intValue);
   };
   config.numWarps = positive("num_warps");
   config.numStages = positive("num_stages");
@@ -300,11 +271,11 @@ void Reader::autotune(const ast::CallExpr &call,
                                     "tilec cannot run"};
   auto milliseconds = [&](const char *field, unsigned &out) {
     if (const Value *v = find(field); v && v->kind != Value::Kind::None) {
-      if (v->kind != Value::Kind::Int || v->i < 1 || v->i > 60000)
+      if (v->kind != Value::Kind::Int || v->scalar.intValue < 1 || v->scalar.intValue > 60000)
         throw HostError{call.loc, std::string(field) +
                                       " is a positive number of "
                                       "milliseconds, not " + v->repr()};
-      out = unsigned(v->i);
+      out = unsigned(v->scalar.intValue);
     }
   };
   milliseconds("warmup", warmupMs);
@@ -322,7 +293,7 @@ void Reader::heuristics(const ast::CallExpr &call) {
                         values.repr()};
   for (const auto &[name, function] : *values.entries) {
     const KernelTuning::Param *p =
-        name.kind == Value::Kind::String ? param(name.name) : nullptr;
+        name.kind == Value::Kind::String ? param(name.text()) : nullptr;
     if (!p || !p->isConstexpr)
       throw HostError{call.args[0]->loc,
                       "a heuristic sets " + name.repr() +
@@ -330,10 +301,10 @@ void Reader::heuristics(const ast::CallExpr &call) {
                           kernel.name + "'"};
     if (function.kind != Value::Kind::Callable)
       throw HostError{call.args[0]->loc,
-                      "the heuristic for '" + name.name +
+                      "the heuristic for '" + name.text() +
                           "' is a function of the arguments, not " +
                           function.repr()};
-    impl.heuristics.emplace_back(name.name, function);
+    impl.heuristics.emplace_back(name.text(), function);
   }
 }
 
@@ -476,7 +447,7 @@ bool tilec::evaluateGrid(const std::string &text,
   for (const auto &[name, value] : names)
     if (value.kind != HostScalar::Kind::Pointer &&
         value.kind != HostScalar::Kind::Unknown) {
-      source += name + " = " + value.source() + "\n";
+      source += name + " = " + value.repr() + "\n";
       meta += Value::ofString(name).repr() + ": " + name + ", ";
     }
   source += "meta = {" + meta + "}\n";
@@ -508,7 +479,7 @@ bool tilec::evaluateGrid(const std::string &text,
     for (const Value &extent : *value.items) {
       if (extent.kind != Value::Kind::Int)
         return fail("an extent is " + extent.repr() + ", not an int");
-      extents.push_back(extent.i);
+      extents.push_back(extent.scalar.intValue);
     }
   } catch (const HostError &e) {
     return fail(e.message);

@@ -196,7 +196,7 @@ static std::string tuningKey(const Autotune &autotune,
     if (it == values.end())
       throw Error(filename + ": autotune's key '" + name +
                   "' is neither an argument nor a constexpr of the launch");
-    key += it->second.source() + ",";
+    key += it->second.repr() + ",";
   }
   key += "|";
   for (const KernelArg &arg : args)
@@ -380,7 +380,7 @@ size_t JITFunction::tune(Tuning &tuning, const std::string &key,
     for (const auto &[param, value] : values)
       if (param == name)
         report.key += (report.key.empty() ? "" : ", ") + name + "=" +
-                      value.source();
+                      value.repr();
   report.configs = autotune.configs;
   report.ms = ms;
   report.failures = failures;

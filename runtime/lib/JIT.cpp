@@ -47,7 +47,7 @@ std::string detail::compilerIdentity() {
 Constexpr::Constexpr(const std::string &value)
     : kind_(Kind::String), string_(value) {}
 
-std::string Constexpr::text() const { return detail::toScalar(*this).source(); }
+std::string Constexpr::text() const { return detail::toScalar(*this).repr(); }
 
 Constexpr Constexpr::parse(const std::string &text) {
   return fromHost(tilec::HostScalar::parse(text), text);
@@ -79,7 +79,7 @@ Constexpr Constexpr::fromHost(const tilec::HostScalar &scalar,
   case tilec::HostScalar::Kind::String:
     return Constexpr(scalar.text);
   default:
-    throw Error("constexpr '" + name + "' is " + scalar.source() +
+    throw Error("constexpr '" + name + "' is " + scalar.repr() +
                 "; the JIT takes ints, floats, bools and strings");
   }
 }
@@ -283,7 +283,7 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
 static std::string specializationKey(const tilec::CompileOptions &compile) {
   std::string key = compile.kernel + "|" + compile.key();
   for (const auto &[name, value] : compile.constexprs)
-    key += "|" + name + "=" + value.source();
+    key += "|" + name + "=" + value.repr();
   for (const std::string &type : compile.argTypes)
     key += "|" + type;
   return key;

@@ -110,7 +110,7 @@ TValue MLIRGenImpl::genBlockPointer(const BoundArgs &args,
       record.elements[Order] = TValue::ofTuple(order);
     } else if (const TValue *padding = args.get(4)) {
       if (padding->kind != TValue::Kind::String ||
-          (padding->name != "zero" && padding->name != "nan"))
+          (padding->text() != "zero" && padding->text() != "nan"))
         fail(args.locs[4], "padding_option must be \"zero\" or \"nan\"");
       record.elements[Order] = *padding;
     }
@@ -174,21 +174,21 @@ MLIRGenImpl::blockAccess(const TValue &p, const TValue *offsetsArg,
     }
   }
   std::string paddingName = isDesc && p.elements[Order].kind == TValue::Kind::String
-                                ? p.elements[Order].name
+                                ? p.elements[Order].text()
                                 : "zero";
   if (padding && padding->kind != TValue::Kind::None) {
     if (padding->kind != TValue::Kind::String ||
-        (padding->name != "" && padding->name != "zero" && padding->name != "nan"))
+        (padding->text() != "" && padding->text() != "zero" && padding->text() != "nan"))
       fail(l, "padding_option must be \"\", \"zero\" or \"nan\"");
-    if (!padding->name.empty())
-      paddingName = padding->name;
+    if (!padding->text().empty())
+      paddingName = padding->text();
   }
 
   Location location = loc(l);
   TValue offset = TValue::ofInt(0), inBounds;
   for (size_t d = 0; d < rank; ++d) {
     // offsets[d] + arange(block[d]), laid along dimension d of the block.
-    int64_t n = blockShape[d].intValue;
+    int64_t n = blockShape[d].intValue();
     Value range = rangeAlong(n, d, rank, l);
     TValue index = binary(ast::BinaryOp::Add, offsets[d],
                           TValue::ofValue(range), l);
@@ -205,7 +205,7 @@ MLIRGenImpl::blockAccess(const TValue &p, const TValue *offsetsArg,
   }
   SmallVector<int64_t> fullShape;
   for (const TValue &b : blockShape)
-    fullShape.push_back(b.intValue);
+    fullShape.push_back(b.intValue());
   TValue pointers = binary(ast::BinaryOp::Add, p.elements[Base], offset, l);
   BlockAccess access;
   access.ptr = broadcastTo(toValue(pointers, l, "the block's pointers"),

@@ -578,7 +578,7 @@ Type MLIRGenImpl::dtypeArg(const TValue &v, const ast::Location &l,
     return v.type;
   }
   if (v.kind == TValue::Kind::String)
-    if (Type t = parseTypeString(v.name))
+    if (Type t = parseTypeString(v.text()))
       return t;
   fail(l, what + " must be a dtype such as tl.float32, got " + describe(v));
 }

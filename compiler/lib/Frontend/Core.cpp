@@ -9,11 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "MLIRGenImpl.h"
-#include "PythonInt.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
-#include "llvm/Support/Format.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -44,24 +41,6 @@ SmallVector<int64_t> shapeArg(MLIRGenImpl &g, const TValue &v,
     if (d <= 0)
       g.fail(l, "tile dimensions must be positive, got " + Twine(d));
   return shape;
-}
-
-/// A float as Python's repr prints it: the shortest digits that read back
-/// the same, with a ".0" for whole numbers.
-std::string pythonFloatRepr(double d) {
-  if (std::isnan(d))
-    return "nan";
-  if (std::isinf(d))
-    return d > 0 ? "inf" : "-inf";
-  std::string text;
-  for (int precision = 1; precision <= 17; ++precision) {
-    text = llvm::formatv("{0}", llvm::format("%.*g", precision, d)).str();
-    if (std::strtod(text.c_str(), nullptr) == d)
-      break;
-  }
-  if (text.find_first_of(".eninf") == std::string::npos)
-    text += ".0";
-  return text;
 }
 
 TValue programId(MLIRGenImpl &g, const BoundArgs &args,
@@ -107,14 +86,14 @@ TValue fill(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   if (!value.isNumber())
     g.fail(args.locs[1], "the fill value must be a number");
   Attribute scalar;
-  double d = value.kind == TValue::Kind::Float ? value.floatValue
-                                               : double(value.intValue);
+  double d = value.kind == TValue::Kind::Float ? value.scalar.floatValue
+                                               : double(value.intValue());
   if (isa<FloatType>(element))
     scalar = g.builder.getFloatAttr(element, d);
   else
     scalar = g.builder.getIntegerAttr(element, value.kind == TValue::Kind::Float
                                                    ? int64_t(d)
-                                                   : value.intValue);
+                                                   : value.intValue());
   return TValue::ofValue(
       arith::ConstantOp::create(g.builder, g.loc(c.loc),
                                 DenseElementsAttr::get(type, scalar)),
@@ -190,8 +169,8 @@ TValue staticAssert(MLIRGenImpl &g, const BoundArgs &args,
     return TValue::none();
   const TValue &msg = *args.get(1);
   g.fail(c.loc, "static assertion failed" +
-                    (msg.kind == TValue::Kind::String && !msg.name.empty()
-                         ? ": " + msg.name
+                    (msg.kind == TValue::Kind::String && !msg.text().empty()
+                         ? ": " + msg.text()
                          : std::string()));
 }
 
@@ -202,29 +181,14 @@ TValue staticPrint(MLIRGenImpl &g, const BoundArgs &args,
                    const ast::CallExpr &) {
   auto text = [&](unsigned i, std::string fallback) {
     const TValue *v = args.get(i);
-    return v && v->kind == TValue::Kind::String ? v->name : fallback;
+    return v && v->kind == TValue::Kind::String ? v->text() : fallback;
   };
   std::string sep = text(1, " "), end = text(2, "\n");
   std::string out;
   for (auto [i, v] : llvm::enumerate(args.varargs)) {
     if (i)
       out += sep;
-    switch (v.kind) {
-    case TValue::Kind::String:
-      out += v.name;
-      break;
-    case TValue::Kind::Int:
-      out += std::to_string(v.intValue);
-      break;
-    case TValue::Kind::Bool:
-      out += v.intValue ? "True" : "False";
-      break;
-    case TValue::Kind::Float:
-      out += pythonFloatRepr(v.floatValue);
-      break;
-    default:
-      out += g.describe(v);
-    }
+    out += v.isScalar() ? python::str(v.scalar) : g.describe(v);
   }
   llvm::errs() << out << end;
   return TValue::none();
@@ -265,7 +229,7 @@ TValue pythonMinMax(MLIRGenImpl &g, const BoundArgs &args,
     if (!best.isNumber() || !v.isNumber())
       g.fail(l, name + "() needs numbers, got " + g.describe(v));
     TValue less = g.compare(ast::CompareOp::Lt, v, best, l);
-    if ((name == "min") == (less.intValue != 0))
+    if ((name == "min") == (less.intValue() != 0))
       best = v;
   }
   return best;
@@ -273,17 +237,8 @@ TValue pythonMinMax(MLIRGenImpl &g, const BoundArgs &args,
 
 TValue pythonAbs(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &) {
   const TValue &x = *args.get(0);
-  if (x.kind == TValue::Kind::Float)
-    return TValue::ofFloat(std::fabs(x.floatValue));
-  if (x.kind == TValue::Kind::Int) {
-    if (python_int::Result r = python_int::absolute(x.intValue))
-      return TValue::ofInt(*r);
-    g.fail(args.locs[0], "abs(" + Twine(x.intValue) +
-                             ") does not fit in 64 bits (tilec's constexpr "
-                             "ints are 64-bit)");
-  }
-  if (x.kind == TValue::Kind::Bool)
-    return TValue::ofInt(x.intValue);
+  if (x.isScalar())
+    return g.fold(python::absolute(x.scalar), args.locs[0]);
   return g.absolute(x, args.locs[0]);
 }
 
@@ -335,31 +290,13 @@ TValue pythonNumber(MLIRGenImpl &g, const BoundArgs &args,
                     const ast::CallExpr &) {
   const std::string &name = args.function;
   const TValue &x = *args.get(0);
-  if (name == "float" && x.kind == TValue::Kind::String) {
-    // float('inf'), float('-inf'), float('nan'), float('1.5'): Python's.
-    std::string text = StringRef(x.name).trim().lower();
-    StringRef body = StringRef(text);
-    bool negative = body.consume_front("-");
-    if (!negative)
-      body.consume_front("+");
-    double d;
-    if (body == "inf" || body == "infinity")
-      d = std::numeric_limits<double>::infinity();
-    else if (body == "nan")
-      d = std::numeric_limits<double>::quiet_NaN();
-    else if (body.getAsDouble(d))
-      g.fail(args.locs[0],
-             "could not convert string to float: '" + x.name + "'");
-    return TValue::ofFloat(negative ? -d : d);
-  }
-  if (!x.isNumber())
+  if (!x.isScalar())
     g.fail(args.locs[0], name + "() works on constexprs; use .to() on tiles");
-  double d = x.kind == TValue::Kind::Float ? x.floatValue : double(x.intValue);
-  if (name == "int")
-    return TValue::ofInt(int64_t(d));
-  if (name == "float")
-    return TValue::ofFloat(d);
-  return TValue::ofBool(d != 0);
+  if (name == "bool")
+    return TValue::ofBool(python::truthy(x.scalar));
+  return g.fold(name == "int" ? python::toInt(x.scalar)
+                              : python::toFloat(x.scalar),
+                args.locs[0]);
 }
 
 const BuiltinSpec kCore[] = {

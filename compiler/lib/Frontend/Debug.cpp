@@ -39,7 +39,7 @@ TValue MLIRGenImpl::genDevicePrint(const BoundArgs &args,
     fail(args.locs[0], "the prefix of tl.device_print must be a string, "
                        "got " +
                            describe(prefix));
-  for (char ch : prefix.name)
+  for (char ch : prefix.text())
     if (!llvm::isPrint(ch) && !llvm::isSpace(ch))
       fail(args.locs[0], "the prefix of tl.device_print must be printable "
                          "ASCII");
@@ -54,7 +54,7 @@ TValue MLIRGenImpl::genDevicePrint(const BoundArgs &args,
     isSigned.push_back(element.isInteger() && !printed.isUnsigned);
   }
   tile::PrintOp::create(builder, loc(c.loc),
-                        normalizePrefix(prefix.name, !values.empty()), hex,
+                        normalizePrefix(prefix.text(), !values.empty()), hex,
                         isSigned, values);
   return TValue::none();
 }
@@ -88,7 +88,7 @@ TValue MLIRGenImpl::genDeviceAssertCall(const BoundArgs &args,
     fail(args.locs[1], "the message of tl.device_assert must be a string, "
                        "got " +
                            describe(msg));
-  const std::string &message = msg.name;
+  const std::string &message = msg.text();
   const TValue &cond = *args.get(0);
   if (!cond.isRuntime()) {
     if (!isTrue(cond, args.locs[0]))

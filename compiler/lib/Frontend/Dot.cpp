@@ -78,17 +78,17 @@ static tile::InputPrecision precisionArg(MLIRGenImpl &g,
               "got " +
                   g.describe(v));
   // Triton compares in lower case.
-  std::string name = llvm::StringRef(v.name).lower();
+  std::string name = llvm::StringRef(v.text()).lower();
   if (std::optional<tile::InputPrecision> p =
           tile::symbolizeInputPrecision(name))
     return *p;
   if (name == "bf16x3" || name == "bf16x6" || name == "hf32")
-    g.fail(l, "tl.dot: input_precision \"" + v.name +
+    g.fail(l, "tl.dot: input_precision \"" + v.text() +
                   "\" is not supported by tilec (Triton has it on some "
                   "targets only); use \"tf32\", \"tf32x3\" or \"ieee\"");
   g.fail(l, "tl.dot: input_precision must be \"tf32\", \"tf32x3\" or "
             "\"ieee\", got \"" +
-                v.name + "\"");
+                v.text() + "\"");
 }
 
 TValue MLIRGenImpl::genDot(const BoundArgs &args, const ast::CallExpr &c) {

@@ -2,6 +2,7 @@
 
 #include "tilec/Frontend/HostEvaluator.h"
 #include "PythonInt.h"
+#include "PythonScalar.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <sstream>
 
 using namespace tilec;
 using namespace tilec::host;
@@ -32,32 +32,29 @@ constexpr size_t kMaxIterations = 1 << 20;
 // Values
 //===----------------------------------------------------------------------===//
 
-Value Value::ofInt(int64_t v) {
+// A scalar's kind is its HostScalar's, enumerator for enumerator.
+static_assert(int(Value::Kind::None) == int(HostScalar::Kind::None) &&
+              int(Value::Kind::Int) == int(HostScalar::Kind::Int) &&
+              int(Value::Kind::Float) == int(HostScalar::Kind::Float) &&
+              int(Value::Kind::Bool) == int(HostScalar::Kind::Bool) &&
+              int(Value::Kind::String) == int(HostScalar::Kind::String));
+
+Value Value::of(const HostScalar &scalar) {
+  if (scalar.kind == HostScalar::Kind::Pointer)
+    return opaque("a pointer to " + scalar.text);
+  if (scalar.kind == HostScalar::Kind::Unknown)
+    return opaque("an argument whose value is known only at launch");
   Value value;
-  value.kind = Kind::Int;
-  value.i = v;
+  value.kind = Kind(scalar.kind);
+  value.scalar = scalar;
   return value;
 }
 
-Value Value::ofFloat(double v) {
-  Value value;
-  value.kind = Kind::Float;
-  value.f = v;
-  return value;
-}
-
-Value Value::ofBool(bool v) {
-  Value value;
-  value.kind = Kind::Bool;
-  value.i = v;
-  return value;
-}
-
+Value Value::ofInt(int64_t v) { return of(HostScalar::ofInt(v)); }
+Value Value::ofFloat(double v) { return of(HostScalar::ofFloat(v)); }
+Value Value::ofBool(bool v) { return of(HostScalar::ofBool(v)); }
 Value Value::ofString(std::string v) {
-  Value value;
-  value.kind = Kind::String;
-  value.name = std::move(v);
-  return value;
+  return of(HostScalar::ofString(std::move(v)));
 }
 
 Value Value::list(Values items, bool isTuple) {
@@ -99,67 +96,19 @@ const Value *Value::find(const std::string &key) const {
   if (!entries)
     return nullptr;
   for (const auto &[k, v] : *entries)
-    if (k.kind == Kind::String && k.name == key)
+    if (k.kind == Kind::String && k.text() == key)
       return &v;
   return nullptr;
-}
-
-/// Python's repr of a string: in single quotes unless it holds one and no
-/// double quote; backslashes, the quote, and control characters escaped.
-static std::string quote(const std::string &text) {
-  bool doubleQuoted = text.find('\'') != std::string::npos &&
-                      text.find('"') == std::string::npos;
-  char q = doubleQuoted ? '"' : '\'';
-  std::string out(1, q);
-  for (char c : text) {
-    switch (c) {
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c == q)
-        out += '\\';
-      if (static_cast<unsigned char>(c) < 0x20) {
-        static const char *digits = "0123456789abcdef";
-        out += "\\x";
-        out += digits[(c >> 4) & 15];
-        out += digits[c & 15];
-        continue;
-      }
-      out += c;
-    }
-  }
-  return out + q;
 }
 
 std::string Value::repr() const {
   switch (kind) {
   case Kind::None:
-    return "None";
   case Kind::Int:
-    return std::to_string(i);
   case Kind::Bool:
-    return i ? "True" : "False";
-  case Kind::Float: {
-    std::ostringstream os;
-    os.precision(17);
-    os << f;
-    std::string text = os.str();
-    if (text.find_first_of(".en") == std::string::npos)
-      text += ".0";
-    return text;
-  }
+  case Kind::Float:
   case Kind::String:
-    return quote(name);
+    return scalar.repr();
   case Kind::List:
   case Kind::Tuple: {
     std::string text = kind == Kind::List ? "[" : "(";
@@ -175,7 +124,7 @@ std::string Value::repr() const {
     for (size_t k = 0; k < entries->size(); ++k) {
       const auto &[key, value] = (*entries)[k];
       text += (k ? ", " : "") +
-              (kind == Kind::Object ? key.name + "=" : key.repr() + ": ") +
+              (kind == Kind::Object ? key.text() + "=" : key.repr() + ": ") +
               value.repr();
     }
     return text + (kind == Kind::Object ? ")" : "}");
@@ -195,14 +144,11 @@ std::string Value::repr() const {
 bool host::truthy(const Value &value) {
   switch (value.kind) {
   case Value::Kind::None:
-    return false;
   case Value::Kind::Int:
   case Value::Kind::Bool:
-    return value.i != 0;
   case Value::Kind::Float:
-    return value.f != 0;
   case Value::Kind::String:
-    return !value.name.empty();
+    return python::truthy(value.scalar);
   case Value::Kind::List:
   case Value::Kind::Tuple:
     return !value.items->empty();
@@ -213,22 +159,12 @@ bool host::truthy(const Value &value) {
   }
 }
 
-static double asDouble(const Value &v) {
-  return v.kind == Value::Kind::Float ? v.f : double(v.i);
-}
-
 bool host::equal(const Value &a, const Value &b) {
-  if (a.isNumber() && b.isNumber()) {
-    if (a.kind == Value::Kind::Float || b.kind == Value::Kind::Float)
-      return asDouble(a) == asDouble(b);
-    return a.i == b.i;
-  }
+  if (a.isScalar() && b.isScalar())
+    return python::equal(a.scalar, b.scalar);
   if (a.kind != b.kind)
     return false;
   switch (a.kind) {
-  case Value::Kind::None:
-    return true;
-  case Value::Kind::String:
   case Value::Kind::Module:
     return a.name == b.name;
   case Value::Kind::List:
@@ -270,6 +206,13 @@ struct HostEvaluator::Frame {
 
 [[noreturn]] static void fail(const Location &loc, const std::string &message) {
   throw HostError{loc, message};
+}
+
+/// A scalar operation's value, or its error at `loc`.
+static Value scalarResult(const python::Result &r, const Location &loc) {
+  if (!r)
+    fail(loc, r.error());
+  return Value::of(*r);
 }
 
 /// An int operator's result, or an error where Python's would not fit in
@@ -319,7 +262,7 @@ static int64_t asInt(const Value &value, const Location &loc,
                      const std::string &what) {
   if (value.kind != Value::Kind::Int && value.kind != Value::Kind::Bool)
     fail(loc, what + " must be an int, not " + describe(value));
-  return value.i;
+  return value.scalar.intValue;
 }
 
 HostEvaluator::HostEvaluator(const Module &module, unsigned computeCapability)
@@ -505,17 +448,9 @@ Value HostEvaluator::eval(const Expr &expr, Frame &frame) const {
     Value v = eval(*u.operand, frame);
     if (u.op == UnaryOp::Not)
       return Value::ofBool(!truthy(v));
-    if (!v.isNumber())
+    if (!v.isScalar())
       fail(expr.loc, "a unary operator on " + describe(v));
-    if (u.op == UnaryOp::Invert)
-      return Value::ofInt(~asInt(v, expr.loc, "the operand of ~"));
-    if (u.op == UnaryOp::Pos)
-      return v.kind == Value::Kind::Bool ? Value::ofInt(v.i) : v;
-    if (v.kind == Value::Kind::Float)
-      return Value::ofFloat(-v.f);
-    return fitting(
-        python_int::negate(v.i),
-        [&] { return "-(" + std::to_string(v.i) + ")"; }, expr.loc);
+    return scalarResult(python::unary(u.op, v.scalar), expr.loc);
   }
   case ExprKind::Binary: {
     const auto &b = cast<BinaryExpr>(expr);
@@ -639,7 +574,7 @@ Values HostEvaluator::iterate(const Value &value, const Location &loc) const {
   }
   case Value::Kind::String: {
     Values chars;
-    for (char c : value.name)
+    for (char c : value.text())
       chars.push_back(Value::ofString(std::string(1, c)));
     return chars;
   }
@@ -655,7 +590,7 @@ Value HostEvaluator::subscript(const Value &base, const Value &index,
   case Value::Kind::Tuple:
   case Value::Kind::String: {
     int64_t size = base.kind == Value::Kind::String
-                       ? int64_t(base.name.size())
+                       ? int64_t(base.text().size())
                        : int64_t(base.items->size());
     int64_t k = asInt(index, loc, "an index");
     if (k < 0)
@@ -664,7 +599,7 @@ Value HostEvaluator::subscript(const Value &base, const Value &index,
       fail(loc, "index " + index.repr() + " is out of range for " +
                     describe(base) + " of " + std::to_string(size));
     if (base.kind == Value::Kind::String)
-      return Value::ofString(std::string(1, base.name[k]));
+      return Value::ofString(std::string(1, base.text()[k]));
     return (*base.items)[k];
   }
   case Value::Kind::Dict:
@@ -686,62 +621,24 @@ Value HostEvaluator::binary(BinaryOp op, const Value &lhs, const Value &rhs,
   using K = Value::Kind;
   // Sequences: + joins, * repeats.
   bool lhsSeq = lhs.kind == K::List || lhs.kind == K::Tuple;
-  if (op == BinaryOp::Add && lhs.kind == rhs.kind &&
-      (lhsSeq || lhs.kind == K::String)) {
-    if (lhs.kind == K::String)
-      return Value::ofString(lhs.name + rhs.name);
+  if (op == BinaryOp::Add && lhsSeq && lhs.kind == rhs.kind) {
     Values items = *lhs.items;
     items.insert(items.end(), rhs.items->begin(), rhs.items->end());
     return Value::list(std::move(items), lhs.kind == K::Tuple);
   }
   if (op == BinaryOp::Mul && lhsSeq && rhs.kind == K::Int) {
     Values items;
-    for (int64_t k = 0; k < rhs.i; ++k) {
+    for (int64_t k = 0; k < rhs.scalar.intValue; ++k) {
       items.insert(items.end(), lhs.items->begin(), lhs.items->end());
       if (items.size() > kMaxIterations)
         fail(loc, "the list is too long");
     }
     return Value::list(std::move(items), lhs.kind == K::Tuple);
   }
-  if (!lhs.isNumber() || !rhs.isNumber())
+  if (!lhs.isScalar() || !rhs.isScalar())
     fail(loc, "an arithmetic operator on " + describe(lhs) + " and " +
                   describe(rhs));
-  bool isFloat = lhs.kind == K::Float || rhs.kind == K::Float;
-  if ((op == BinaryOp::Div || op == BinaryOp::FloorDiv || op == BinaryOp::Mod) &&
-      (isFloat ? asDouble(rhs) == 0 : rhs.i == 0))
-    fail(loc, "division by zero");
-  if (isFloat) {
-    double a = asDouble(lhs), b = asDouble(rhs);
-    switch (op) {
-    case BinaryOp::Add: return Value::ofFloat(a + b);
-    case BinaryOp::Sub: return Value::ofFloat(a - b);
-    case BinaryOp::Mul: return Value::ofFloat(a * b);
-    case BinaryOp::Div: return Value::ofFloat(a / b);
-    case BinaryOp::FloorDiv: return Value::ofFloat(std::floor(a / b));
-    case BinaryOp::Mod: {
-      double m = std::fmod(a, b);
-      return Value::ofFloat(m != 0 && (m < 0) != (b < 0) ? m + b : m);
-    }
-    case BinaryOp::Pow: return Value::ofFloat(std::pow(a, b));
-    default:
-      fail(loc, "a bitwise operator on a float");
-    }
-  }
-  int64_t a = lhs.i, b = rhs.i;
-  if (op == BinaryOp::MatMul)
-    fail(loc, "'@' in host code");
-  if (op == BinaryOp::Div)
-    return Value::ofFloat(double(a) / double(b));
-  if (op == BinaryOp::Pow && b < 0)
-    return Value::ofFloat(std::pow(double(a), double(b)));
-  if ((op == BinaryOp::LShift || op == BinaryOp::RShift) && b < 0)
-    fail(loc, "negative shift count");
-  return fitting(
-      python_int::apply(op, a, b),
-      [&] {
-        return std::to_string(a) + " " + spelling(op) + " " + std::to_string(b);
-      },
-      loc);
+  return scalarResult(python::binary(op, lhs.scalar, rhs.scalar), loc);
 }
 
 bool HostEvaluator::compare(CompareOp op, const Value &lhs, const Value &rhs,
@@ -756,7 +653,7 @@ bool HostEvaluator::compare(CompareOp op, const Value &lhs, const Value &rhs,
   case CompareOp::IsNot: {
     bool same = lhs.kind == rhs.kind &&
                 (lhs.kind == K::None || lhs.kind == K::Bool
-                     ? lhs.i == rhs.i
+                     ? lhs.scalar.intValue == rhs.scalar.intValue
                      : lhs.items ? lhs.items == rhs.items
                      : lhs.entries ? lhs.entries == rhs.entries
                                    : equal(lhs, rhs));
@@ -766,7 +663,7 @@ bool HostEvaluator::compare(CompareOp op, const Value &lhs, const Value &rhs,
   case CompareOp::NotIn: {
     bool found;
     if (rhs.kind == K::String && lhs.kind == K::String)
-      found = rhs.name.find(lhs.name) != std::string::npos;
+      found = rhs.text().find(lhs.text()) != std::string::npos;
     else
       found = llvm::any_of(iterate(rhs, loc), [&](const Value &item) {
         return equal(item, lhs);
@@ -776,25 +673,9 @@ bool HostEvaluator::compare(CompareOp op, const Value &lhs, const Value &rhs,
   default:
     break;
   }
-  int order;
-  if (lhs.isNumber() && rhs.isNumber()) {
-    double a = asDouble(lhs), b = asDouble(rhs);
-    if (lhs.kind != K::Float && rhs.kind != K::Float)
-      order = lhs.i < rhs.i ? -1 : lhs.i > rhs.i;
-    else
-      order = a < b ? -1 : a > b;
-  } else if (lhs.kind == K::String && rhs.kind == K::String) {
-    order = lhs.name.compare(rhs.name);
-  } else {
+  if (!lhs.isScalar() || !rhs.isScalar())
     fail(loc, "cannot order " + describe(lhs) + " and " + describe(rhs));
-  }
-  switch (op) {
-  case CompareOp::Lt: return order < 0;
-  case CompareOp::Le: return order <= 0;
-  case CompareOp::Gt: return order > 0;
-  case CompareOp::Ge: return order >= 0;
-  default: return false;
-  }
+  return truthy(scalarResult(python::compare(op, lhs.scalar, rhs.scalar), loc));
 }
 
 void HostEvaluator::assign(const Expr &target, Value value,
@@ -1211,7 +1092,7 @@ Value HostEvaluator::callBuiltin(
     arity(1, 1);
     const Value &v = args[0];
     if (v.kind == Value::Kind::String)
-      return Value::ofInt(int64_t(v.name.size()));
+      return Value::ofInt(int64_t(v.text().size()));
     if (v.kind == Value::Kind::Dict)
       return Value::ofInt(int64_t(v.entries->size()));
     return Value::ofInt(int64_t(iterate(v, loc).size()));
@@ -1228,12 +1109,9 @@ Value HostEvaluator::callBuiltin(
   }
   if (n == "abs") {
     arity(1, 1);
-    if (args[0].kind == Value::Kind::Float)
-      return Value::ofFloat(std::fabs(args[0].f));
-    int64_t v = asInt(args[0], loc, "abs's argument");
-    return fitting(
-        python_int::absolute(v), [&] { return "abs(" + std::to_string(v) + ")"; },
-        loc);
+    if (!args[0].isNumber())
+      fail(loc, "abs() of " + describe(args[0]));
+    return scalarResult(python::absolute(args[0].scalar), loc);
   }
   if (n == "int" || n == "float" || n == "bool" || n == "str" ||
       n == "round") {
@@ -1248,24 +1126,14 @@ Value HostEvaluator::callBuiltin(
       return Value::ofBool(truthy(v));
     if (n == "str")
       return v.kind == Value::Kind::String ? v : Value::ofString(v.repr());
-    if (v.kind == Value::Kind::String) {
-      llvm::StringRef text = llvm::StringRef(v.name).trim();
-      int64_t i;
-      double d;
-      if (n == "int" && !text.getAsInteger(10, i))
-        return Value::ofInt(i);
-      if (n == "float" && !text.getAsDouble(d))
-        return Value::ofFloat(d);
-      fail(loc, "cannot convert " + v.repr() + " with " + name + "()");
-    }
-    if (!v.isNumber())
+    if (!v.isNumber() && !(v.kind == Value::Kind::String && n != "round"))
       fail(loc, name + "() of " + describe(v));
-    if (n == "float")
-      return Value::ofFloat(asDouble(v));
-    if (n == "round" && v.kind == Value::Kind::Float)
-      return Value::ofInt(int64_t(std::nearbyint(v.f)));
-    return Value::ofInt(v.kind == Value::Kind::Float ? int64_t(std::trunc(v.f))
-                                                     : v.i);
+    if (args.size() == 2 && args[1].kind != Value::Kind::None)
+      fail(loc, "round() with ndigits: tilec's host code rounds to ints only");
+    return scalarResult(n == "int"     ? python::toInt(v.scalar)
+                        : n == "float" ? python::toFloat(v.scalar)
+                                       : python::round(v.scalar),
+                        loc);
   }
   if (n == "list" || n == "tuple" || n == "sorted" || n == "reversed") {
     arity(0, 1);

@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "MLIRGenImpl.h"
-#include "PythonInt.h"
 
 #include "tilec/Frontend/HostScalar.h"
 
@@ -28,25 +27,29 @@ using llvm::Twine;
 // TValue
 //===----------------------------------------------------------------------===//
 
-TValue TValue::ofInt(int64_t v) {
+// A scalar's kind is its HostScalar's, enumerator for enumerator.
+static_assert(int(TValue::Kind::None) == int(HostScalar::Kind::None) &&
+              int(TValue::Kind::Int) == int(HostScalar::Kind::Int) &&
+              int(TValue::Kind::Float) == int(HostScalar::Kind::Float) &&
+              int(TValue::Kind::Bool) == int(HostScalar::Kind::Bool) &&
+              int(TValue::Kind::String) == int(HostScalar::Kind::String));
+
+TValue TValue::of(const HostScalar &scalar) {
   TValue t;
-  t.kind = Kind::Int;
-  t.intValue = v;
+  // Launch arguments hold no constexpr: they read as None.
+  if (scalar.kind == HostScalar::Kind::Pointer ||
+      scalar.kind == HostScalar::Kind::Unknown)
+    return t;
+  t.kind = Kind(scalar.kind);
+  t.scalar = scalar;
   return t;
 }
-TValue TValue::ofFloat(double v) {
-  TValue t;
-  t.kind = Kind::Float;
-  t.floatValue = v;
-  return t;
+TValue TValue::ofInt(int64_t v) { return of(HostScalar::ofInt(v)); }
+TValue TValue::ofFloat(double v) { return of(HostScalar::ofFloat(v)); }
+TValue TValue::ofBool(bool v) { return of(HostScalar::ofBool(v)); }
+TValue TValue::ofString(std::string s) {
+  return of(HostScalar::ofString(std::move(s)));
 }
-TValue TValue::ofBool(bool v) {
-  TValue t;
-  t.kind = Kind::Bool;
-  t.intValue = v;
-  return t;
-}
-TValue TValue::ofString(std::string s) { return named(Kind::String, std::move(s)); }
 TValue TValue::ofDType(Type type) {
   TValue t;
   t.kind = Kind::DType;
@@ -74,9 +77,8 @@ TValue TValue::ofTuple(std::vector<TValue> elements) {
 }
 
 bool TValue::operator==(const TValue &o) const {
-  return kind == o.kind && isUnsigned == o.isUnsigned &&
-         intValue == o.intValue &&
-         floatValue == o.floatValue && name == o.name && type == o.type &&
+  return kind == o.kind && isUnsigned == o.isUnsigned && scalar == o.scalar &&
+         name == o.name && type == o.type &&
          value == o.value && elements == o.elements && function == o.function;
 }
 
@@ -152,13 +154,13 @@ std::string MLIRGenImpl::describe(const TValue &v) {
   case TValue::Kind::None:
     return "None";
   case TValue::Kind::Int:
-    return "constexpr int " + std::to_string(v.intValue);
+    return "constexpr int " + std::to_string(v.intValue());
   case TValue::Kind::Float:
     return "constexpr float";
   case TValue::Kind::Bool:
-    return v.intValue ? "constexpr True" : "constexpr False";
+    return v.intValue() ? "constexpr True" : "constexpr False";
   case TValue::Kind::String:
-    return "string \"" + v.name + "\"";
+    return "string \"" + v.text() + "\"";
   case TValue::Kind::DType:
     return "dtype " + describe(v.type);
   case TValue::Kind::Module:
@@ -187,16 +189,16 @@ Value MLIRGenImpl::materialize(const TValue &v, const ast::Location &l) {
   switch (v.kind) {
   case TValue::Kind::Bool:
     return arith::ConstantOp::create(builder, location,
-                                     builder.getBoolAttr(v.intValue != 0));
+                                     builder.getBoolAttr(v.intValue() != 0));
   case TValue::Kind::Int: {
-    bool fits32 = v.intValue >= INT32_MIN && v.intValue <= INT32_MAX;
+    bool fits32 = v.intValue() >= INT32_MIN && v.intValue() <= INT32_MAX;
     Type type = fits32 ? builder.getI32Type() : builder.getI64Type();
     return arith::ConstantOp::create(builder, location,
-                                     builder.getIntegerAttr(type, v.intValue));
+                                     builder.getIntegerAttr(type, v.intValue()));
   }
   case TValue::Kind::Float:
     return arith::ConstantOp::create(builder, location,
-                                     builder.getF32FloatAttr(v.floatValue));
+                                     builder.getF32FloatAttr(v.scalar.floatValue));
   default:
     fail(l, "expected a number, got " + describe(v));
   }
@@ -214,10 +216,10 @@ Value MLIRGenImpl::toValue(const TValue &v, const ast::Location &l,
 /// A scalar constant of `type` with the value of a number.
 static Value constantOf(OpBuilder &b, Location loc, const TValue &v, Type type) {
   if (isa<FloatType>(type)) {
-    double d = v.kind == TValue::Kind::Float ? v.floatValue : double(v.intValue);
+    double d = v.kind == TValue::Kind::Float ? v.scalar.floatValue : double(v.intValue());
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, d));
   }
-  int64_t i = v.kind == TValue::Kind::Float ? int64_t(v.floatValue) : v.intValue;
+  int64_t i = v.kind == TValue::Kind::Float ? int64_t(v.scalar.floatValue) : v.intValue();
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, i));
 }
 
@@ -372,7 +374,7 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
       return builder.getF32Type();
     if (v.kind == TValue::Kind::Bool)
       return builder.getI1Type();
-    bool fits32 = v.intValue >= INT32_MIN && v.intValue <= INT32_MAX;
+    bool fits32 = v.intValue() >= INT32_MIN && v.intValue() <= INT32_MAX;
     return fits32 ? builder.getI32Type() : builder.getI64Type();
   };
   if (!a.isRuntime() && !b.isRuntime())
@@ -390,16 +392,16 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     // As in Triton, an int takes an integer tile's type and must fit in it.
     unsigned bits = t.isInteger() ? t.getIntOrFloatBitWidth() : 64;
     bool isUnsigned = isUnsignedInt(t);
-    if (number.kind == TValue::Kind::Int && isUnsigned && number.intValue < 0)
-      fail(l, "the number " + Twine(number.intValue) + " is negative and the "
+    if (number.kind == TValue::Kind::Int && isUnsigned && number.intValue() < 0)
+      fail(l, "the number " + Twine(number.intValue()) + " is negative and the "
               "other operand is unsigned (" + describe(t) +
               "): cast one of them first, as Triton asks");
     // Every int64 fits a 64-bit type (the bounds would overflow there).
     if (number.kind == TValue::Kind::Int && bits < 64) {
       int64_t low = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
       int64_t high = int64_t(1) << (isUnsigned ? bits : bits - 1);
-      if (number.intValue < low || number.intValue >= high)
-        fail(l, "the number " + Twine(number.intValue) +
+      if (number.intValue() < low || number.intValue() >= high)
+        fail(l, "the number " + Twine(number.intValue()) +
                     " is out of range for " + describe(t) +
                     ", the type of the other operand");
     }
@@ -450,79 +452,6 @@ std::pair<Value, Value> MLIRGenImpl::unify(const TValue &a, const TValue &b,
 // Operators
 //===----------------------------------------------------------------------===//
 
-/// A constexpr operator on two numbers, as Python computes it; nothing
-/// where Python has no result (see whyNotFolded).
-static std::optional<TValue> foldBinary(ast::BinaryOp op, const TValue &a,
-                                        const TValue &b) {
-  using ast::BinaryOp;
-  using K = TValue::Kind;
-  if (!a.isNumber() || !b.isNumber() || op == BinaryOp::MatMul)
-    return std::nullopt;
-  bool floats = a.kind == K::Float || b.kind == K::Float;
-  double x = a.kind == K::Float ? a.floatValue : double(a.intValue);
-  double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
-  bool divides = op == BinaryOp::Div || op == BinaryOp::FloorDiv ||
-                 op == BinaryOp::Mod;
-  if (divides && y == 0)
-    return std::nullopt;
-  if (op == BinaryOp::Div)
-    return TValue::ofFloat(x / y);
-  if (floats || (op == BinaryOp::Pow && y < 0)) {
-    switch (op) {
-    case BinaryOp::Add: return TValue::ofFloat(x + y);
-    case BinaryOp::Sub: return TValue::ofFloat(x - y);
-    case BinaryOp::Mul: return TValue::ofFloat(x * y);
-    case BinaryOp::FloorDiv: return TValue::ofFloat(std::floor(x / y));
-    case BinaryOp::Mod: return TValue::ofFloat(x - std::floor(x / y) * y);
-    case BinaryOp::Pow: return TValue::ofFloat(std::pow(x, y));
-    default: return std::nullopt; // the bitwise operators
-    }
-  }
-  int64_t i = a.intValue, j = b.intValue;
-  bool shifts = op == BinaryOp::LShift || op == BinaryOp::RShift;
-  if (shifts && j < 0)
-    return std::nullopt;
-  python_int::Result r = python_int::apply(op, i, j);
-  if (!r)
-    return std::nullopt;
-  // Python's bools stay bools under & | ^ (True << True is 2).
-  bool logical = op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
-                 op == BinaryOp::BitXor;
-  if (logical && a.kind == K::Bool && b.kind == K::Bool)
-    return TValue::ofBool(*r != 0);
-  return TValue::ofInt(*r);
-}
-
-/// Why foldBinary has no result for two numbers.
-static std::string whyNotFolded(ast::BinaryOp op, const TValue &a,
-                                const TValue &b) {
-  using K = TValue::Kind;
-  bool floats = a.kind == K::Float || b.kind == K::Float;
-  double y = b.kind == K::Float ? b.floatValue : double(b.intValue);
-  std::string invalid =
-      std::string("invalid constexpr operation '") + ast::spelling(op) + "'";
-  switch (op) {
-  case ast::BinaryOp::Div:
-  case ast::BinaryOp::FloorDiv:
-  case ast::BinaryOp::Mod:
-    if (y == 0)
-      return invalid + " (division by zero)";
-    break;
-  case ast::BinaryOp::LShift:
-  case ast::BinaryOp::RShift:
-    if (!floats && b.intValue < 0)
-      return invalid + " (negative shift count)";
-    break;
-  default:
-    break;
-  }
-  if (floats || op == ast::BinaryOp::MatMul)
-    return invalid;
-  return "the constexpr " + std::to_string(a.intValue) + " " + ast::spelling(op) +
-         " " + std::to_string(b.intValue) +
-         " does not fit in 64 bits (tilec's constexpr ints are 64-bit)";
-}
-
 void MLIRGenImpl::checkFP8Target(const ast::Location &l) {
   if (computeCapability < 89)
     fail(l, "fp8 conversions and tl.dot need sm_89 or newer (Ada, Hopper); "
@@ -538,11 +467,8 @@ void MLIRGenImpl::failFP8Arithmetic(const Twine &what, const ast::Location &l) {
 TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
                            const ast::Location &l) {
   using ast::BinaryOp;
-  if (a.isNumber() && b.isNumber()) {
-    if (auto folded = foldBinary(op, a, b))
-      return *folded;
-    fail(l, whyNotFolded(op, a, b));
-  }
+  if (a.isScalar() && b.isScalar())
+    return fold(python::binary(op, a.scalar, b.scalar), l);
   if ((!a.isRuntime() && !a.isNumber()) || (!b.isRuntime() && !b.isNumber()))
     fail(l, Twine("unsupported operand types for ") + ast::spelling(op) + ": " +
                 describe(a) + " and " + describe(b));
@@ -694,23 +620,8 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
   }
   if (op == CompareOp::In || op == CompareOp::NotIn)
     fail(l, "'in' is not supported in kernels");
-  if (a.isNumber() && b.isNumber()) {
-    bool floats = a.kind == TValue::Kind::Float || b.kind == TValue::Kind::Float;
-    double x = a.kind == TValue::Kind::Float ? a.floatValue : double(a.intValue);
-    double y = b.kind == TValue::Kind::Float ? b.floatValue : double(b.intValue);
-    int64_t i = a.intValue, j = b.intValue;
-    auto cmp = [&](auto u, auto v) {
-      switch (op) {
-      case CompareOp::Lt: return u < v;
-      case CompareOp::Le: return u <= v;
-      case CompareOp::Gt: return u > v;
-      case CompareOp::Ge: return u >= v;
-      case CompareOp::Eq: case CompareOp::Is: return u == v;
-      default: return u != v;
-      }
-    };
-    return TValue::ofBool(floats ? cmp(x, y) : cmp(i, j));
-  }
+  if (a.isScalar() && b.isScalar())
+    return fold(python::compare(op, a.scalar, b.scalar), l);
   if (!a.isRuntime() && !b.isRuntime()) {
     if (op == CompareOp::Eq || op == CompareOp::Ne)
       return TValue::ofBool((op == CompareOp::Eq) == (a == b));
@@ -751,24 +662,23 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
 int64_t MLIRGenImpl::constInt(const TValue &v, const ast::Location &l,
                               StringRef what) {
   if (v.kind == TValue::Kind::Int || v.kind == TValue::Kind::Bool)
-    return v.intValue;
+    return v.intValue();
   if (v.isRuntime())
     fail(l, what + " must be a constexpr (a compile-time constant), but it is "
                    "a runtime " + describe(v));
   fail(l, what + " must be a constexpr int, got " + describe(v));
 }
 
+TValue MLIRGenImpl::fold(const python::Result &r, const ast::Location &l) {
+  if (!r)
+    fail(l, r.error());
+  return TValue::of(*r);
+}
+
 bool MLIRGenImpl::isTrue(const TValue &v, const ast::Location &l) {
+  if (v.isScalar())
+    return python::truthy(v.scalar);
   switch (v.kind) {
-  case TValue::Kind::None:
-    return false;
-  case TValue::Kind::Int:
-  case TValue::Kind::Bool:
-    return v.intValue != 0;
-  case TValue::Kind::Float:
-    return v.floatValue != 0;
-  case TValue::Kind::String:
-    return !v.name.empty();
   case TValue::Kind::Tuple:
     return !v.elements.empty();
   case TValue::Kind::Runtime:
@@ -888,6 +798,8 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
   case ExprKind::Unary: {
     const auto &u = llvm::cast<UnaryExpr>(e);
     TValue x = gen(*u.operand);
+    if (x.isScalar())
+      return fold(python::unary(u.op, x.scalar), e.loc);
     switch (u.op) {
     case UnaryOp::Pos:
       return x;
@@ -903,22 +815,11 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
         fail(e.loc, "'not' needs a number or boolean, got " + describe(x));
       return compare(CompareOp::Eq, x, TValue::ofInt(0), e.loc);
     case UnaryOp::Neg:
-      if (x.kind == TValue::Kind::Float)
-        return TValue::ofFloat(-x.floatValue);
-      if (x.isNumber()) {
-        if (python_int::Result r = python_int::negate(x.intValue))
-          return TValue::ofInt(*r);
-        fail(e.loc, "the constexpr -(" + Twine(x.intValue) +
-                        ") does not fit in 64 bits (tilec's constexpr ints "
-                        "are 64-bit)");
-      }
       if (x.isRuntime() && isFloat(getElementTypeOrSelf(x.value.getType())))
         return TValue::ofValue(
             arith::NegFOp::create(builder, loc(e.loc), x.value));
       return binary(BinaryOp::Sub, TValue::ofInt(0), x, e.loc);
     case UnaryOp::Invert:
-      if (x.isNumber() && x.kind != TValue::Kind::Float)
-        return TValue::ofInt(~x.intValue);
       if (x.isUnsigned) {
         // All ones, which no Python number of an unsigned type spells.
         Type element = getElementTypeOrSelf(x.value.getType());
@@ -1144,7 +1045,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     if (a.message) {
       TValue m = gen(*a.message);
       if (m.kind == TValue::Kind::String)
-        text = m.name;
+        text = m.text();
     }
     // On runtime values a device assert, as in Triton (debug builds only).
     if (cond.isRuntime()) {
@@ -1265,7 +1166,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   TValue step = given(2) ? *args.get(2) : TValue::ofInt(1);
   if (given(1))
     lower = *args.get(0), upper = *args.get(1);
-  if (step.isNumber() && step.intValue <= 0)
+  if (step.isNumber() && step.intValue() <= 0)
     fail(args.locs[2], "the range step must be positive");
 
   if (isStatic) {
@@ -1319,7 +1220,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       fail(args.locs[WarpSpecialize],
            "warp_specialize must be a constant bool, got " + describe(v));
     forOp->setAttr(tile::kWarpSpecializeAttrName,
-                   builder.getBoolAttr(v.intValue != 0));
+                   builder.getBoolAttr(v.intValue() != 0));
   }
   Scope before = scope;
   mlir::Block *body = forOp.getBody();
@@ -1495,29 +1396,13 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
   return hint == 1 && integer && integer.getWidth() > 1;
 }
 
-/// A constexpr's value as the kernel sees it.
-static TValue fromScalar(const HostScalar &scalar) {
-  switch (scalar.kind) {
-  case HostScalar::Kind::Int:
-    return TValue::ofInt(scalar.intValue);
-  case HostScalar::Kind::Float:
-    return TValue::ofFloat(scalar.floatValue);
-  case HostScalar::Kind::Bool:
-    return TValue::ofBool(scalar.intValue);
-  case HostScalar::Kind::String:
-    return TValue::ofString(scalar.text);
-  default:
-    return TValue::none();
-  }
-}
-
 /// A signature's constant (HostScalar::parseLiteral): int, float, bool,
 /// None, or a string in quotes ('ieee' or "ieee", without escapes).
 static std::optional<TValue> parseConstant(StringRef text) {
   std::optional<HostScalar> literal = HostScalar::parseLiteral(text.str());
   if (!literal)
     return std::nullopt;
-  return fromScalar(*literal);
+  return TValue::of(*literal);
 }
 
 /// Whether `name` is a key of a dict literal in one of the kernel's
@@ -1705,12 +1590,12 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         constant.kind == TValue::Kind::None
             ? (Attribute)builder.getUnitAttr()
         : constant.kind == TValue::Kind::Float
-            ? (Attribute)builder.getF64FloatAttr(constant.floatValue)
+            ? (Attribute)builder.getF64FloatAttr(constant.scalar.floatValue)
         : constant.kind == TValue::Kind::Bool
-            ? (Attribute)builder.getBoolAttr(constant.intValue)
+            ? (Attribute)builder.getBoolAttr(constant.intValue())
         : constant.kind == TValue::Kind::String
-            ? (Attribute)builder.getStringAttr(constant.name)
-            : (Attribute)builder.getI64IntegerAttr(constant.intValue);
+            ? (Attribute)builder.getStringAttr(constant.text())
+            : (Attribute)builder.getI64IntegerAttr(constant.intValue());
     constexprAttrs.append(name, attr);
   };
   // Integer arguments specialized to 1 (":1", as Triton's) are constexprs
@@ -1730,7 +1615,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     int64_t divisibility = 0;
     for (auto &[name, value] : spec.constexprs)
       if (name == p.name)
-        constant = fromScalar(value);
+        constant = TValue::of(value);
     // An empty --signature entry leaves a runtime parameter's type to its
     // annotation or argument (and a constexpr's value to -D).
     StringRef entry = signature.empty() ? "" : signature[index].trim();
@@ -1780,10 +1665,10 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (!type && annotation.kind == TValue::Kind::DType)
       type = annotation.type;
     if (!type && annotation.kind == TValue::Kind::String) {
-      auto [typeText, divText] = StringRef(annotation.name).split(':');
+      auto [typeText, divText] = StringRef(annotation.text()).split(':');
       type = parseTypeString(typeText);
       if (!type)
-        fail(p.annotation->loc, "'" + annotation.name +
+        fail(p.annotation->loc, "'" + annotation.text() +
                                     "' is not a type like \"*fp32\" or \"i32\"");
       if (!divText.empty())
         (void)divText.trim().getAsInteger(10, divisibility);

@@ -14,7 +14,10 @@
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Frontend/AST.h"
 #include "tilec/Frontend/Builtins.h"
+#include "tilec/Frontend/HostScalar.h"
 #include "tilec/Frontend/MLIRGen.h"
+
+#include "PythonScalar.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
@@ -27,8 +30,11 @@ namespace tilec {
 struct GenError {};
 
 /// A value while generating code: folded at compile time, or an MLIR value.
+/// Constexpr scalars are HostScalars, computed by Python's operators
+/// (PythonScalar.h) as host code's are.
 struct TValue {
   enum class Kind {
+    // A Python scalar: `scalar` holds it, of the same kind.
     None,    // Python None
     Int,     // constexpr int
     Float,   // constexpr float
@@ -51,9 +57,8 @@ struct TValue {
   /// signless, as arith wants, and the ops chosen for a value (divui,
   /// cmpi ult, extui, uitofp...) say how its bits are read.
   bool isUnsigned = false;
-  int64_t intValue = 0;
-  double floatValue = 0;
-  std::string name; // String, Module, Builtin, Method, Function
+  HostScalar scalar;
+  std::string name; // Module, Builtin, Method, Function
   mlir::Type type;  // DType
   mlir::Value value;
   std::vector<TValue> elements;
@@ -68,12 +73,22 @@ struct TValue {
   static TValue named(Kind kind, std::string name);
   static TValue ofValue(mlir::Value v, bool isUnsigned = false);
   static TValue ofTuple(std::vector<TValue> elements);
+  /// A constexpr of a host scalar (None, int, float, bool or string).
+  static TValue of(const HostScalar &scalar);
 
   bool isRuntime() const { return kind == Kind::Runtime; }
   /// An int, float or bool constexpr.
   bool isNumber() const {
     return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
   }
+  /// A number, a string or None.
+  bool isScalar() const {
+    return isNumber() || kind == Kind::String || kind == Kind::None;
+  }
+  /// An Int's or Bool's value.
+  int64_t intValue() const { return scalar.intValue; }
+  /// A String's text.
+  const std::string &text() const { return scalar.text; }
   bool operator==(const TValue &other) const;
 };
 
@@ -226,6 +241,8 @@ public:
                    llvm::StringRef what);
   /// A runtime or constexpr condition as a truth value.
   bool isTrue(const TValue &v, const ast::Location &l);
+  /// A folded constexpr operation's value, or its error at `l`.
+  TValue fold(const python::Result &r, const ast::Location &l);
 
   //===--------------------------------------------------------------------===//
   // Calls (Builtins.cpp)

@@ -244,7 +244,7 @@ TValue convert(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
     return g.castTo(self, to, c.loc);
   const ast::Location &l = args.locs[Rounding];
   if (rounding->kind != TValue::Kind::String ||
-      (rounding->name != "rtne" && rounding->name != "rtz"))
+      (rounding->text() != "rtne" && rounding->text() != "rtz"))
     g.fail(l, "fp_downcast_rounding must be \"rtne\" or \"rtz\", got " +
                   g.describe(*rounding));
   if (!isa<FloatType>(from) || !isa<FloatType>(to) ||
@@ -252,7 +252,7 @@ TValue convert(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
     g.fail(l, "fp_downcast_rounding is for conversions to a narrower float, "
               "not " +
                   g.describe(from) + " to " + g.describe(to));
-  if (rounding->name == "rtne")
+  if (rounding->text() == "rtne")
     return g.castTo(self, to, c.loc);
   if (tile::isFP8(to))
     g.fail(l, "fp_downcast_rounding=\"rtz\" is not supported to fp8 (PTX "

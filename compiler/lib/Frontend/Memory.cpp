@@ -46,7 +46,7 @@ memoryHints(MLIRGenImpl &g, const BoundArgs &args, unsigned cacheIndex,
       return "";
     if (v->kind != TValue::Kind::String)
       g.fail(args.locs[i], "expected a string");
-    return v->name;
+    return v->text();
   };
   // Triton spells a cache operator as PTX does (".cg"), and none as "".
   std::string cacheText = text(cacheIndex);
@@ -270,7 +270,7 @@ TValue MLIRGenImpl::genAtomic(const BoundArgs &args, const ast::CallExpr &c) {
       return std::nullopt;
     if (v->kind != TValue::Kind::String)
       fail(args.locs[i], what + " must be a string, got " + describe(*v));
-    return v->name;
+    return v->text();
   };
   tile::MemSemantic sem = tile::MemSemantic::AcqRel;
   if (std::optional<std::string> s = stringArg(semIndex, "sem")) {

@@ -56,7 +56,7 @@ public:
       TValue isRight = positionBit(x, j);
       TValue swap =
           flip.kind == TValue::Kind::Bool
-              ? g.compare(flip.intValue ? ast::CompareOp::Eq : ast::CompareOp::Ne,
+              ? g.compare(flip.intValue() ? ast::CompareOp::Eq : ast::CompareOp::Ne,
                           outOfOrder, isRight, l)
               : g.compare(ast::CompareOp::Ne, outOfOrder,
                           g.binary(ast::BinaryOp::BitXor, flip, isRight, l), l);

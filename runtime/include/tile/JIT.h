@@ -62,8 +62,7 @@ public:
   Constexpr(int64_t value) : kind_(Kind::Int), int_(value) {}
   Constexpr(double value) : kind_(Kind::Float), float_(value) {}
   Constexpr(bool value) : kind_(Kind::Bool), int_(value) {}
-  /// Throws tile::Error for a string with both kinds of quotes or a
-  /// backslash, which the text form cannot hold.
+  /// Any string: constexprs reach the compiler as values, not as text.
   Constexpr(const char *value) : Constexpr(std::string(value)) {}
   Constexpr(const std::string &value);
   /// A -D value as tilec reads one: an int, a float, True/False, a quoted
@@ -75,7 +74,7 @@ public:
   /// tile::Error for a value the JIT has no Constexpr for: None, a pointer.
   static Constexpr fromHost(const tilec::HostScalar &value,
                             const std::string &name);
-  /// The value as source text ("1024", "0.5", "True", "'ieee'").
+  /// The value as Python's repr ("1024", "0.5", "True", "'ieee'").
   std::string text() const;
   bool operator==(const Constexpr &other) const;
   bool operator!=(const Constexpr &other) const { return !(*this == other); }

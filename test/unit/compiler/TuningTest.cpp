@@ -70,8 +70,8 @@ def k(x, out, n, BLOCK: tl.constexpr, EVEN: tl.constexpr, P2: tl.constexpr):
   ASSERT_TRUE(tuning->applyHeuristics(values, results, error)) << error;
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[0].first, "EVEN");
-  EXPECT_EQ(results[0].second.source(), "False");
-  EXPECT_EQ(results[1].second.source(), "1024");
+  EXPECT_EQ(results[0].second.repr(), "False");
+  EXPECT_EQ(results[1].second.repr(), "1024");
   EXPECT_EQ(values.size(), 6u);
 }
 

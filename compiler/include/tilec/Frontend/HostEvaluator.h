@@ -19,6 +19,7 @@
 #define TILEC_FRONTEND_HOSTEVALUATOR_H
 
 #include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/HostScalar.h"
 
 #include <cstdint>
 #include <map>
@@ -35,9 +36,12 @@ using Values = std::vector<Value>;
 using Entries = std::vector<std::pair<Value, Value>>;
 
 /// A host Python value. Lists, dicts and objects are shared, as in Python.
+/// Scalars are HostScalars, the type constexpr folding computes with too.
 struct Value {
   enum class Kind {
-    None, Int, Float, Bool, String, List, Tuple, Dict,
+    /// A scalar: `scalar` holds it, of the same kind.
+    None, Int, Float, Bool, String,
+    List, Tuple, Dict,
     /// triton.Config or a GPU target: `name` is the class, `entries` the
     /// attributes.
     Object,
@@ -52,9 +56,8 @@ struct Value {
     Failed,
   };
   Kind kind = Kind::None;
-  int64_t i = 0; // Int and Bool
-  double f = 0;
-  std::string name; // String's text, and see Kind
+  HostScalar scalar;
+  std::string name; // see Kind
   std::shared_ptr<Values> items;
   std::shared_ptr<Entries> entries;
   const ast::LambdaExpr *lambda = nullptr;
@@ -73,11 +76,18 @@ struct Value {
   static Value object(std::string className, Entries attributes);
   static Value builtin(std::string dottedName);
   static Value opaque(std::string what);
+  /// The value of a HostScalar: a launch's pointer or unknown argument is
+  /// Opaque.
+  static Value of(const HostScalar &scalar);
 
   bool isNumber() const {
     return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
   }
-  bool isScalar() const { return isNumber() || kind == Kind::String; }
+  bool isScalar() const {
+    return isNumber() || kind == Kind::String || kind == Kind::None;
+  }
+  /// A String's text.
+  const std::string &text() const { return scalar.text; }
   /// An object's or dict's attribute/entry named `key`; null when absent.
   const Value *find(const std::string &key) const;
   /// Python's repr, for messages and for a config's description.

@@ -1,8 +1,12 @@
 //===- HostScalar.h - A scalar of host Python -------------------*- C++ -*-===//
 //
-// A launch's argument or a constexpr as host code (decorators, grids, -D)
-// reads and computes it. The compiler's constexprs, the tools' -D and the
-// JIT's heuristics all read literals through it. No MLIR in its interface.
+// Host Python's scalar: None, an int, a float, a bool or a string, and the
+// launch arguments host code has no value of. It is the one value type of
+// Python's scalars in tilec: the host evaluator's values and the kernel's
+// constexprs hold their scalars as HostScalars and compute them with one
+// set of Python's operators (lib/Frontend/PythonScalar.h); the JIT, the
+// tools' -D and the autotuner hand constexprs to the compiler as
+// HostScalars. No MLIR in its interface.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,9 +49,16 @@ struct HostScalar {
   /// A -D value: a literal, or else the text itself as a string
   /// (`-D ACTIVATION=leaky_relu`).
   static HostScalar parse(const std::string &text);
-  /// Source text a constexpr takes (-D NAME=text): "64", "0.5", "True",
-  /// "'ieee'".
-  std::string source() const;
+  bool isNumber() const {
+    return kind == Kind::Int || kind == Kind::Float || kind == Kind::Bool;
+  }
+  /// An Int's, Float's or Bool's value as a double.
+  double asDouble() const {
+    return kind == Kind::Float ? floatValue : double(intValue);
+  }
+  /// Python's repr, which is also the source text -D takes: "64", "0.1",
+  /// "True", "'ieee'", "None".
+  std::string repr() const;
   bool operator==(const HostScalar &other) const;
 };
 using NamedScalar = std::pair<std::string, HostScalar>;
