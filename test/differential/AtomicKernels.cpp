@@ -306,7 +306,7 @@ KernelCase difftest::atomicCase(Rng &rng) {
     << (variant == Variant::Cas       ? "tl.atomic_cas"
         : variant == Variant::Partial ? "tl.atomic_add"
                                       : opName(op))
-    << " " << info(dt).sig << (count ? " count" : "") << ", n=" << n
+    << " " << sigName(dt) << (count ? " count" : "") << ", n=" << n
     << ", BLOCK=" << block;
   if (variant == Variant::Bins || variant == Variant::Partial)
     d << ", nbins=" << nbins;

@@ -141,6 +141,6 @@ void difftest::compareOutputs(const KernelCase &c,
       problems.push_back(gotName + " and " + wantName + " differ in " +
                          std::to_string(bad) + " of " +
                          std::to_string(values.size()) + " elements of " +
-                         b.name + " (" + info(b.dtype).sig + "):" + listed);
+                         b.name + " (" + sigName(b.dtype) + "):" + listed);
   }
 }

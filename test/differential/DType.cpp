@@ -9,12 +9,12 @@ using namespace difftest;
 
 const DTypeInfo &difftest::info(DType dt) {
   static const DTypeInfo table[] = {
-      {"tl.float32", "fp32", 4, true, 24, -126, 0x1.fffffep127, 0, 0},
-      {"tl.float16", "fp16", 2, true, 11, -14, 65504.0, 0, 0},
-      {"tl.bfloat16", "bf16", 2, true, 8, -126, 0x1.fep127, 0, 0},
-      {"tl.int32", "i32", 4, false, 0, 0, 0, INT32_MIN, INT32_MAX},
-      {"tl.int8", "i8", 1, false, 0, 0, 0, INT8_MIN, INT8_MAX},
-      {"tl.int1", "i1", 1, false, 0, 0, 0, 0, 1},
+      {tile::DType::FP32, true, 24, -126, 0x1.fffffep127, 0, 0},
+      {tile::DType::FP16, true, 11, -14, 65504.0, 0, 0},
+      {tile::DType::BF16, true, 8, -126, 0x1.fep127, 0, 0},
+      {tile::DType::I32, false, 0, 0, 0, INT32_MIN, INT32_MAX},
+      {tile::DType::I8, false, 0, 0, 0, INT8_MIN, INT8_MAX},
+      {tile::DType::I1, false, 0, 0, 0, 0, 1},
   };
   return table[unsigned(dt)];
 }

@@ -1,7 +1,8 @@
 //===- DType.h - Element types of the generated kernels ---------*- C++ -*-===//
 //
-// The five dtypes the generator draws (and i1, for comparisons): their
-// Triton names, sizes and precision, Triton's promotion of two tiles, and
+// The five dtypes the generator draws (and i1, for comparisons): which of
+// the ABI's dtypes each is (names and sizes come from tile/DType.h), their
+// precision, Triton's promotion of two tiles, and
 // values held as doubles, rounded to a dtype (nearest even for floats,
 // two's-complement wrapping for integers) and encoded to its bytes.
 //
@@ -10,17 +11,19 @@
 #ifndef TILEC_DIFFERENTIAL_DTYPE_H
 #define TILEC_DIFFERENTIAL_DTYPE_H
 
+#include "tile/DType.h"
+
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace difftest {
 
 enum class DType : uint8_t { F32, F16, BF16, I32, I8, I1 };
 
 struct DTypeInfo {
-  const char *tl;  ///< "tl.float32"
-  const char *sig; ///< "fp32", as signatures and DeviceBuffer::dtype name it
-  unsigned bytes;
+  tile::DType abi; ///< its row of the ABI's table: names, size
   bool isFloat;
   int precision;    ///< significand bits, the implicit one included
   int minExponent;  ///< of the smallest normal: 2^minExponent
@@ -31,8 +34,15 @@ struct DTypeInfo {
 const DTypeInfo &info(DType dt);
 inline bool isFloat(DType dt) { return info(dt).isFloat; }
 inline bool isInt(DType dt) { return !info(dt).isFloat && dt != DType::I1; }
-inline unsigned bytesOf(DType dt) { return info(dt).bytes; }
-inline const char *tlName(DType dt) { return info(dt).tl; }
+inline unsigned bytesOf(DType dt) { return tile::byteSize(info(dt).abi); }
+/// "tl.float32", as kernels write it.
+inline std::string tlName(DType dt) {
+  return "tl." + std::string(tile::info(info(dt).abi).tritonName);
+}
+/// "fp32", as signatures and DeviceBuffer::dtype name it.
+inline std::string sigName(DType dt) {
+  return std::string(tile::name(info(dt).abi));
+}
 /// Half an ulp at 1: 2^-precision.
 double unitRoundoff(DType dt);
 /// How far apart two roundings to `dt` of nearly equal values of magnitude

@@ -468,7 +468,7 @@ KernelCase difftest::dotCase(Rng &rng) {
     << " N=" << N << " K=" << K << ", BM=" << BM << " BN=" << BN << " BK=" << BK
     << ", " << operandNames[int(ops)]
     << (dotDt == DType::F32 ? std::string(" ") + precs[prec] : "") << " -> "
-    << info(accDt).sig << " -> " << info(outDt).sig
+    << sigName(accDt) << " -> " << sigName(outDt)
     << (aColMajor ? ", A column-major" : "")
     << (bColMajor ? ", B column-major" : "") << (scale ? ", alpha" : "")
     << (bias ? ", bias" : "") << (relu ? ", relu" : "")

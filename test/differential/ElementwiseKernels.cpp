@@ -276,7 +276,7 @@ KernelCase elementwise1D(Rng &rng) {
   s << "1-D " << modes[mode] << ", n=" << n << ", BLOCK=" << block << ", "
     << inputs.size() << " inputs (";
   for (size_t i = 0; i < inputs.size(); ++i)
-    s << (i ? " " : "") << info(inputs[i].dt).sig
+    s << (i ? " " : "") << sigName(inputs[i].dt)
       << (inputs[i].reversed ? " reversed" : "")
       << (inputs[i].stride != 1 ? " strided" : "");
   s << "), " << e.size() << " nodes";
@@ -430,7 +430,7 @@ KernelCase elementwise2D(Rng &rng) {
   s << "2-D " << (flatGrid ? "flat grid" : "2-D grid") << ", M=" << M
     << " N=" << N << ", BM=" << BM << " BN=" << BN << ", inputs (";
   for (size_t i = 0; i < inputs.size(); ++i)
-    s << (i ? " " : "") << inputs[i].var << ":" << info(inputs[i].dt).sig;
+    s << (i ? " " : "") << inputs[i].var << ":" << sigName(inputs[i].dt);
   s << "), " << e.size() << " nodes";
   c.summary = s.str();
   return c;

@@ -15,7 +15,7 @@ std::string difftest::describe(const KernelCase &c) {
   for (const Param &p : c.params) {
     if (p.isBuffer) {
       const Buffer &b = c.buffers[p.index];
-      s << " " << b.name << "=*" << info(b.dtype).sig << "[" << b.size() << "]";
+      s << " " << b.name << "=*" << sigName(b.dtype) << "[" << b.size() << "]";
       if (b.offset)
         s << "(+" << b.offset << ")";
     } else {

@@ -373,9 +373,9 @@ KernelCase difftest::reduceCase(Rng &rng) {
                     : "axis 1")
     << (keepDims ? " keep_dims" : "") << (loop ? " loop" : " one block")
     << ", M=" << M << " N=" << N << ", BM=" << BM << " BN=" << BN << ", "
-    << info(xdt).sig << (twoInputs ? std::string("+") + info(ydt).sig : "")
-    << (colMajor ? " column-major" : "") << " -> " << info(vdt).sig << " -> "
-    << info(outDt).sig << ", " << ops << " ops";
+    << sigName(xdt) << (twoInputs ? std::string("+") + sigName(ydt) : "")
+    << (colMajor ? " column-major" : "") << " -> " << sigName(vdt) << " -> "
+    << sigName(outDt) << ", " << ops << " ops";
   c.summary = d.str();
   return c;
 }
@@ -492,8 +492,8 @@ KernelCase difftest::softmaxCase(Rng &rng) {
   const char *modes[] = {"one row per program", "BM rows per program",
                          "grid-stride rows"};
   d << modes[mode] << (keepDims ? " keep_dims" : "") << ", M=" << M
-    << " N=" << N << ", BM=" << BM << " BN=" << BN << ", " << info(xdt).sig
-    << " -> " << info(outDt).sig << ", |x| <= " << a;
+    << " N=" << N << ", BM=" << BM << " BN=" << BN << ", " << sigName(xdt)
+    << " -> " << sigName(outDt) << ", |x| <= " << a;
   c.summary = d.str();
   return c;
 }

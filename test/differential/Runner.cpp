@@ -48,7 +48,7 @@ kernelArgs(const KernelCase &c, const std::vector<uint64_t> &addresses) {
       const Buffer &b = c.buffers[p.index];
       args.push_back(
           tile::KernelArg::pointer(addresses[p.index],
-                                   tile::parseDType(info(b.dtype).sig)));
+                                   info(b.dtype).abi));
     } else {
       const Scalar &s = c.scalars[p.index];
       args.push_back(s.isFloat ? tile::KernelArg(s.f) : tile::KernelArg(s.i));

@@ -118,6 +118,9 @@ struct Arg {
   std::string type;
 };
 
+/// A dtype's signature spelling: "i32".
+std::string sig(tile::DType dtype) { return std::string(tile::name(dtype)); }
+
 bool parseInteger(const std::string &text, int64_t &value, bool &overflow) {
   const char *begin = text.data(), *end = text.data() + text.size();
   if (begin != end && *begin == '+')
@@ -300,7 +303,7 @@ int autotuneConfig(const std::string &source, const std::string &filename,
         kernelArgs.emplace_back(buffers.back());
       } else if (arg.kind == Arg::Kind::Real) {
         kernelArgs.emplace_back(float(arg.realValue));
-      } else if (arg.type == "i32") {
+      } else if (arg.type == sig(tile::DType::I32)) {
         kernelArgs.emplace_back(int32_t(arg.intValue));
       } else {
         kernelArgs.emplace_back(int64_t(arg.intValue));
@@ -386,21 +389,23 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
         text == "false") {
       arg.kind = Arg::Kind::Bool;
       arg.intValue = text[0] == 'T' || text[0] == 't';
-      arg.type = "i1";
+      arg.type = sig(tile::DType::I1);
     } else if (parseInteger(text, integer, overflow)) {
       if (overflow) {
         error = "the integer " + text + " does not fit in 64 bits";
         return false;
       }
       arg.intValue = integer;
-      arg.type = integer >= INT32_MIN && integer <= INT32_MAX ? "i32" : "i64";
+      arg.type = sig(integer >= INT32_MIN && integer <= INT32_MAX
+                         ? tile::DType::I32
+                         : tile::DType::I64);
     } else if (text.find_first_not_of("+-0123456789.eE") == std::string::npos
                    ? parseReal(text, real)
                    : (text == "inf" || text == "-inf" || text == "nan") &&
                          parseReal(text, real)) {
       arg.kind = Arg::Kind::Real;
       arg.realValue = real;
-      arg.type = "fp32";
+      arg.type = sig(tile::DType::FP32);
     } else if (llvm::StringRef(text).starts_with(kTablePrefix)) {
       arg.isBuffer = true;
       llvm::SmallVector<llvm::StringRef> files;
@@ -416,7 +421,7 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
         }
       }
       arg.array = addressTable(arg.entries.size());
-      arg.type = "*i64:16";
+      arg.type = "*" + sig(tile::DType::I64) + ":16";
     } else {
       arg.isBuffer = true;
       std::string why;
@@ -425,7 +430,7 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
         return false;
       }
       // Our buffers are 64-byte aligned: the kernel may assume 16.
-      arg.type = "*" + std::string(tile::name(defaultDType(arg.array))) + ":16";
+      arg.type = "*" + sig(defaultDType(arg.array)) + ":16";
     }
     args.push_back(std::move(arg));
   }
@@ -671,7 +676,7 @@ int main(int argc, char **argv) {
           signature.diagnostics.substr(nameStart, nameEnd - nameStart + 1);
       for (size_t missing = 1; missing <= 64; ++missing) {
         std::vector<std::string> padded = options.argTypes;
-        padded.resize(args.size() + missing, "i32");
+        padded.resize(args.size() + missing, sig(tile::DType::I32));
         tilec::CompileResult full = compileToTile(padded);
         if (full.diagnostics.find(noType) != std::string::npos)
           continue;
