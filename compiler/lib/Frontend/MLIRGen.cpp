@@ -1310,7 +1310,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     if (n < 0 || n > INT32_MAX)
       fail(args.locs[NumStages],
            "num_stages must be a non-negative int32, got " + Twine(n));
-    forOp->setAttr(tile::kNumStagesAttrName,
+    forOp->setAttr(tile::TileDialect::getNumStagesAttrName(),
                    builder.getI32IntegerAttr(int32_t(n)));
   }
   if (callee.name == "tl.range" && given(WarpSpecialize)) {
@@ -1318,7 +1318,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     if (v.kind != TValue::Kind::Bool && v.kind != TValue::Kind::Int)
       fail(args.locs[WarpSpecialize],
            "warp_specialize must be a constant bool, got " + describe(v));
-    forOp->setAttr(tile::kWarpSpecializeAttrName,
+    forOp->setAttr(tile::TileDialect::getWarpSpecializeAttrName(),
                    builder.getBoolAttr(v.intValue != 0));
   }
   Scope before = scope;
@@ -1861,7 +1861,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
 
   Location location = loc(kernel->loc);
   OwningOpRef<ModuleOp> result = ModuleOp::create(location);
-  (*result)->setAttr(tile::kNumStagesAttrName,
+  (*result)->setAttr(tile::TileDialect::getNumStagesAttrName(),
                      builder.getI32IntegerAttr(int32_t(spec.numStages)));
   builder.setInsertionPointToEnd(result->getBody());
   SmallVector<Type> argTypes;
