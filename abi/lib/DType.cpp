@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 
 using namespace tile;
@@ -70,17 +69,17 @@ std::optional<SignatureType> tile::parseSignatureType(std::string_view text,
   SignatureType entry{*type, 0};
   if (colon == std::string_view::npos)
     return entry;
-  std::string hint(trim(text.substr(colon + 1)));
-  char *end = nullptr;
-  unsigned long value = hint.empty() ? 0 : std::strtoul(hint.c_str(), &end, 10);
-  if (hint.empty() || *end != '\0' || value > (1ul << 30)) {
-    if (error)
-      *error = "'" + std::string(text) +
-               "': the number after ':' must be a non-negative integer";
-    return std::nullopt;
+  // Triton's hints are these two: its AOT compiler refuses any other.
+  std::string_view hint = trim(text.substr(colon + 1));
+  if (hint == "16" || hint == "1") {
+    entry.hint = hint == "16" ? 16 : 1;
+    return entry;
   }
-  entry.hint = unsigned(value);
-  return entry;
+  if (error)
+    *error = "the hint after ':' must be 16 (divisible by 16) or 1 (equal "
+             "to 1), not '" +
+             std::string(hint) + "'";
+  return std::nullopt;
 }
 
 namespace {

@@ -239,8 +239,8 @@ bool Compilation::parseMLIR(OwningOpRef<ModuleOp> &module) {
     return false;
   // Tile IR from a file keeps the num_stages it says; otherwise it takes
   // the option's, as the frontend's does.
-  if (!(*module)->hasAttr(mlir::tile::kNumStagesAttrName))
-    (*module)->setAttr(mlir::tile::kNumStagesAttrName,
+  if (!(*module)->hasAttr(mlir::tile::TileDialect::getNumStagesAttrName()))
+    (*module)->setAttr(mlir::tile::TileDialect::getNumStagesAttrName(),
                        IntegerAttr::get(IntegerType::get(context, 32),
                                         int64_t(options.numStages)));
   return true;
@@ -342,7 +342,7 @@ bool Compilation::recordTensorMaps(ModuleOp module) {
   module.walk([&](func::FuncOp kernel) {
     for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i) {
       auto recipe = kernel.getArgAttrOfType<DictionaryAttr>(
-          i, mlir::tilegpu::kHostTensorMapAttrName);
+          i, mlir::tilegpu::TileGPUDialect::getHostTensorMapAttrName());
       if (!recipe)
         continue;
       std::string error;
@@ -518,14 +518,16 @@ bool Compilation::run() {
       IntegerAttr::get(IntegerType::get(module->getContext(), 32),
                        arch.computeCapability));
   if (arch.archSpecific)
-    (*module)->setAttr(mlir::tilegpu::kArchSpecificAttrName,
+    (*module)->setAttr(mlir::tilegpu::TileGPUDialect::getArchSpecificAttrName(),
                        UnitAttr::get(module->getContext()));
   if (options.deterministic)
-    (*module)->setAttr(mlir::tilegpu::kDeterministicAttrName,
-                       UnitAttr::get(module->getContext()));
+    (*module)->setAttr(
+        mlir::tilegpu::TileGPUDialect::getDeterministicAttrName(),
+        UnitAttr::get(module->getContext()));
   if (options.deviceTensorMaps)
-    (*module)->setAttr(mlir::tilegpu::kDeviceTensorMapsAttrName,
-                       UnitAttr::get(module->getContext()));
+    (*module)->setAttr(
+        mlir::tilegpu::TileGPUDialect::getDeviceTensorMapsAttrName(),
+        UnitAttr::get(module->getContext()));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   // A warp-specialized kernel's producer warps come on top of num_warps.
@@ -533,7 +535,8 @@ bool Compilation::run() {
   module->walk([&](func::FuncOp kernel) {
     unsigned n = kernel.getNumArguments();
     result.metadata.turnstiles |=
-        n && kernel.getArgAttr(n - 1, mlir::tilegpu::kTurnstilesAttrName);
+        n && kernel.getArgAttr(
+                 n - 1, mlir::tilegpu::TileGPUDialect::getTurnstilesAttrName());
   });
   if (options.stopAfter == Stage::TileGPU) {
     printModule(*module);
@@ -548,11 +551,11 @@ bool Compilation::run() {
                  }))
     return false;
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
-          mlir::tilegpu::kSharedBytesAttrName))
+          mlir::tilegpu::TileGPUDialect::getSharedBytesAttrName()))
     result.metadata.sharedBytes = unsigned(shared.getInt());
   // 128 bytes per tensor map (see TensorMapCreateOp).
   if (auto maps = (*module)->getAttrOfType<IntegerAttr>(
-          mlir::tilegpu::kTensorMapCountAttrName))
+          mlir::tilegpu::TileGPUDialect::getTensorMapCountAttrName()))
     result.metadata.globalScratchBytes = unsigned(128 * maps.getInt());
   return emitMachineCode(*module);
 }

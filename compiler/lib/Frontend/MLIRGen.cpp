@@ -1211,7 +1211,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     if (n < 0 || n > INT32_MAX)
       fail(args.locs[NumStages],
            "num_stages must be a non-negative int32, got " + Twine(n));
-    forOp->setAttr(tile::kNumStagesAttrName,
+    forOp->setAttr(tile::TileDialect::getNumStagesAttrName(),
                    builder.getI32IntegerAttr(int32_t(n)));
   }
   if (callee.name == "tl.range" && given(WarpSpecialize)) {
@@ -1219,7 +1219,7 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     if (v.kind != TValue::Kind::Bool && v.kind != TValue::Kind::Int)
       fail(args.locs[WarpSpecialize],
            "warp_specialize must be a constant bool, got " + describe(v));
-    forOp->setAttr(tile::kWarpSpecializeAttrName,
+    forOp->setAttr(tile::TileDialect::getWarpSpecializeAttrName(),
                    builder.getBoolAttr(v.intValue() != 0));
   }
   Scope before = scope;
@@ -1620,30 +1620,30 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     // annotation or argument (and a constexpr's value to -D).
     StringRef entry = signature.empty() ? "" : signature[index].trim();
     if (!entry.empty() && !constant) {
+      std::string what =
+          "--signature entry '" + entry.str() + "' for '" + p.name + "'";
+      std::optional<TypedText> typed = parseTypedText(entry, p.loc, what);
       if (std::optional<TValue> c = parseConstant(entry)) {
         constant = c;
-      } else if (isConstexpr && !parseTypeString(entry.split(':').first)) {
+      } else if (isConstexpr && typed) {
+        fail(p.loc, "'" + p.name +
+                        "' is a constexpr: --signature must give "
+                        "it a value, not the type " +
+                        describe(typed->type));
+      } else if (isConstexpr) {
         constant = TValue::ofString(entry.str());
-      } else {
-        auto [typeText, divText] = entry.split(':');
-        descriptor = parseDescriptorParam(*this, entry, p.loc);
-        if (descriptor)
-          divText = "";
-        else
-          type = parseTypeString(typeText);
-        if (!type && !descriptor)
-          fail(p.loc, "--signature entry '" + entry + "' for '" + p.name +
-                          "' is not a type like *fp32, i32, fp16 or "
-                          "tensordesc<fp16[64, 64]>");
-        if (!divText.empty() && divText.trim().getAsInteger(10, divisibility))
-          fail(p.loc, "--signature entry '" + entry + "': bad divisibility");
-        if (isConstexpr)
-          fail(p.loc, "'" + p.name + "' is a constexpr: --signature must give "
-                                     "it a value, not the type " + typeText);
+      } else if (typed) {
+        type = typed->type;
+        divisibility = typed->hint;
         if (isSpecializedToOne(type, divisibility)) {
           ++specializedToOne;
           constant = parseConstant("1");
         }
+      } else {
+        descriptor = parseDescriptorParam(*this, entry, p.loc);
+        if (!descriptor)
+          fail(p.loc, what + " is not a type like *fp32, i32, fp16 or "
+                             "tensordesc<fp16[64, 64]>");
       }
     }
     if (isConstexpr && !constant && p.defaultValue)
@@ -1665,23 +1665,27 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     if (!type && annotation.kind == TValue::Kind::DType)
       type = annotation.type;
     if (!type && annotation.kind == TValue::Kind::String) {
-      auto [typeText, divText] = StringRef(annotation.text()).split(':');
-      type = parseTypeString(typeText);
-      if (!type)
+      std::optional<TypedText> typed = parseTypedText(
+          annotation.text(), p.annotation->loc, "'" + annotation.text() + "'");
+      if (!typed)
         fail(p.annotation->loc, "'" + annotation.text() +
                                     "' is not a type like \"*fp32\" or \"i32\"");
-      if (!divText.empty())
-        (void)divText.trim().getAsInteger(10, divisibility);
+      type = typed->type;
+      divisibility = typed->hint;
     }
-    if (!type && !descriptor && argIndex < spec.argTypes.size()) {
+    // The launch's (the JIT's, tile-run's) type of this argument.
+    std::optional<TypedText> launched;
+    if (!descriptor && argIndex < spec.argTypes.size()) {
       StringRef text = spec.argTypes[argIndex];
-      auto [typeText, divText] = text.split(':');
-      type = parseTypeString(typeText);
-      if (!type)
+      launched = parseTypedText(
+          text, p.loc, "argument type '" + text + "' for '" + p.name + "'");
+      if (!launched)
         fail(p.loc, "argument for '" + p.name + "' has unsupported type '" +
                         text + "'");
-      if (!divText.empty())
-        (void)divText.trim().getAsInteger(10, divisibility);
+    }
+    if (!type && launched) {
+      type = launched->type;
+      divisibility = launched->hint;
       if (isSpecializedToOne(type, divisibility)) {
         ++specializedToOne;
         bindConstexpr(p.name, *parseConstant("1"));
@@ -1690,8 +1694,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     }
     // A launch's ":1" specializes an annotated integer too, as the JIT
     // leaves its argument out.
-    if (type && signature.empty() && argIndex < spec.argTypes.size() &&
-        StringRef(spec.argTypes[argIndex]).ends_with(":1") &&
+    if (type && signature.empty() && launched && launched->hint == 1 &&
         isSpecializedToOne(type, 1)) {
       ++specializedToOne;
       bindConstexpr(p.name, *parseConstant("1"));
@@ -1728,10 +1731,9 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                       ": \"*fp32\"), or give --signature");
     // A launch's argument type says what its value promises, annotated or
     // not (an unaligned pointer, an integer not divisible by 16).
-    bool fromLaunch = signature.empty() && argIndex < spec.argTypes.size();
+    bool fromLaunch = signature.empty() && launched;
     if (fromLaunch && !divisibility)
-      (void)StringRef(spec.argTypes[argIndex]).split(':').second.trim()
-          .getAsInteger(10, divisibility);
+      divisibility = launched->hint;
     // Pointers from annotations alone are assumed 16-byte aligned, as for
     // every allocation of the runtime; the metadata records it and launches
     // check.
@@ -1744,7 +1746,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
 
   Location location = loc(kernel->loc);
   OwningOpRef<ModuleOp> result = ModuleOp::create(location);
-  (*result)->setAttr(tile::kNumStagesAttrName,
+  (*result)->setAttr(tile::TileDialect::getNumStagesAttrName(),
                      builder.getI32IntegerAttr(int32_t(spec.numStages)));
   builder.setInsertionPointToEnd(result->getBody());
   SmallVector<Type> argTypes;

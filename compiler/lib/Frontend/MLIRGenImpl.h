@@ -157,6 +157,18 @@ public:
   std::string describe(const TValue &v);
   /// The dtype named by a Triton type string ("*fp32", "i32", "bf16").
   mlir::Type parseTypeString(llvm::StringRef text);
+  /// A parameter's type in Triton's signature syntax, with its hint.
+  struct TypedText {
+    mlir::Type type;
+    /// 16, 1, or 0 for none.
+    unsigned hint = 0;
+  };
+  /// `text` (a --signature entry, a string annotation, a launch's argument
+  /// type: "*fp32:16", "i32:1") as a type, read by the ABI's parser; none
+  /// when it is not one. A malformed hint fails at `l`, `what` naming it.
+  std::optional<TypedText> parseTypedText(llvm::StringRef text,
+                                          const ast::Location &l,
+                                          const llvm::Twine &what);
   /// A constexpr number as an MLIR scalar of its default type.
   mlir::Value materialize(const TValue &v, const ast::Location &l);
   /// A runtime value of `v`; numbers take their default types.

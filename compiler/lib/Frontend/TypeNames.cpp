@@ -40,11 +40,20 @@ std::string MLIRGenImpl::describe(Type type) {
 Type MLIRGenImpl::parseTypeString(StringRef text) {
   std::optional<::tile::ParamType> type =
       ::tile::ParamType::parse(text.trim().str());
-  if (!type)
-    return Type();
-  Type element = mlir::tile::getElementType(&context, type->dtype);
-  return type->isPointer ? mlir::tile::PointerType::get(&context, element)
-                         : element;
+  return type ? mlir::tile::getType(&context, *type) : Type();
+}
+
+std::optional<MLIRGenImpl::TypedText>
+MLIRGenImpl::parseTypedText(StringRef text, const ast::Location &l,
+                            const llvm::Twine &what) {
+  std::string error;
+  std::optional<::tile::SignatureType> entry =
+      ::tile::parseSignatureType(text.str(), &error);
+  if (!error.empty())
+    fail(l, what + ": " + error);
+  if (!entry)
+    return std::nullopt;
+  return TypedText{mlir::tile::getType(&context, entry->type), entry->hint};
 }
 
 /// tl.float16, tl.int32, ...: the ABI's dtypes by their triton.language

@@ -127,4 +127,37 @@ TEST(CompileTest, ArchitectureNamesThePTXTarget) {
       << result.diagnostics;
 }
 
+// A launch's argument types (the JIT's) are Triton's signature syntax, read
+// by the same parser as --signature: ":16" and ":1" take effect, and any
+// other hint is an error at the parameter, naming the argument.
+TEST(CompileTest, LaunchArgumentTypesTakeTritonsHints) {
+  const char *source = "import triton\n"
+                       "import triton.language as tl\n"
+                       "\n"
+                       "@triton.jit\n"
+                       "def k(x_ptr, n, BLOCK: tl.constexpr = 128):\n"
+                       "    offs = tl.arange(0, BLOCK)\n"
+                       "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n";
+  tilec::CompileOptions options;
+  options.stopAfter = tilec::Stage::Tile;
+  options.argTypes = {"*fp32:16", "i32:1"};
+  tilec::CompileResult result = tilec::compile(source, "k.tl", options);
+  ASSERT_TRUE(result.ok) << result.diagnostics;
+  EXPECT_NE(result.text.find("tile.divisibility = 16 : i32, tile.name = "
+                             "\"x_ptr\""),
+            std::string::npos)
+      << result.text;
+  EXPECT_NE(result.text.find("n = 1 : i64"), std::string::npos) << result.text;
+
+  options.argTypes = {"*fp32:16", "i32:7"};
+  result = tilec::compile(source, "k.tl", options);
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.diagnostics.find(
+                "k.tl:5:14: error: argument type 'i32:7' for 'n': the hint "
+                "after ':' must be 16 (divisible by 16) or 1 (equal to 1), "
+                "not '7'"),
+            std::string::npos)
+      << result.diagnostics;
+}
+
 } // namespace

@@ -144,6 +144,30 @@ TEST(DType, FloatEncodings) {
     }
 }
 
+TEST(DType, SignatureTypes) {
+  auto parse = [](const char *text, std::string *error = nullptr) {
+    return parseSignatureType(text, error);
+  };
+  ASSERT_TRUE(parse("*fp32:16"));
+  EXPECT_EQ(parse("*fp32:16")->type, ParamType::pointer(DType::FP32));
+  EXPECT_EQ(parse("*fp32:16")->hint, 16u);
+  EXPECT_EQ(parse(" i32 : 1 ")->hint, 1u);
+  EXPECT_EQ(parse("fp16")->hint, 0u);
+  EXPECT_EQ(parse("*fp8e5")->type, ParamType::pointer(DType::FP8E5));
+  // Not types, and no error: a constexpr's value, an unknown dtype.
+  std::string error;
+  EXPECT_FALSE(parse("128", &error));
+  EXPECT_FALSE(parse("*fp33", &error));
+  EXPECT_EQ(error, "");
+  // Triton's hints are 16 and 1; anything else is refused, saying why.
+  for (const char *bad : {"*fp32:abc", "i32:7", "i32:0", "i32:", "i32:16x"}) {
+    error.clear();
+    EXPECT_FALSE(parse(bad, &error)) << bad;
+    EXPECT_NE(error.find("the hint after ':' must be 16"), std::string::npos)
+        << bad << ": " << error;
+  }
+}
+
 TEST(KernelArg, ZeroGrid) {
   auto p = KernelArg::pointer(kAligned);
   EXPECT_EQ(validateLaunch(addKernel(), {8, 0, 1}, {p, p, p, 1}),

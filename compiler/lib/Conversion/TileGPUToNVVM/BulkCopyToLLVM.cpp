@@ -87,7 +87,8 @@ struct TensorMapCreateToLLVM : OpConversionPattern<TensorMapCreateOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto module = op->getParentOfType<ModuleOp>();
-    auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
+    auto count = module->getAttrOfType<IntegerAttr>(
+        TileGPUDialect::getTensorMapCountAttrName());
     if (!count)
       return rewriter.notifyMatchFailure(op, "the module counts no tensor maps");
     // Slot `index` of this program's maps.

@@ -116,11 +116,11 @@ struct ConvertTileGPUToNVVM
         func.removeArgAttr(i, tile::TileDialect::getDivisibilityAttrName());
         func.removeArgAttr(i, tile::TileDialect::getParamNameAttrName());
         func.removeArgAttr(i, tile::TileDialect::getUnsignedAttrName());
-        func.removeArgAttr(i, kGlobalScratchAttrName);
+        func.removeArgAttr(i, TileGPUDialect::getGlobalScratchAttrName());
         // A tensor map the launcher built: 128 bytes by value, 64-byte
         // aligned, read in place (a `__grid_constant__` parameter, whose
         // address bulk copies take).
-        if (func.removeArgAttr(i, kHostTensorMapAttrName)) {
+        if (func.removeArgAttr(i, TileGPUDialect::getHostTensorMapAttrName())) {
           func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
                           TypeAttr::get(LLVM::LLVMArrayType::get(
                               IntegerType::get(context, 8), 128)));

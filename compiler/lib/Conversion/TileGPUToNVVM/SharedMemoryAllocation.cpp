@@ -153,7 +153,7 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   int64_t end = 0;
   for (LocalAllocOp alloc : allocs) {
     int64_t offset = llvm::alignTo(end, getAlignment(alloc.getType()));
-    alloc->setAttr(kSharedOffsetAttrName,
+    alloc->setAttr(TileGPUDialect::getSharedOffsetAttrName(),
                    IntegerAttr::get(IntegerType::get(context, 64), offset));
     end = offset + getSharedAllocBytes(alloc.getType());
     buffers.push_back({alloc, getUsers(alloc), end});
@@ -174,7 +174,7 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     int64_t alignment = 16;
     if (auto store = dyn_cast<AsyncTMAStoreOp>(op))
       alignment = getAlignment(store.getBuffer());
-    op->setAttr(kScratchOffsetAttrName,
+    op->setAttr(TileGPUDialect::getScratchOffsetAttrName(),
                 IntegerAttr::get(IntegerType::get(context, 32),
                                  llvm::alignTo(start, alignment)));
     LDBG() << op->getName() << " at " << op->getLoc()

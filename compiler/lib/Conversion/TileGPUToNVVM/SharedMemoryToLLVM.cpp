@@ -27,7 +27,8 @@ using namespace mlir::tilegpu;
 namespace {
 
 int64_t getOffset(Operation *op) {
-  auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttrName);
+  auto offset =
+      op->getAttrOfType<IntegerAttr>(TileGPUDialect::getSharedOffsetAttrName());
   assert(offset && "local_alloc without an offset: run the allocation first");
   return offset.getInt();
 }

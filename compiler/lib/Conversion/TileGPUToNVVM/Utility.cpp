@@ -281,9 +281,11 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
                                        int64_t bytes) {
   constexpr unsigned kSharedAddressSpace = 3;
   auto module = op->getParentOfType<ModuleOp>();
-  auto recorded = module->getAttrOfType<IntegerAttr>(kSharedBytesAttrName);
+  auto recorded = module->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getSharedBytesAttrName());
   if (!recorded || recorded.getInt() < offset + bytes)
-    module->setAttr(kSharedBytesAttrName, b.getI32IntegerAttr(offset + bytes));
+    module->setAttr(TileGPUDialect::getSharedBytesAttrName(),
+                    b.getI32IntegerAttr(offset + bytes));
   // extern __shared__ char global_smem[], 1024-byte aligned so that the
   // buffers' offsets (aligned to their swizzle patterns) are aligned
   // addresses too, as wgmma's descriptors want.
@@ -306,7 +308,8 @@ Value mlir::tilegpu::getSharedMemoryAt(OpBuilder &b, Location loc,
 Value mlir::tilegpu::getSharedMemoryBase(OpBuilder &b, Location loc,
                                          Operation *op, int64_t bytes) {
   int64_t scratch = 0;
-  if (auto attr = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttrName))
+  if (auto attr = op->getAttrOfType<IntegerAttr>(
+          TileGPUDialect::getScratchOffsetAttrName()))
     scratch = attr.getInt();
   return getSharedMemoryAt(b, loc, op, scratch, bytes);
 }

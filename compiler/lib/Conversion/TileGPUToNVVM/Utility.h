@@ -50,12 +50,6 @@ Value toMemoryForm(OpBuilder &b, Location loc, Value v);
 /// is true).
 Value fromMemoryForm(OpBuilder &b, Location loc, Value v, Type elementType);
 
-/// Attribute of an op that takes scratch space: where it starts, after the
-/// buffers live during the op (see assignSharedOffsets).
-constexpr llvm::StringLiteral kScratchOffsetAttrName = "tilegpu.scratch_offset";
-/// Attribute of a `tilegpu.local_alloc`: its buffer's byte offset.
-constexpr llvm::StringLiteral kSharedOffsetAttrName = "tilegpu.offset";
-
 /// The address of `op`'s scratch space in the kernel's dynamic shared
 /// memory (its `tilegpu.scratch_offset`, 0 without one; scratch users
 /// synchronize the CTA before they write), recording in the module

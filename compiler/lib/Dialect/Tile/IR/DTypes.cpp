@@ -47,6 +47,11 @@ std::optional<DType> mlir::tile::getDType(Type type, bool isUnsigned) {
   return std::nullopt;
 }
 
+Type mlir::tile::getType(MLIRContext *context, ::tile::ParamType type) {
+  Type element = getElementType(context, type.dtype);
+  return type.isPointer ? PointerType::get(context, element) : element;
+}
+
 std::optional<::tile::ParamType> mlir::tile::getParamType(Type type,
                                                           bool isUnsigned) {
   bool pointer = false;

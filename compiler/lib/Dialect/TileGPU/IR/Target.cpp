@@ -28,7 +28,7 @@ unsigned mlir::tilegpu::getComputeCapability(Operation *op) {
 bool mlir::tilegpu::hasWgmma(Operation *op) {
   auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
                                   : op->getParentOfType<ModuleOp>();
-  return module && module->hasAttr(kArchSpecificAttrName) &&
+  return module && module->hasAttr(TileGPUDialect::getArchSpecificAttrName()) &&
          getComputeCapability(op) == 90;
 }
 
@@ -36,13 +36,14 @@ void mlir::tilegpu::requirePTXVersion(Operation *op, unsigned version) {
   auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
                                   : op->getParentOfType<ModuleOp>();
   if (module && getMinPTXVersion(module) < version)
-    module->setAttr(kMinPTXVersionAttrName,
-                    IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                     version));
+    module->setAttr(
+        TileGPUDialect::getMinPTXVersionAttrName(),
+        IntegerAttr::get(IntegerType::get(op->getContext(), 32), version));
 }
 
 unsigned mlir::tilegpu::getMinPTXVersion(Operation *module) {
-  IntegerAttr attr = getModuleAttr(module, kMinPTXVersionAttrName);
+  IntegerAttr attr =
+      getModuleAttr(module, TileGPUDialect::getMinPTXVersionAttrName());
   return attr ? unsigned(attr.getInt()) : 81;
 }
 

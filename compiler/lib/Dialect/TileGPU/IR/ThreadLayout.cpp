@@ -416,7 +416,8 @@ unsigned mlir::tilegpu::getNumThreads(Operation *op) {
                                   : op->getParentOfType<ModuleOp>();
   unsigned producers = 0;
   if (module)
-    if (auto attr = module->getAttrOfType<IntegerAttr>(kProducerWarpsAttrName))
+    if (auto attr = module->getAttrOfType<IntegerAttr>(
+            TileGPUDialect::getProducerWarpsAttrName()))
       producers = attr.getInt();
   return 32 * (getNumWarps(op) + producers);
 }

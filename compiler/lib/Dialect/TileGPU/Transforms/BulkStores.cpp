@@ -194,7 +194,7 @@ struct TileGPUBulkStores
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (!hasBulkTensorCopies(module) ||
-        module->hasAttr(kDeviceTensorMapsAttrName)) {
+        module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName())) {
       LDBG() << "no bulk stores: no copy engine, or --device-tensor-maps";
       return;
     }

@@ -33,8 +33,10 @@ public:
       // The user's signed integer and pointer parameters only (launchers
       // sign-extend integers): not a tensor map or the scratch.
       if (arg.getOwner() != &func.getBody().front() ||
-          func.getArgAttr(arg.getArgNumber(), kGlobalScratchAttrName) ||
-          func.getArgAttr(arg.getArgNumber(), mlir::tile::TileDialect::getUnsignedAttrName()) ||
+          func.getArgAttr(arg.getArgNumber(),
+                          TileGPUDialect::getGlobalScratchAttrName()) ||
+          func.getArgAttr(arg.getArgNumber(),
+                          mlir::tile::TileDialect::getUnsignedAttrName()) ||
           !isa<IntegerType, tile::PointerType>(arg.getType()))
         return {};
       return node("arg", {b.getI64IntegerAttr(arg.getArgNumber())});
@@ -183,10 +185,11 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
   // The maps come after the user's parameters and before the scratch, in
   // the order they were made (the metadata's "tensor_maps").
   unsigned at = func.getNumArguments();
-  if (at && func.getArgAttr(at - 1, kGlobalScratchAttrName))
+  if (at && func.getArgAttr(at - 1, TileGPUDialect::getGlobalScratchAttrName()))
     --at;
   NamedAttrList attrs;
-  attrs.append(kHostTensorMapAttrName, recipe.getDictionary(func.getContext()));
+  attrs.append(TileGPUDialect::getHostTensorMapAttrName(),
+               recipe.getDictionary(func.getContext()));
   attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), b.getStringAttr("tensor_map"));
   (void)func.insertArgument(at, TensorMapType::get(func.getContext()),
                             attrs.getDictionary(func.getContext()), func.getLoc());

@@ -55,7 +55,7 @@ Value appendTurnstiles(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   auto type = tile::PointerType::get(context, IntegerType::get(context, 32));
   NamedAttrList attrs;
-  attrs.append(kTurnstilesAttrName, UnitAttr::get(context));
+  attrs.append(TileGPUDialect::getTurnstilesAttrName(), UnitAttr::get(context));
   attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), StringAttr::get(context, "turnstiles"));
   unsigned n = func.getNumArguments();
   (void)func.insertArgument(n, type, attrs.getDictionary(context),
@@ -67,7 +67,7 @@ struct OrderAtomics
     : public tilegpu::impl::TileGPUOrderAtomicsBase<OrderAtomics> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!module->hasAttr(kDeterministicAttrName)) {
+    if (!module->hasAttr(TileGPUDialect::getDeterministicAttrName())) {
       LDBG() << "module not deterministic: atomics left in any order";
       return;
     }

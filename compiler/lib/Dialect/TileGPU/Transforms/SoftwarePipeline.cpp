@@ -138,10 +138,12 @@ bool isZeroOrAbsent(Value v) {
 
 /// The stages the loop asks for.
 int64_t getNumStages(scf::ForOp loop) {
-  if (auto attr = loop->getAttrOfType<IntegerAttr>(tile::kNumStagesAttrName))
+  if (auto attr = loop->getAttrOfType<IntegerAttr>(
+          tile::TileDialect::getNumStagesAttrName()))
     return attr.getInt();
   if (auto module = loop->getParentOfType<ModuleOp>())
-    if (auto attr = module->getAttrOfType<IntegerAttr>(tile::kNumStagesAttrName))
+    if (auto attr = module->getAttrOfType<IntegerAttr>(
+            tile::TileDialect::getNumStagesAttrName()))
       return attr.getInt();
   return 3;
 }
@@ -389,12 +391,13 @@ void hoistInvariantScalars(scf::ForOp loop) {
 /// in, see TensorMapCreateOp), appended on first use.
 Value getGlobalScratch(func::FuncOp func) {
   unsigned n = func.getNumArguments();
-  if (n && func.getArgAttr(n - 1, kGlobalScratchAttrName))
+  if (n && func.getArgAttr(n - 1, TileGPUDialect::getGlobalScratchAttrName()))
     return func.getArgument(n - 1);
   MLIRContext *context = func.getContext();
   auto type = tile::PointerType::get(context, IntegerType::get(context, 8));
   NamedAttrList attrs;
-  attrs.append(kGlobalScratchAttrName, UnitAttr::get(context));
+  attrs.append(TileGPUDialect::getGlobalScratchAttrName(),
+               UnitAttr::get(context));
   attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), StringAttr::get(context, "global_scratch"));
   (void)func.insertArgument(n, type, attrs.getDictionary(context),
                             func.getLoc());
@@ -432,7 +435,7 @@ Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords) {
   fields.box = copy.boxShape;
   fields.swizzle = copy.swizzle;
   fields.batchOffset = copy.batchOffset;
-  if (!module->hasAttr(kDeviceTensorMapsAttrName)) {
+  if (!module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName())) {
     if (std::optional<HostTensorMap> host = addHostTensorMap(func, fields)) {
       TensorMapPrefetchOp::create(b, loc, host->map);
       outerCoords = host->outerCoords;
@@ -441,11 +444,12 @@ Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords) {
   }
 
   Value scratch = getGlobalScratch(func);
-  auto count = module->getAttrOfType<IntegerAttr>(kTensorMapCountAttrName);
+  auto count = module->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getTensorMapCountAttrName());
   int32_t index = count ? int32_t(count.getInt()) : 0;
-  module->setAttr(kTensorMapCountAttrName,
-                  IntegerAttr::get(IntegerType::get(module.getContext(), 32),
-                                   index + 1));
+  module->setAttr(
+      TileGPUDialect::getTensorMapCountAttrName(),
+      IntegerAttr::get(IntegerType::get(module.getContext(), 32), index + 1));
   // Written in shared memory, where tensormap.replace is cheap, then copied
   // out with the tensor-map proxy's release in one instruction.
   MLIRContext *context = b.getContext();

@@ -120,7 +120,8 @@ std::pair<int32_t, int32_t> splitRegisters(scf::ForOp loop, unsigned warps) {
 } // namespace
 
 bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
-  if (auto asked = loop->getAttrOfType<BoolAttr>(tile::kWarpSpecializeAttrName))
+  if (auto asked = loop->getAttrOfType<BoolAttr>(
+          tile::TileDialect::getWarpSpecializeAttrName()))
     return asked.getValue();
   // Measured on the H100 (the tutorial's grouped matmul at 4096^3, ten
   // alternating runs of each): the split pays where each of two or more
@@ -341,7 +342,8 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   BarrierInvalOp::create(b, loc, empty);
 
   ModuleOp module = func->getParentOfType<ModuleOp>();
-  module->setAttr(kProducerWarpsAttrName, b.getI32IntegerAttr(kProducerWarps));
+  module->setAttr(TileGPUDialect::getProducerWarpsAttrName(),
+                  b.getI32IntegerAttr(kProducerWarps));
   LDBG() << "loop at " << loc << " warp-specialized: " << producerOps.size()
          << " ops on " << kProducerWarps << " producer warps ("
          << producerRegisters << " registers), the rest on " << warps

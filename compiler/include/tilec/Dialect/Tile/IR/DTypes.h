@@ -25,8 +25,12 @@ Type getElementType(MLIRContext *context, ::tile::DType dtype);
 /// integers are signed unless `isUnsigned`.
 std::optional<::tile::DType> getDType(Type type, bool isUnsigned = false);
 
+/// The type of a kernel argument of parameter type `type`: its element
+/// type, or a !tile.ptr to it.
+Type getType(MLIRContext *context, ::tile::ParamType type);
+
 /// The parameter type of a kernel argument of `type` (a scalar or a
-/// !tile.ptr to one); nullopt for another type.
+/// !tile.ptr to one); nullopt for another type. getType's inverse.
 std::optional<::tile::ParamType> getParamType(Type type,
                                               bool isUnsigned = false);
 

@@ -47,17 +47,6 @@ bool isAtomicElementType(std::optional<AtomicRMWKind> kind, Type element);
 /// Whether PTX's ld (`isLoad`) or st has the cache operator `cache`: ld
 /// takes ca, cg and cv; st wb, cg, cs and wt; both take none.
 bool isCacheModifierFor(CacheModifier cache, bool isLoad);
-
-/// `tile.num_stages = N : i32`: how many stages the software pipeliner may
-/// give a loop whose loads feed a dot (Triton's num_stages). On the module,
-/// the kernel's default (`--num-stages`); on an scf.for, that loop's own
-/// (`tl.range(..., num_stages=N)`), which takes precedence.
-inline constexpr llvm::StringLiteral kNumStagesAttrName = "tile.num_stages";
-/// Loop attribute (bool): `tl.range(..., warp_specialize=)`, whether the
-/// loop's copies should be issued by producer warps of their own (true) or
-/// never (false); absent, the compiler decides.
-inline constexpr llvm::StringLiteral kWarpSpecializeAttrName =
-    "tile.warp_specialize";
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

@@ -40,6 +40,22 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getConstexprsAttrName() {
       return "tile.constexprs";
     }
+    /// Module and loop attribute (i32): how many stages the software
+    /// pipeliner may give a loop whose loads feed a dot (Triton's
+    /// num_stages). On the module, the kernel's default (--num-stages); on
+    /// an scf.for, that loop's own (`tl.range(..., num_stages=N)`), which
+    /// takes precedence. The frontend writes both (tilec the module's where
+    /// tile IR from a file lacks it); tilegpu-pipeline reads them.
+    static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
+      return "tile.num_stages";
+    }
+    /// Loop attribute (bool): `tl.range(..., warp_specialize=)`, whether the
+    /// loop's copies should be issued by producer warps of their own (true)
+    /// or never (false); absent, the compiler decides. The frontend writes
+    /// it; tilegpu-pipeline's warp specialization reads it.
+    static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
+      return "tile.warp_specialize";
+    }
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -3,7 +3,9 @@
 // The layout passes and the lowering read the target from module
 // attributes that tilec sets from --arch: `tilegpu.compute_capability` (90
 // for sm_90, tilec's default, when absent), `tilegpu.arch_specific` (for
-// sm_90a) and, to override the budget, `tilegpu.shared_limit`.
+// sm_90a) and, to override the budget, `tilegpu.shared_limit`. Their names,
+// and those of the other attributes tilec and the passes exchange, are
+// TileGPUDialect's (TileGPUDialect.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,34 +20,12 @@ namespace mlir::tilegpu {
 /// The compute capability of the module of `op`, e.g. 80 or 90.
 unsigned getComputeCapability(Operation *op);
 
-/// Module attribute (unit): the target is architecture-specific (sm_90a),
-/// so the instructions only Hopper has may be used.
-constexpr llvm::StringLiteral kArchSpecificAttrName = "tilegpu.arch_specific";
 /// Whether dots of the module of `op` may run on wgmma: sm_90a.
 bool hasWgmma(Operation *op);
 /// Whether loops of the module of `op` may fill buffers with bulk tensor
 /// copies whose tensor maps the kernel builds itself: the copies need
 /// sm_90, building their maps (tensormap.replace) sm_90a.
 inline bool hasBulkTensorCopies(Operation *op) { return hasWgmma(op); }
-/// Kernel-argument attribute (unit) of the global-scratch parameter that
-/// tilegpu-pipeline appends for its tensor maps.
-constexpr llvm::StringLiteral kGlobalScratchAttrName = "tilegpu.global_scratch";
-/// Module attribute (i32): the tensor maps each program builds in its part
-/// of the global scratch, 128 bytes each.
-constexpr llvm::StringLiteral kTensorMapCountAttrName = "tilegpu.tensor_maps";
-/// Kernel-argument attribute (a dictionary) of a tensor map the launcher
-/// builds and passes by value: the recipe of its fields (HostTensorMaps.h).
-constexpr llvm::StringLiteral kHostTensorMapAttrName = "tilegpu.host_tensor_map";
-/// Module attribute (unit): every tensor map is built by the kernel, none
-/// by the launcher (tilec --device-tensor-maps).
-constexpr llvm::StringLiteral kDeviceTensorMapsAttrName = "tilegpu.device_tensor_maps";
-/// Module attribute (unit): floating-point atomic adds are deterministic,
-/// the programs taking turns (tilec --deterministic; TurnstileWaitOp).
-constexpr llvm::StringLiteral kDeterministicAttrName = "tilegpu.deterministic";
-/// Kernel-argument attribute (unit) of the turnstiles parameter that
-/// tilegpu-order-atomics appends: one zeroed i32 per program, after every
-/// other parameter.
-constexpr llvm::StringLiteral kTurnstilesAttrName = "tilegpu.turnstiles";
 
 /// Whether wgmma reads operands of `elementType` K-major only: it
 /// transposes 16-bit ones (f16, bf16) as it reads them, tf32 and 8-bit
@@ -58,14 +38,6 @@ inline bool isWgmmaKMajorOnly(Type elementType) {
 /// set, else the target's (227 KB on sm_90, 163 KB on sm_80).
 int64_t getSharedMemoryLimit(Operation *op);
 
-/// Module attribute (i32): the dynamic shared memory, in bytes, the
-/// lowering allocated (the metadata's "shared_bytes").
-constexpr llvm::StringLiteral kSharedBytesAttrName = "tilegpu.shared_bytes";
-
-/// Module attribute: the PTX ISA version (times ten, e.g. 84) the lowering
-/// needs at least; tilec emits 8.1 (CUDA 12.1) unless an instruction needs
-/// more (fp8 mma.sync: 8.4).
-constexpr llvm::StringLiteral kMinPTXVersionAttrName = "tilegpu.min_ptx_version";
 /// Records that `op`'s module needs PTX ISA `version` (times ten).
 void requirePTXVersion(Operation *op, unsigned version);
 /// The PTX ISA version `module` needs (81 unless raised).

@@ -105,11 +105,8 @@ getRegisterPermutation(const ThreadLayout &src, const ThreadLayout &dst);
 /// The number of warps the module's layouts assume (`tilegpu.num_warps`).
 unsigned getNumWarps(Operation *op);
 
-/// Module attribute (i32): the warps, beyond `tilegpu.num_warps`, that the
-/// kernel's tilegpu.warp_specialize runs its producer on.
-constexpr llvm::StringLiteral kProducerWarpsAttrName = "tilegpu.producer_warps";
 /// The threads each program of the module of `op` is launched with: its
-/// layouts' warps and its producer warps.
+/// layouts' warps and its producer warps (`tilegpu.producer_warps`).
 unsigned getNumThreads(Operation *op);
 
 /// The registers each of `threads` threads gets of a CTA's register file

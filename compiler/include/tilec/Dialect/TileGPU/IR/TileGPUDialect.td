@@ -33,6 +33,93 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSharedLimitAttrName() {
       return "tilegpu.shared_limit";
     }
+    /// Name of the module attribute (unit) saying the target is
+    /// architecture-specific (sm_90a), so that the instructions only Hopper
+    /// has (wgmma, tensormap.replace) may be used. tilec sets it from
+    /// --arch; hasWgmma and hasBulkTensorCopies (Target.h) read it.
+    static constexpr ::llvm::StringLiteral getArchSpecificAttrName() {
+      return "tilegpu.arch_specific";
+    }
+    /// Name of the module attribute (unit) asking the kernel to build every
+    /// tensor map itself, the launcher none. tilec sets it from
+    /// --device-tensor-maps; tilegpu-pipeline and tilegpu-bulk-stores read
+    /// it before leaving a map to the launcher.
+    static constexpr ::llvm::StringLiteral getDeviceTensorMapsAttrName() {
+      return "tilegpu.device_tensor_maps";
+    }
+    /// Name of the module attribute (unit) asking for deterministic
+    /// floating-point atomic adds, the programs taking turns (TurnstileWaitOp).
+    /// tilec sets it from --deterministic; tilegpu-order-atomics reads it.
+    static constexpr ::llvm::StringLiteral getDeterministicAttrName() {
+      return "tilegpu.deterministic";
+    }
+    /// Name of the module attribute (i32): the warps, beyond num_warps, that
+    /// a warp-specialized loop runs its producer on. tilegpu-pipeline's warp
+    /// specialization writes it; getNumThreads (ThreadLayout.h) reads it for
+    /// the lowering and the metadata's threads_per_block.
+    static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
+      return "tilegpu.producer_warps";
+    }
+    /// Name of the module attribute (i32): the tensor maps each program
+    /// builds in its part of the global scratch, 128 bytes each.
+    /// tilegpu-pipeline writes it; the lowering of TensorMapCreateOp reads
+    /// it for the slots, and tilec for the metadata's global scratch.
+    static constexpr ::llvm::StringLiteral getTensorMapCountAttrName() {
+      return "tilegpu.tensor_maps";
+    }
+    /// Name of the module attribute (i32): the dynamic shared memory, in
+    /// bytes, the lowering allocated. The lowering raises it as it takes
+    /// shared memory (getSharedMemoryAt); tilec reads it into the
+    /// metadata's "shared_bytes", which every launch must provide.
+    static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
+      return "tilegpu.shared_bytes";
+    }
+    /// Name of the module attribute (i32): the PTX ISA version, times ten
+    /// (84), the lowering needs at least; absent, 8.1 (CUDA 12.1). Lowerings
+    /// of newer instructions raise it (requirePTXVersion, Target.h; fp8
+    /// mma.sync needs 8.4); tilec reads it (getMinPTXVersion) for the PTX.
+    static constexpr ::llvm::StringLiteral getMinPTXVersionAttrName() {
+      return "tilegpu.min_ptx_version";
+    }
+
+    /// Name of the kernel-argument attribute (unit) of the global-scratch
+    /// parameter that tilegpu-pipeline appends for the tensor maps the
+    /// kernel builds (TensorMapCreateOp). The launcher's tensor maps are
+    /// inserted before the parameter this marks (addHostTensorMap) and left
+    /// out of their recipes; the lowering drops it.
+    static constexpr ::llvm::StringLiteral getGlobalScratchAttrName() {
+      return "tilegpu.global_scratch";
+    }
+    /// Name of the kernel-argument attribute (a dictionary) of a tensor map
+    /// the launcher builds and passes by value: the recipe of its fields
+    /// from the kernel's arguments (HostTensorMaps.h). tilegpu-pipeline and
+    /// tilegpu-bulk-stores write it (addHostTensorMap); tilec reads it into
+    /// the metadata's "tensor_maps" (readTensorMapRecipe), and the lowering
+    /// makes the argument a 128-byte __grid_constant__.
+    static constexpr ::llvm::StringLiteral getHostTensorMapAttrName() {
+      return "tilegpu.host_tensor_map";
+    }
+    /// Name of the kernel-argument attribute (unit) of the turnstiles
+    /// parameter that tilegpu-order-atomics appends after every other: one
+    /// zeroed i32 per program. tilec reads it into the metadata's
+    /// "turnstiles", by which the runtime and the C launcher allocate them.
+    static constexpr ::llvm::StringLiteral getTurnstilesAttrName() {
+      return "tilegpu.turnstiles";
+    }
+
+    /// Name of the attribute (i32) of an op that takes scratch shared
+    /// memory: where its scratch starts, after the buffers live during the
+    /// op. The lowering's assignSharedOffsets writes it; getSharedMemoryBase
+    /// reads it as the op is lowered.
+    static constexpr ::llvm::StringLiteral getScratchOffsetAttrName() {
+      return "tilegpu.scratch_offset";
+    }
+    /// Name of the attribute (i64) of a tilegpu.local_alloc: its buffer's
+    /// byte offset in the kernel's dynamic shared memory. The lowering's
+    /// assignSharedOffsets writes it; the local_alloc's lowering reads it.
+    static constexpr ::llvm::StringLiteral getSharedOffsetAttrName() {
+      return "tilegpu.offset";
+    }
   }];
 }
 
