@@ -110,6 +110,19 @@ CASES += [
       ("o", np.zeros(20 * 64, np.float32)), 42], 4e-6),
 ]
 
+# libdevice.popc and clz (test/Interpreter/bit_counts.tl): 0, -1 and the
+# extremes, then random bits, from their own generator so that the other
+# cases keep their inputs.
+_bits = np.random.default_rng(37)
+CASES += [
+    ("popc and clz", "test/Interpreter/bit_counts.tl", "1", [],
+     [("x", np.concatenate([[0, -1, 1, -2**31, 2**31 - 1, 256],
+                            _bits.integers(-2**31, 2**31, 58)]).astype(np.int32)),
+      ("y", np.concatenate([[0, -1, 1, -2**63, 2**63 - 1, 1 << 40],
+                            _bits.integers(-2**63, 2**63 - 1, 58, endpoint=True)])),
+      ("o", np.zeros(5 * 64, np.int32))], 0),
+]
+
 
 # The shape functions, as renamed registers and conversions, at several
 # CTA sizes (each changes which layouts the shape ops see).

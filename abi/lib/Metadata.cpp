@@ -1,8 +1,9 @@
 //===- Metadata.cpp - What a kernel's metadata computes -------------------===//
 //
 // The host-side arithmetic of the metadata: HostExpr's evaluation (tensor
-// maps' fields), the reach of an access (buffer size checks) and the CUDA
-// enumerators of a tensor map. Its JSON form is MetadataJSON.cpp's.
+// maps' fields), the reach of an access (buffer size checks), the CUDA
+// enumerators of a tensor map and the driver a PTX ISA needs. Its JSON form
+// is MetadataJSON.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -282,4 +283,38 @@ std::string tile::checkBufferSizes(const KernelMetadata &md,
            std::to_string(given) + " bytes";
   }
   return {};
+}
+
+int tile::getMinDriverVersion(unsigned ptxVersion) {
+  // PTX's release history: 7.x came with CUDA 11.x, 8.0 to 8.5 with 12.0 to
+  // 12.5, 8.6 to 8.8 with 12.7 to 12.9 (12.6 kept 8.5), 9.x with 13.x.
+  unsigned major = ptxVersion / 10, minor = ptxVersion % 10;
+  if (major == 7 && minor <= 8)
+    return 11000 + 10 * int(minor);
+  if (major == 8 && minor <= 5)
+    return 12000 + 10 * int(minor);
+  if (major == 8)
+    return 12000 + 10 * int(minor + 1);
+  if (major == 9)
+    return 13000 + 10 * int(minor);
+  return 0;
+}
+
+std::string tile::checkDriverVersion(const KernelMetadata &md,
+                                     int driverVersion) {
+  int needed = getMinDriverVersion(md.ptxVersion);
+  if (needed == 0 || driverVersion >= needed)
+    return {};
+  auto cuda = [](int version) {
+    return std::to_string(version / 1000) + "." +
+           std::to_string(version % 1000 / 10);
+  };
+  return "kernel " + md.kernel + ": its PTX is ISA " +
+         std::to_string(md.ptxVersion / 10) + "." +
+         std::to_string(md.ptxVersion % 10) + ", which needs a CUDA " +
+         cuda(needed) + " or newer driver, and this driver is CUDA " +
+         cuda(driverVersion) +
+         ": update the driver, or load the kernel's cubin (tilec "
+         "--emit=cubin), which any CUDA " +
+         std::to_string(needed / 1000) + " driver loads";
 }

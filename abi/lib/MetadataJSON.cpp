@@ -362,6 +362,13 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.sharedBytes = getUnsigned(*v, "shared_bytes");
   if (const json *v = find(root, "arch"))
     md.arch = getString(*v, "arch");
+  if (const json *v = find(root, "ptx_version")) {
+    md.ptxVersion = getUnsigned(*v, "ptx_version");
+    if (md.ptxVersion < 10)
+      fail("field \"ptx_version\" must be the PTX ISA version times ten "
+           "(81 for 8.1), got " +
+           v->dump());
+  }
   if (const json *v = find(root, "num_stages"))
     md.numStages = getUnsigned(*v, "num_stages");
   if (const json *v = find(root, "global_scratch_bytes"))
@@ -437,6 +444,8 @@ std::string KernelMetadata::toJSON() const {
   out["threads_per_block"] = threadsPerBlock;
   out["shared_bytes"] = sharedBytes;
   out["arch"] = arch;
+  if (ptxVersion)
+    out["ptx_version"] = ptxVersion;
   out["num_stages"] = numStages;
   if (globalScratchBytes)
     out["global_scratch_bytes"] = globalScratchBytes;

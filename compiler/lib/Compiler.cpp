@@ -438,7 +438,7 @@ bool Compilation::emitMachineCode(ModuleOp module) {
     facts.sharedBytes = result.metadata.sharedBytes;
     facts.budgetRegisters = !hasDot;
     return tilec::emitPTX(*llvmModule, options.arch,
-                          mlir::tilegpu::getMinPTXVersion(module), facts);
+                          result.metadata.ptxVersion, facts);
   });
   if (!ptx) {
     internalError(llvm::toString(ptx.takeError()), result.diagnostics.size());
@@ -553,6 +553,8 @@ bool Compilation::run() {
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getSharedBytesAttrName()))
     result.metadata.sharedBytes = unsigned(shared.getInt());
+  // The PTX's `.version`: what the lowering's instructions need.
+  result.metadata.ptxVersion = mlir::tilegpu::getMinPTXVersion(*module);
   // 128 bytes per tensor map (see TensorMapCreateOp).
   if (auto maps = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getTensorMapCountAttrName()))

@@ -355,7 +355,7 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
                      : " (less the integers equal to 1)"));
   {
     DeviceScope scope(options.device);
-    auto module = Module::loadPTX(compiled.ptx, compiled.metadata.kernel);
+    auto module = Module::loadPTX(compiled.ptx, compiled.metadata);
     entry->kernel = std::make_unique<Kernel>(module, std::move(compiled.metadata));
   }
   auto list = std::make_unique<std::vector<const Entry *>>();

@@ -265,7 +265,7 @@ Kernel Kernel::load(const std::string &path) {
 
   std::string image = readFile(path);
   std::shared_ptr<Module> module =
-      ext == ".ptx" ? Module::loadPTX(image, md.kernel)
+      ext == ".ptx" ? Module::loadPTX(image, md)
                     : Module::loadCubin(std::vector<char>(image.begin(),
                                                           image.end()),
                                         md.kernel);

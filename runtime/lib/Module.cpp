@@ -43,6 +43,14 @@ std::shared_ptr<Module> Module::loadPTX(const std::string &ptx,
   return load(ptx.c_str(), /*isPTX=*/true, kernelName);
 }
 
+std::shared_ptr<Module> Module::loadPTX(const std::string &ptx,
+                                        const KernelMetadata &metadata) {
+  if (std::string error = checkDriverVersion(metadata, driverVersion());
+      !error.empty())
+    throw Error(error);
+  return loadPTX(ptx, metadata.kernel);
+}
+
 std::shared_ptr<Module> Module::loadCubin(const std::vector<char> &cubin,
                                           std::string_view kernelName) {
   if (cubin.empty())

@@ -514,7 +514,7 @@ int runOnGPU(const std::string &source, const std::string &filename,
   }
   const tile::KernelMetadata &md = compiled.metadata;
   try {
-    auto module = tile::Module::loadPTX(compiled.text, md.kernel);
+    auto module = tile::Module::loadPTX(compiled.text, md);
     tile::Kernel kernel(module, md);
     std::vector<tile::DeviceBuffer> buffers;
     buffers.reserve(args.size());

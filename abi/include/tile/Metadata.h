@@ -159,6 +159,12 @@ struct KernelMetadata {
   /// Dynamic shared memory in bytes the launch must provide.
   unsigned sharedBytes = 0;
   std::string arch = "sm_90";
+  /// The PTX ISA version of the kernel's PTX, times ten (84 for 8.4), as
+  /// Triton's metadata has it ("ptx_version"): 8.1 unless an instruction
+  /// needs more (fp8 mma.sync: 8.4). A CUDA driver older than the release
+  /// that introduced it cannot load the PTX (checkDriverVersion). 0 where
+  /// the metadata does not say.
+  unsigned ptxVersion = 0;
   /// Bytes of global memory each program needs for itself (the tensor maps
   /// of its bulk copies that it builds). When not 0 the PTX entry takes one
   /// more pointer after `params` and `tensorMaps`: the address of programs x globalScratchBytes bytes,
@@ -193,6 +199,21 @@ struct KernelMetadata {
   /// constexpr value is not valid JSON text.
   std::string toJSON() const;
 };
+
+/// The CUDA release that introduced PTX ISA `ptxVersion` (times ten), as
+/// cuDriverGetVersion counts (1000 * major + 10 * minor: 12040 for 12.4):
+/// the oldest driver that loads such PTX. 0 for a version this table does
+/// not know (before 7.0, or past 9.x).
+int getMinDriverVersion(unsigned ptxVersion);
+
+/// Checks that a CUDA driver of `driverVersion` (cuDriverGetVersion's) can
+/// load the kernel's PTX (KernelMetadata::ptxVersion): "" when it can or
+/// the metadata does not say, else the error, e.g. "kernel k: its PTX is
+/// ISA 8.4, which needs a CUDA 12.4 or newer driver, and this driver is
+/// CUDA 12.2: update the driver, or load the kernel's cubin ...". Needs
+/// no GPU.
+std::string checkDriverVersion(const KernelMetadata &metadata,
+                               int driverVersion);
 
 /// Checks a launch's buffers against what the kernel's accesses reach
 /// (KernelMetadata::accesses) at a launch of `grid` programs: `values` holds

@@ -10,7 +10,6 @@
 
 #include "MLIRGenImpl.h"
 
-#include "tilec/Dialect/Tile/IR/Libdevice.h"
 #include "tilec/Frontend/Lexer.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -475,11 +474,11 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     }
     // tl.extra.cuda.libdevice (and tl.extra.libdevice): CUDA's libdevice.
     if (base.name == "libdevice") {
-      if (tile::lookupLibdevice(attr))
+      if (isLibdeviceFunction(attr))
         return TValue::named(TValue::Kind::Builtin, "libdevice." + attr);
       fail(l, "libdevice." + attr + " is not supported by tilec, which "
               "offers libdevice's float functions (sin, asin, erfinv, pow, "
-              "...)");
+              "...), popc and clz");
     }
     if (base.name == "tl.extra" && attr == "cuda")
       return TValue::named(TValue::Kind::Module, "tl.extra.cuda");

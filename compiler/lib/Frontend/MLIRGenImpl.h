@@ -289,6 +289,8 @@ public:
   TValue genRandom(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.extra.cuda.libdevice's functions (Libdevice.cpp).
   TValue genLibdevice(const ast::CallExpr &call, const std::string &name);
+  /// Whether tilec offers tl.extra.cuda.libdevice's `name`.
+  static bool isLibdeviceFunction(llvm::StringRef name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const BoundArgs &args, const ast::CallExpr &call);
   /// tl.trans, tl.reshape, tl.join, tl.split and the other shape functions

@@ -77,6 +77,19 @@ LogicalResult intBinary(Executor &ex, Operation *op, F f) {
   return success();
 }
 
+/// `f` of each element's bits (zero-extended from `w`), wrapped to `w`.
+template <typename F> LogicalResult intUnary(Executor &ex, Operation *op, F f) {
+  const TValue &a = ex.get(op->getOperand(0));
+  TValue &r = ex.define(op->getResult(0));
+  size_t n = r.size();
+  if (a.size() != n)
+    return sizeError(ex, op);
+  unsigned w = bitWidth(r.kind);
+  for (size_t i = 0; i < n; ++i)
+    r.ints[i] = wrapInt(f(zeroExtend(a.ints[i], w), w), w);
+  return success();
+}
+
 template <typename F>
 LogicalResult floatBinary(Executor &ex, Operation *op, F f) {
   const TValue &a = ex.get(op->getOperand(0)), &b = ex.get(op->getOperand(1));
@@ -481,7 +494,8 @@ bool tilec::interp::isArithOp(Operation *op) {
       math::RsqrtOp, math::AbsFOp, math::AbsIOp, math::SinOp, math::CosOp,
       math::TanhOp, math::FloorOp, math::CeilOp, math::TruncOp, math::ErfOp,
       math::Log1pOp, math::ExpM1Op, math::FmaOp, math::PowFOp,
-      math::CopySignOp, tile::ExternElementwiseOp>(op);
+      math::CopySignOp, math::CtPopOp, math::CountLeadingZerosOp,
+      tile::ExternElementwiseOp>(op);
 }
 
 LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
@@ -654,6 +668,16 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
           r.ints[i] =
               wrapInt(a.ints[i] < 0 ? I(U(0) - U(a.ints[i])) : a.ints[i], w);
         return success();
+      })
+      // libdevice.popc and libdevice.clz (clz of 0 is the width, as PTX's).
+      .Case([&](math::CtPopOp) {
+        return intUnary(ex, op,
+                        [](U x, unsigned) { return I(llvm::popcount(x)); });
+      })
+      .Case([&](math::CountLeadingZerosOp) {
+        return intUnary(ex, op, [](U x, unsigned w) {
+          return I(llvm::countl_zero(x)) - I(64 - w);
+        });
       })
       .Case([&](arith::CmpIOp cmp) { return compareInts(ex, cmp); })
       .Case([&](arith::CmpFOp cmp) { return compareFloats(ex, cmp); })

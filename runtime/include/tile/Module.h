@@ -8,6 +8,8 @@
 #ifndef TILE_MODULE_H
 #define TILE_MODULE_H
 
+#include "tile/Metadata.h"
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,6 +24,12 @@ public:
   /// failure's message includes the driver's error log.
   static std::shared_ptr<Module> loadPTX(const std::string &ptx,
                                          std::string_view kernelName);
+  /// Loads the PTX of the kernel `metadata` describes, after refusing a
+  /// driver too old for its PTX ISA (checkDriverVersion) with an error that
+  /// says so, where the driver would answer only "the provided PTX was
+  /// compiled with an unsupported toolchain".
+  static std::shared_ptr<Module> loadPTX(const std::string &ptx,
+                                         const KernelMetadata &metadata);
   /// Loads a cubin (or fatbin) image.
   static std::shared_ptr<Module> loadCubin(const std::vector<char> &cubin,
                                            std::string_view kernelName);

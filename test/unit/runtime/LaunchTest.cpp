@@ -311,6 +311,31 @@ TEST_F(GPU, LaunchFailureNamesTheKernel) {
   }
 }
 
+TEST_F(GPU, PTXVersionAgainstTheDriver) {
+  // The metadata's PTX version loads where the driver has it.
+  KernelMetadata md = addMetadata();
+  md.ptxVersion = 80;
+  runAdd(Kernel(Module::loadPTX(kAddPTX, md), md), 1000);
+  // A version newer than any driver here is refused before the driver sees
+  // it, naming the release it needs.
+  std::string future = kAddPTX;
+  future.replace(future.find(".version 8.0"), 12, ".version 9.9");
+  md.ptxVersion = 99;
+  if (driverVersion() >= 13090)
+    GTEST_SKIP() << "the driver loads PTX ISA 9.9";
+  try {
+    Module::loadPTX(future, md);
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "kernel add_kernel: its PTX is ISA 9.9, which needs a CUDA "
+                  "13.9 or newer driver, and this driver is CUDA ",
+                  0),
+              0u)
+        << e.what();
+  }
+}
+
 TEST_F(GPU, MissingEntryNamesKernel) {
   auto module = Module::loadPTX(kAddPTX, "add_kernel");
   try {

@@ -91,6 +91,55 @@ TEST(Metadata, GlobalScratchBytes) {
   EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).globalScratchBytes, 0u);
 }
 
+TEST(Metadata, PTXVersion) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "ptx_version": 84, "params": []})");
+  EXPECT_EQ(md.ptxVersion, 84u);
+  EXPECT_NE(md.toJSON().find(R"("arch":"sm_90","ptx_version":84,)"),
+            std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).ptxVersion, 84u);
+  // Not said: 0, and not written.
+  md.ptxVersion = 0;
+  EXPECT_EQ(md.toJSON().find("ptx_version"), std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).ptxVersion, 0u);
+  // Times ten, an integer.
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "ptx_version": 8, "params": []})"),
+            "invalid kernel metadata: field \"ptx_version\" must be the PTX "
+            "ISA version times ten (81 for 8.1), got 8");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "ptx_version": 8.4, "params": []})"),
+            "invalid kernel metadata: field \"ptx_version\" must be a "
+            "non-negative integer, got 8.4");
+}
+
+TEST(Metadata, DriverForPTXVersion) {
+  // PTX's release history: 7.x with CUDA 11.x, 8.0-8.5 with 12.0-12.5,
+  // 8.6-8.8 with 12.7-12.9, 9.x with 13.x.
+  EXPECT_EQ(getMinDriverVersion(70), 11000);
+  EXPECT_EQ(getMinDriverVersion(78), 11080);
+  EXPECT_EQ(getMinDriverVersion(81), 12010);
+  EXPECT_EQ(getMinDriverVersion(84), 12040);
+  EXPECT_EQ(getMinDriverVersion(85), 12050);
+  EXPECT_EQ(getMinDriverVersion(86), 12070);
+  EXPECT_EQ(getMinDriverVersion(88), 12090);
+  EXPECT_EQ(getMinDriverVersion(90), 13000);
+  EXPECT_EQ(getMinDriverVersion(65), 0);
+  EXPECT_EQ(getMinDriverVersion(0), 0);
+
+  KernelMetadata md;
+  md.kernel = "fp8_dot";
+  md.ptxVersion = 84;
+  EXPECT_EQ(checkDriverVersion(md, 12040), "");
+  EXPECT_EQ(checkDriverVersion(md, 13000), "");
+  EXPECT_EQ(checkDriverVersion(md, 12020),
+            "kernel fp8_dot: its PTX is ISA 8.4, which needs a CUDA 12.4 or "
+            "newer driver, and this driver is CUDA 12.2: update the driver, "
+            "or load the kernel's cubin (tilec --emit=cubin), which any CUDA "
+            "12 driver loads");
+  // Metadata that does not say is not checked.
+  md.ptxVersion = 0;
+  EXPECT_EQ(checkDriverVersion(md, 11000), "");
+}
+
 // The launcher builds these maps (HostTensorMaps.h in the compiler): a
 // recipe per field, over the parameters' values.
 constexpr const char *kTensorMapsJSON = R"({"kernel": "k", "params": [
@@ -273,6 +322,7 @@ TEST(Metadata, RoundTrip) {
   md.sharedBytes = 98304;
   md.arch = "sm_80";
   md.numStages = 5;
+  md.ptxVersion = 83;
   md.params = {{"a\"b", ParamType::pointer(DType::BF16), 16}, {"n", ParamType::scalar(DType::I64), 8}, {"s", ParamType::scalar(DType::FP32), 1},
                {"m", ParamType::pointer(DType::I1), 1}};
   md.constexprs = {{"BLOCK", "1024"},
@@ -288,6 +338,7 @@ TEST(Metadata, RoundTrip) {
   EXPECT_EQ(back.sharedBytes, md.sharedBytes);
   EXPECT_EQ(back.arch, md.arch);
   EXPECT_EQ(back.numStages, md.numStages);
+  EXPECT_EQ(back.ptxVersion, md.ptxVersion);
   ASSERT_EQ(back.params.size(), md.params.size());
   for (size_t i = 0; i < md.params.size(); ++i) {
     EXPECT_EQ(back.params[i].name, md.params[i].name);

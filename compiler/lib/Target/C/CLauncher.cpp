@@ -129,6 +129,11 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
   std::ostringstream os;
   os << md.arch << ", " << md.numWarps << " warps, " << md.sharedBytes
      << " bytes of shared memory";
+  // The driver it needs: an older one refuses the PTX, though not the cubin.
+  if (int driver = tile::getMinDriverVersion(md.ptxVersion))
+    os << ", PTX ISA " << md.ptxVersion / 10 << "." << md.ptxVersion % 10
+       << ": CUDA " << driver / 1000 << "." << driver % 1000 / 10
+       << "+ drivers";
   if (!md.constexprs.empty()) {
     os << "), with";
     for (const auto &[key, value] : md.constexprs)
