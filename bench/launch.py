@@ -7,6 +7,9 @@ does), then, when "global_scratch_bytes" is set, each program's scratch.
 CuPy loads the module; the launch goes through cuLaunchKernel because a
 tensor map is a 128-byte parameter passed by value."""
 import ctypes
+import os
+import re
+import struct
 
 import cupy
 
@@ -23,6 +26,40 @@ _cuda.cuTensorMapEncodeTiled.argtypes = [
 
 _DATA_TYPES = {1: 0, 2: 1, 4: 2, 8: 4}  # unsigned integers of 1 to 8 bytes
 _SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
+
+
+def _read_dtypes():
+    """The ABI's dtype table (abi/include/tile/DType.h's kDTypes): each
+    signature name's class and the C type a host passes one value as, read
+    from the header so that the table is written once."""
+    header = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "abi",
+                          "include", "tile", "DType.h")
+    rows = re.findall(r'\{DType::\w+, "(\w+)", "\w+", DTypeClass::(\w+), \d+, \d+,\s*"(\w+)"\}',
+                      open(header).read())
+    if not rows:
+        raise RuntimeError(f"no dtype rows in {header}")
+    return {name: (cls, ctype) for name, cls, ctype in rows}
+
+
+_DTYPES = _read_dtypes()
+_CTYPES = {"int8_t": ctypes.c_int8, "int16_t": ctypes.c_int16, "int32_t": ctypes.c_int32,
+           "int64_t": ctypes.c_int64, "uint8_t": ctypes.c_uint8, "uint16_t": ctypes.c_uint16,
+           "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64, "float": ctypes.c_float,
+           "double": ctypes.c_double}
+
+
+def _scalar(kind, value):
+    """A scalar parameter of signature type `kind` holding `value`, packed as
+    the ABI's C type: fp16 and bf16 as their bits."""
+    cls, ctype = _DTYPES[kind]
+    if cls == "Float" and ctype == "uint16_t":
+        if kind == "fp16":
+            return ctypes.c_uint16(struct.unpack("<H", struct.pack("<e", value))[0])
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]  # bf16: nearest even
+        return ctypes.c_uint16((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16)
+    if cls == "Float" and ctype == "uint8_t":
+        raise LaunchError(f"a {kind} scalar: pass fp8 values through a buffer")
+    return _CTYPES[ctype](value if cls == "Float" else int(value))
 
 
 class LaunchError(RuntimeError):
@@ -96,14 +133,7 @@ def bind(function, meta, grid, args):
     slots, values = [], []
     for param, arg in zip(meta["params"], args):
         kind = param["type"]
-        if kind.startswith("*"):
-            slots.append(ctypes.c_uint64(arg))
-        elif kind == "i64":
-            slots.append(ctypes.c_int64(arg))
-        elif kind == "fp32":
-            slots.append(ctypes.c_float(arg))
-        else:
-            slots.append(ctypes.c_int32(arg))
+        slots.append(ctypes.c_uint64(arg) if kind.startswith("*") else _scalar(kind, arg))
         values.append(int(arg) if not isinstance(arg, float) else 0)
     for i, info in enumerate(meta.get("tensor_maps", [])):
         slots.append(encode_tensor_map(info, values, grid, kernel, i))
