@@ -112,7 +112,10 @@ struct Arg {
   std::vector<std::string> entryFiles;
   // Scalar:
   enum class Kind { Int, Real, Bool } kind = Kind::Int;
+  /// An Int's value; above INT64_MAX (only a u64 takes it), its bits, with
+  /// `aboveInt64` set.
   int64_t intValue = 0;
+  bool aboveInt64 = false;
   double realValue = 0;
   /// The type the ARG suggests: "*fp32:16", "i32", "fp32".
   std::string type;
@@ -137,6 +140,21 @@ bool parseInteger(const std::string &text, int64_t &value, bool &overflow) {
   auto [ptr, ec] = std::from_chars(begin, end, value, base);
   overflow = ec == std::errc::result_out_of_range;
   return ptr == end && (ec == std::errc() || overflow) && begin != end;
+}
+
+/// A non-negative integer of up to 64 bits (a u64 above INT64_MAX), in
+/// decimal or 0x hex.
+bool parseUnsigned(const std::string &text, uint64_t &value) {
+  const char *begin = text.data(), *end = text.data() + text.size();
+  if (begin != end && *begin == '+')
+    ++begin;
+  int base = 10;
+  if (end - begin > 2 && begin[0] == '0' && (begin[1] == 'x' || begin[1] == 'X')) {
+    base = 16;
+    begin += 2;
+  }
+  auto [ptr, ec] = std::from_chars(begin, end, value, base);
+  return begin != end && ptr == end && ec == std::errc();
 }
 
 bool parseReal(const std::string &text, double &value) {
@@ -175,7 +193,9 @@ tile::KernelArg scalarArg(tile::DType type, const Arg &arg) {
     return tile::KernelArg::scalarOf(
         type, tile::encodeFloat(type, arg.kind == Arg::Kind::Real
                                           ? arg.realValue
-                                          : double(arg.intValue)));
+                                          : arg.aboveInt64
+                                                ? double(uint64_t(arg.intValue))
+                                                : double(arg.intValue)));
   return tile::KernelArg::scalarOf(type, uint64_t(arg.intValue));
 }
 
@@ -229,7 +249,9 @@ std::vector<tilec::HostScalar> scalarsOf(const std::vector<Arg> &args) {
                           ? tilec::HostScalar::ofFloat(arg.realValue)
                       : arg.kind == Arg::Kind::Bool
                           ? tilec::HostScalar::ofBool(arg.intValue)
-                          : tilec::HostScalar::ofInt(arg.intValue));
+                      // Host code's ints are 64-bit: it cannot read this one.
+                      : arg.aboveInt64 ? tilec::HostScalar::unknown()
+                                       : tilec::HostScalar::ofInt(arg.intValue));
   return scalars;
 }
 
@@ -305,6 +327,8 @@ int autotuneConfig(const std::string &source, const std::string &filename,
         kernelArgs.emplace_back(float(arg.realValue));
       } else if (arg.type == sig(tile::DType::I32)) {
         kernelArgs.emplace_back(int32_t(arg.intValue));
+      } else if (arg.aboveInt64) {
+        kernelArgs.emplace_back(uint64_t(arg.intValue));
       } else {
         kernelArgs.emplace_back(int64_t(arg.intValue));
       }
@@ -391,12 +415,15 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
       arg.intValue = text[0] == 'T' || text[0] == 't';
       arg.type = sig(tile::DType::I1);
     } else if (parseInteger(text, integer, overflow)) {
-      if (overflow) {
+      uint64_t above;
+      if (overflow && !parseUnsigned(text, above)) {
         error = "the integer " + text + " does not fit in 64 bits";
         return false;
       }
-      arg.intValue = integer;
-      arg.type = sig(integer >= INT32_MIN && integer <= INT32_MAX
+      arg.aboveInt64 = overflow;
+      arg.intValue = overflow ? int64_t(above) : integer;
+      arg.type = sig(overflow ? tile::DType::U64
+                     : integer >= INT32_MIN && integer <= INT32_MAX
                          ? tile::DType::I32
                          : tile::DType::I64);
     } else if (text.find_first_not_of("+-0123456789.eE") == std::string::npos
@@ -482,7 +509,8 @@ bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
     unsigned width = tile::info(type).bits;
     int64_t v = arg.intValue;
     bool isUnsigned = tile::isUnsigned(type);
-    bool ok = width == 1    ? (v == 0 || v == 1)
+    bool ok = arg.aboveInt64 ? isUnsigned && width == 64
+              : width == 1    ? (v == 0 || v == 1)
               : width >= 64 ? !isUnsigned || v >= 0
               : isUnsigned  ? (v >= 0 && v < (int64_t(1) << width))
                             : (v >= -(int64_t(1) << (width - 1)) &&

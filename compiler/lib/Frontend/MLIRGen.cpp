@@ -415,8 +415,10 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     fail(l, "incompatible operand types " + describe(x) + " and " + describe(y));
   if (isFloat(x) != isFloat(y))
     return isFloat(x) ? x : y;
-  // Floats as Triton's computation_type_impl: bf16 with another float is
-  // fp32, two fp8 types fp16.
+  // Floats as Triton's computation_type_impl: fp64 with any float is fp64,
+  // bf16 with another float is fp32, two fp8 types fp16.
+  if (isFloat(x) && (x.isF64() || y.isF64()))
+    return builder.getF64Type();
   if (isFloat(x) && (x.isBF16() || y.isBF16()))
     return builder.getF32Type();
   if (tile::isFP8(x) && tile::isFP8(y))
@@ -599,10 +601,19 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   case BinaryOp::LShift:
     r = arith::ShLIOp::create(builder, location, x, y);
     break;
-  case BinaryOp::RShift:
-    r = isUnsigned ? (Value)arith::ShRUIOp::create(builder, location, x, y)
-                   : (Value)arith::ShRSIOp::create(builder, location, x, y);
+  case BinaryOp::RShift: {
+    // As Triton's tensor.__rshift__ and __rrshift__: the tile whose method
+    // runs (the left operand when it is a tile) picks the shift by its own
+    // dtype, before promotion: int8 -17 >> uint8 6 shifts arithmetically,
+    // and the result, a uint8, is 255.
+    const TValue &self = a.isRuntime() ? a : b;
+    Type selfType = dtypeOf(self);
+    bool arithmetic = selfType.isInteger() && !selfType.isInteger(1) &&
+                      !self.isUnsigned;
+    r = arithmetic ? (Value)arith::ShRSIOp::create(builder, location, x, y)
+                   : (Value)arith::ShRUIOp::create(builder, location, x, y);
     break;
+  }
   default:
     fail(l, "unsupported operator");
   }
@@ -820,6 +831,10 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
             arith::NegFOp::create(builder, loc(e.loc), x.value));
       return binary(BinaryOp::Sub, TValue::ofInt(0), x, e.loc);
     case UnaryOp::Invert:
+      // A boolean tile stays boolean, as in Triton: `mask & ~done`.
+      if (x.isRuntime() &&
+          getElementTypeOrSelf(x.value.getType()).isInteger(1))
+        return binary(BinaryOp::BitXor, x, TValue::ofBool(true), e.loc);
       if (x.isUnsigned) {
         // All ones, which no Python number of an unsigned type spells.
         Type element = getElementTypeOrSelf(x.value.getType());
