@@ -536,10 +536,10 @@ int runOnGPU(const std::string &source, const std::string &filename,
   tilec::CompileResult compiled = tilec::compile(source, filename, options);
   if (options.timing)
     std::cerr << compiled.timingReport;
-  if (!compiled.ok) {
-    std::cerr << compiled.diagnostics;
+  // Errors, and on success the warnings.
+  std::cerr << compiled.diagnostics;
+  if (!compiled.ok)
     return kExitError;
-  }
   const tile::KernelMetadata &md = compiled.metadata;
   try {
     auto module = tile::Module::loadPTX(compiled.text, md);
@@ -812,10 +812,9 @@ int main(int argc, char **argv) {
         source, input, options, grid[0], grid[1], grid[2], interpArgs);
     if (options.timing)
       std::cerr << result.timingReport;
-    if (!result.ok) {
-      std::cerr << result.diagnostics;
+    std::cerr << result.diagnostics;
+    if (!result.ok)
       return kExitError;
-    }
   }
 
   for (size_t i = 0; i < args.size(); ++i) {

@@ -238,10 +238,10 @@ int main(int argc, char **argv) {
         tilec::compile(source, filename, options));
     if (timing)
       std::cerr << result.timingReport;
-    if (!result.ok) {
-      std::cerr << result.diagnostics;
+    // Errors, and on success the warnings.
+    std::cerr << result.diagnostics;
+    if (!result.ok)
       return kExitCompileError;
-    }
   }
 
   if (emitC)

@@ -576,8 +576,16 @@ Type MLIRGenImpl::dtypeArg(const TValue &v, const ast::Location &l,
               "has tl.float8e5 and tl.float8e4nv");
     return v.type;
   }
-  if (v.kind == TValue::Kind::String)
+  // A string constexpr naming a dtype: "fp32", "float32", "tl.float32".
+  if (v.kind == TValue::Kind::String) {
     if (Type t = parseTypeString(v.text()))
       return t;
+    TValue named = constexprOf(
+        HostScalar::ofString(StringRef(v.text()).starts_with("tl.")
+                                 ? v.text()
+                                 : "tl." + v.text()));
+    if (named.kind == TValue::Kind::DType)
+      return named.type;
+  }
   fail(l, what + " must be a dtype such as tl.float32, got " + describe(v));
 }

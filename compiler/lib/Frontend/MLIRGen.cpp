@@ -1413,11 +1413,24 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
 
 /// A signature's constant (HostScalar::parseLiteral): int, float, bool,
 /// None, or a string in quotes ('ieee' or "ieee", without escapes).
-static std::optional<TValue> parseConstant(StringRef text) {
-  std::optional<HostScalar> literal = HostScalar::parseLiteral(text.str());
-  if (!literal)
-    return std::nullopt;
-  return TValue::of(*literal);
+TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
+  if (value.kind == HostScalar::Kind::String) {
+    StringRef text = StringRef(value.text).trim();
+    if (text.consume_front("tl.") || text.consume_front("triton.language."))
+      if (Type t = dtypeNamed(&context, text))
+        return TValue::ofDType(t);
+  }
+  return TValue::of(value);
+}
+
+std::optional<TValue> MLIRGenImpl::parseConstant(StringRef text) {
+  if (std::optional<HostScalar> literal = HostScalar::parseLiteral(text.str()))
+    return constexprOf(*literal);
+  // A dtype, unquoted: `--signature "*fp32, tl.float16"`.
+  TValue dtype = constexprOf(HostScalar::ofString(text.str()));
+  if (dtype.kind == TValue::Kind::DType)
+    return dtype;
+  return std::nullopt;
 }
 
 /// Whether `name` is a key of a dict literal in one of the kernel's
@@ -1490,10 +1503,34 @@ parseDescriptorParam(MLIRGenImpl &g, StringRef text, const ast::Location &l) {
   return param;
 }
 
-static bool isJitDecorator(const TValue &v) {
-  return v.kind == TValue::Kind::Builtin &&
-         (v.name == "triton.jit" || v.name == "triton.autotune" ||
-          v.name == "triton.heuristics");
+/// A decorator as Python spells it, called or not: "triton.jit",
+/// "my_cache", "functools.lru_cache"; empty for another expression.
+static std::string spelledDecorator(const ast::Expr &e) {
+  const ast::Expr *callee = &e;
+  if (auto *call = llvm::dyn_cast<ast::CallExpr>(callee))
+    callee = call->callee.get();
+  if (auto *name = llvm::dyn_cast<ast::NameExpr>(callee))
+    return name->name;
+  if (auto *attr = llvm::dyn_cast<ast::AttributeExpr>(callee)) {
+    std::string base = spelledDecorator(*attr->base);
+    return base.empty() ? "" : base + "." + attr->attr;
+  }
+  return "";
+}
+
+bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
+  // Resolved through the module's imports only: a decorator of the
+  // project's own (a cache, a wrapper) is host code, applied by Python,
+  // and never evaluated here.
+  std::string spelled = spelledDecorator(decorator);
+  auto [root, rest] = StringRef(spelled).split('.');
+  auto it = globals.find(root.str());
+  if (it == globals.end() || (it->second.kind != TValue::Kind::Module &&
+                              it->second.kind != TValue::Kind::Builtin))
+    return false;
+  std::string full = it->second.name + (rest.empty() ? "" : "." + rest.str());
+  return full == "triton.jit" || full == "triton.autotune" ||
+         full == "triton.heuristics";
 }
 
 OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
@@ -1507,6 +1544,12 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       full = "tl" + full.substr(strlen("triton.language"));
     if (full == "tl.extra.cuda.libdevice" || full == "tl.extra.libdevice")
       full = "libdevice";
+    // `from triton import jit, autotune, heuristics`.
+    if (full == "triton.jit" || full == "triton.autotune" ||
+        full == "triton.heuristics") {
+      globals[import.alias] = TValue::named(TValue::Kind::Builtin, full);
+      continue;
+    }
     if (full != "triton" && full != "tl" && full != "tl.extra" &&
         full != "tl.extra.cuda" && full != "libdevice")
       continue; // other imports are host-side; unused names fail on use
@@ -1531,15 +1574,10 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
         pendingGlobals[name->name] = global->value.get();
   // A kernel once, however many of jit/autotune/heuristics decorate it.
   for (const ast::FunctionDef &f : module.functions)
-    for (const ast::ExprPtr &d : f.decorators) {
-      const ast::Expr *e = d.get();
-      if (auto *c = llvm::dyn_cast<ast::CallExpr>(e))
-        e = c->callee.get();
-      if (isJitDecorator(gen(*e))) {
-        kernels.push_back(&f);
-        break;
-      }
-    }
+    if (llvm::any_of(f.decorators, [&](const ast::ExprPtr &d) {
+          return isJitDecorator(*d);
+        }))
+      kernels.push_back(&f);
 
   const ast::FunctionDef *kernel = nullptr;
   if (!spec.kernel.empty()) {
@@ -1559,6 +1597,14 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     fail(top, "this file has several kernels (" + names +
                   "): choose one with --kernel");
   }
+  // Triton compiles the function's source whatever else decorates it; the
+  // others are the host's business (an autotune cache, a wrapper).
+  for (const ast::ExprPtr &d : kernel->decorators)
+    if (!isJitDecorator(*d))
+      emitWarning(loc(d->loc))
+          << "tilec ignores the decorator '" << spelledDecorator(*d)
+          << "' of '" << kernel->name
+          << "': it is not Triton's, and host code applies it";
 
   // Signature entries, one per parameter.
   SmallVector<StringRef> signature;
@@ -1610,6 +1656,8 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
             ? (Attribute)builder.getBoolAttr(constant.intValue())
         : constant.kind == TValue::Kind::String
             ? (Attribute)builder.getStringAttr(constant.text())
+        : constant.kind == TValue::Kind::DType
+            ? (Attribute)builder.getStringAttr(describeDType(constant.type))
             : (Attribute)builder.getI64IntegerAttr(constant.intValue());
     constexprAttrs.append(name, attr);
   };
@@ -1630,7 +1678,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     int64_t divisibility = 0;
     for (auto &[name, value] : spec.constexprs)
       if (name == p.name)
-        constant = TValue::of(value);
+        constant = constexprOf(value);
     // An empty --signature entry leaves a runtime parameter's type to its
     // annotation or argument (and a constexpr's value to -D).
     StringRef entry = signature.empty() ? "" : signature[index].trim();

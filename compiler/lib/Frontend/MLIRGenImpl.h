@@ -253,6 +253,18 @@ public:
                    llvm::StringRef what);
   /// A runtime or constexpr condition as a truth value.
   bool isTrue(const TValue &v, const ast::Location &l);
+  /// Whether `decorator` is @triton.jit, @triton.autotune or
+  /// @triton.heuristics (called or not, under any import alias).
+  bool isJitDecorator(const ast::Expr &decorator);
+  /// A constexpr given from outside the source (-D, --signature, the JIT's
+  /// constexprs): a string that spells a dtype as Triton code writes one
+  /// ("tl.float32", "triton.language.float32") is that dtype.
+  TValue constexprOf(const HostScalar &value);
+  /// A --signature constant: a literal (HostScalar::parseLiteral) or a
+  /// dtype ("tl.float16"); nothing for other text.
+  std::optional<TValue> parseConstant(llvm::StringRef text);
+  /// "tl.float32", "tl.uint8": how Triton code spells a dtype.
+  std::string describeDType(mlir::Type dtype);
   /// A folded constexpr operation's value, or its error at `l`.
   TValue fold(const python::Result &r, const ast::Location &l);
 

@@ -37,6 +37,15 @@ std::string MLIRGenImpl::describe(Type type) {
   return s;
 }
 
+std::string MLIRGenImpl::describeDType(Type dtype) {
+  if (auto ptr = dyn_cast<mlir::tile::PointerType>(dtype))
+    return "tl.pointer_type(" + describeDType(ptr.getPointeeType()) + ")";
+  if (std::optional<::tile::DType> known =
+          mlir::tile::getDType(dtype, isUnsignedInt(dtype)))
+    return "tl." + std::string(::tile::info(*known).tritonName);
+  return describe(dtype);
+}
+
 Type MLIRGenImpl::parseTypeString(StringRef text) {
   std::optional<::tile::ParamType> type =
       ::tile::ParamType::parse(text.trim().str());
