@@ -76,8 +76,12 @@ TValue fill(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
       g.dtypeArg(*args.get(dtypeIndex), args.locs[dtypeIndex], "dtype");
   bool isUnsigned = hasUnsignedElements(dtype);
   Type element = signless(dtype);
-  auto type = RankedTensorType::get(shape, element);
   TValue value = full ? *args.get(1) : TValue::ofInt(0);
+  // A 0-d tile (`tl.zeros([])`, `tl.full((), v, dt)`) is a scalar, as in
+  // Triton: it takes part in arithmetic with scalars and tiles alike.
+  if (shape.empty())
+    return g.castTo(value, dtype, args.locs[full ? 1 : 0]);
+  auto type = RankedTensorType::get(shape, element);
   if (value.isRuntime()) {
     Value scalar = g.castTo(value, dtype, args.locs[1]).value;
     return TValue::ofValue(g.broadcastTo(scalar, shape, c.loc, "value"),

@@ -95,6 +95,16 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
     auto type = llvm::cast<RankedTensorType>(v.getType());
     if (type.getShape() == shape)
       return v;
+    // A 0-d result is a scalar (as tl.split's of a pair): its one element,
+    // as a reduction of one element is.
+    if (shape.empty()) {
+      if (type.getRank() != 1)
+        v = tile::ReshapeOp::create(
+            builder, location,
+            RankedTensorType::get({1}, type.getElementType()), v);
+      return tile::ReduceOp::create(builder, location, type.getElementType(),
+                                    v, tile::ReduceKind::Sum, 0);
+    }
     return tile::ReshapeOp::create(
         builder, location, RankedTensorType::get(shape, type.getElementType()),
         v);
