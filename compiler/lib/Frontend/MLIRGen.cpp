@@ -943,11 +943,17 @@ static void collectAssigned(const ast::Block &block, std::set<std::string> &name
 
 void MLIRGenImpl::gen(const ast::Block &block) { genStatements(block, 0); }
 
-/// True when `body` ends with a bare `return`.
-static bool endsInReturn(const ast::Block &body) {
-  auto *ret = body.empty() ? nullptr
-                           : llvm::dyn_cast<ast::ReturnStmt>(body.back().get());
-  return ret && !ret->value;
+/// Whether `body` holds a `return` outside loops: in it, or in the
+/// branches of its `if`s, at any depth.
+static bool containsReturn(const ast::Block &body) {
+  for (const ast::StmtPtr &s : body) {
+    if (llvm::isa<ast::ReturnStmt>(s.get()))
+      return true;
+    if (auto *branch = llvm::dyn_cast<ast::IfStmt>(s.get()))
+      if (containsReturn(branch->then) || containsReturn(branch->orelse))
+        return true;
+  }
+  return false;
 }
 
 void MLIRGenImpl::genStatements(const ast::Block &block, size_t first) {
@@ -956,8 +962,8 @@ void MLIRGenImpl::genStatements(const ast::Block &block, size_t first) {
     if (returned)
       return;
     const auto *branch = llvm::dyn_cast<ast::IfStmt>(block[i].get());
-    if (branch && &block == kernelBody &&
-        (endsInReturn(branch->then) || endsInReturn(branch->orelse))) {
+    if (branch && kernelFlow.contains(&block) &&
+        (containsReturn(branch->then) || containsReturn(branch->orelse))) {
       genEarlyReturn(*branch, block, i + 1);
       return;
     }
@@ -965,15 +971,36 @@ void MLIRGenImpl::genStatements(const ast::Block &block, size_t first) {
   }
 }
 
-/// `if cond: ...; return` at the top level of the kernel (either branch
-/// may end in the return): the statements after the `if` become the end of
-/// the branch that does not return, so the program ends on both paths.
+void MLIRGenImpl::genFollowers() {
+  // Innermost first. While one runs, the ones outside it are what follows
+  // it, should it hold an early return of its own (which ends every path,
+  // and so the walk).
+  std::vector<std::pair<const ast::Block *, size_t>> all = followers;
+  for (size_t k = all.size(); k-- > 0 && !returned;) {
+    followers.assign(all.begin(), all.begin() + k);
+    genStatements(*all[k].first, all[k].second);
+  }
+  followers = std::move(all);
+}
+
+/// An `if` of the kernel's own statements, or of an `if` among them, with a
+/// `return` in a branch (at any depth, outside loops), as Triton's
+/// unstructured control flow allows: each branch that does not return
+/// continues with what follows the `if`, and then with what follows each
+/// enclosing `if`, so that the program ends on every path.
 void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
                                  const ast::Block &block, size_t rest) {
   TValue cond = gen(*branch.cond);
+  followers.emplace_back(&block, rest);
   if (!cond.isRuntime()) {
-    gen(isTrue(cond, branch.loc) ? branch.then : branch.orelse);
-    genStatements(block, rest);
+    const ast::Block &taken = isTrue(cond, branch.loc) ? branch.then
+                                                       : branch.orelse;
+    kernelFlow.insert(&taken);
+    genStatements(taken, 0);
+    if (!returned)
+      genFollowers();
+    followers.pop_back();
+    returned = TValue::none();
     return;
   }
   Value c = cast(cond.value, builder.getI1Type(), branch.cond->loc);
@@ -987,10 +1014,14 @@ void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
     scope = before;
     returned.reset();
     builder.setInsertionPoint(region->getTerminator());
-    gen(*body);
+    kernelFlow.insert(body);
+    genStatements(*body, 0);
     if (!returned)
-      genStatements(block, rest);
+      genFollowers();
+    if (returned && returned->kind != TValue::Kind::None)
+      fail(branch.loc, "a kernel cannot return a value");
   }
+  followers.pop_back();
   // Every path has returned; nothing follows the `if`.
   builder.setInsertionPointAfter(ifOp);
   scope = before;
@@ -1101,9 +1132,10 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       builder.setInsertionPoint(block->getTerminator());
       gen(body);
       if (returned)
-        fail(s.loc, "'return' inside an 'if' is supported at the top level of "
-                    "a kernel only (the rest of the kernel goes into the other "
-                    "branch)");
+        fail(s.loc, "'return' inside an 'if' is supported in a kernel's own "
+                    "statements and the 'if's among them, not inside a loop "
+                    "(nor does Triton allow it there) or in a function the "
+                    "kernel calls");
       return scope;
     };
     Scope thenScope = genBranch(branch->then, ifOp.thenBlock());
@@ -1840,7 +1872,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
                                    std::move(strides), descriptor.blockShape);
   }
   builder.setInsertionPointToEnd(entry);
-  kernelBody = &kernel->body;
+  kernelFlow.insert(&kernel->body);
   debug = spec.debug;
   computeCapability = spec.computeCapability;
   for (const ast::ExprPtr &decorator : kernel->decorators)

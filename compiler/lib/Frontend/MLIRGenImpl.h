@@ -20,6 +20,7 @@
 #include "PythonScalar.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -370,8 +371,14 @@ public:
   /// debug builds.
   void genDeviceAssert(const TValue &cond, const TValue *mask,
                        const std::string &message, const ast::Location &l);
-  /// The kernel's own statements: an `if` among them may return early.
-  const ast::Block *kernelBody = nullptr;
+  /// The kernel's own statements, and the branches of the `if`s among
+  /// them that return early: an `if` in one of these may return early.
+  llvm::SmallPtrSet<const ast::Block *, 8> kernelFlow;
+  /// While generating inside an `if` that returns early: the statements
+  /// that follow it and each enclosing such `if`, innermost last.
+  std::vector<std::pair<const ast::Block *, size_t>> followers;
+  /// Generates `followers`, innermost first, until a path returns.
+  void genFollowers();
 };
 
 /// The BuiltinHandler that calls the member `F`, for a table's rows.
