@@ -11,6 +11,7 @@
 #include "MLIRGenImpl.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -178,6 +179,19 @@ TValue staticAssert(MLIRGenImpl &g, const BoundArgs &args,
                          : std::string()));
 }
 
+/// Python's repr of a compile-time value: a tuple of constexprs as
+/// "(2, 2, 4)"; what has no Python form (a tile) as the frontend names it.
+std::string pythonRepr(MLIRGenImpl &g, const TValue &v) {
+  if (v.isScalar())
+    return v.scalar.repr();
+  if (v.kind != TValue::Kind::Tuple)
+    return g.describe(v);
+  std::string out = "(";
+  for (auto [i, e] : llvm::enumerate(v.elements))
+    out += (i ? ", " : "") + pythonRepr(g, e);
+  return out + (v.elements.size() == 1 ? ",)" : ")");
+}
+
 /// At compile time, to stderr (stdout may be the compiler's output): strings
 /// as they are, constexprs as Python prints them, runtime values as their
 /// types.
@@ -192,10 +206,41 @@ TValue staticPrint(MLIRGenImpl &g, const BoundArgs &args,
   for (auto [i, v] : llvm::enumerate(args.varargs)) {
     if (i)
       out += sep;
-    out += v.isScalar() ? python::str(v.scalar) : g.describe(v);
+    out += v.isScalar() ? python::str(v.scalar) : pythonRepr(g, v);
   }
   llvm::errs() << out << end;
   return TValue::none();
+}
+
+/// getattr(obj, name[, default]) and hasattr(obj, name), at compile time:
+/// the attribute as `obj.name` would give it, or whether that fails.
+TValue pythonGetattr(MLIRGenImpl &g, const BoundArgs &args,
+                     const ast::CallExpr &c) {
+  bool has = args.function == "hasattr";
+  size_t most = has ? 2 : 3;
+  if (args.varargs.size() < 2 || args.varargs.size() > most)
+    g.fail(c.loc, args.function + "() takes 2" + (has ? "" : " or 3") +
+                      " arguments (" + Twine(args.varargs.size()) + " given)");
+  const TValue &name = args.varargs[1];
+  if (name.kind != TValue::Kind::String)
+    g.fail(args.varargLocs[1], args.function +
+                                   "(): the attribute name must be a string, "
+                                   "got " + g.describe(name));
+  if (!has && args.varargs.size() == 2)
+    return g.attribute(args.varargs[0], name.text(), c.loc);
+  // Whether `obj.name` fails, its error swallowed.
+  std::optional<TValue> found;
+  {
+    ScopedDiagnosticHandler swallow(&g.context,
+                                    [](Diagnostic &) { return success(); });
+    try {
+      found = g.attribute(args.varargs[0], name.text(), c.loc);
+    } catch (const GenError &) {
+    }
+  }
+  if (has)
+    return TValue::ofBool(found.has_value());
+  return found ? *found : args.varargs[2];
 }
 
 TValue pointerType(MLIRGenImpl &g, const BoundArgs &args,
@@ -356,6 +401,10 @@ const BuiltinSpec kCore[] = {
     {"abs", "x", Kind::Function, pythonAbs,
      "of a constexpr, or tl.abs of a runtime value"},
     {"len", "obj", Kind::Function, pythonLen, "the length of a tuple"},
+    {"getattr", "*args", Kind::Function, pythonGetattr,
+     "getattr(obj, name[, default]) at compile time"},
+    {"hasattr", "*args", Kind::Function, pythonGetattr,
+     "hasattr(obj, name) at compile time"},
     {"int", "x", Kind::Function, pythonNumber, "of a constexpr"},
     {"float", "x", Kind::Function, pythonNumber,
      "of a constexpr or a string ('inf', 'nan', ...)"},

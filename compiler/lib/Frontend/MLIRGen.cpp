@@ -471,6 +471,28 @@ TValue MLIRGenImpl::binary(ast::BinaryOp op, const TValue &a, const TValue &b,
   using ast::BinaryOp;
   if (a.isScalar() && b.isScalar())
     return fold(python::binary(op, a.scalar, b.scalar), l);
+  // Tuples and lists (both tuples here), as Python: `+` joins, `*` repeats
+  // (`[1] * (RANK - 2)`).
+  if (op == BinaryOp::Add && a.kind == TValue::Kind::Tuple &&
+      b.kind == TValue::Kind::Tuple) {
+    std::vector<TValue> joined = a.elements;
+    llvm::append_range(joined, b.elements);
+    return TValue::ofTuple(std::move(joined));
+  }
+  if (op == BinaryOp::Mul && (a.kind == TValue::Kind::Tuple) !=
+                                 (b.kind == TValue::Kind::Tuple)) {
+    const TValue &tuple = a.kind == TValue::Kind::Tuple ? a : b;
+    const TValue &count = a.kind == TValue::Kind::Tuple ? b : a;
+    if (count.kind == TValue::Kind::Int || count.kind == TValue::Kind::Bool) {
+      if (count.intValue() > 4096)
+        fail(l, "a tuple repeated " + Twine(count.intValue()) +
+                    " times is too long for a kernel");
+      std::vector<TValue> repeated;
+      for (int64_t k = 0; k < count.intValue(); ++k)
+        llvm::append_range(repeated, tuple.elements);
+      return TValue::ofTuple(std::move(repeated));
+    }
+  }
   if ((!a.isRuntime() && !a.isNumber()) || (!b.isRuntime() && !b.isNumber()))
     fail(l, Twine("unsupported operand types for ") + ast::spelling(op) + ": " +
                 describe(a) + " and " + describe(b));
