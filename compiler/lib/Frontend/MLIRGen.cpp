@@ -756,6 +756,11 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     // Python's builtins: the table's names without a module.
     if (lookupBuiltin(name))
       return TValue::named(TValue::Kind::Builtin, name);
+    if (auto it = unsupportedImports.find(name);
+        it != unsupportedImports.end())
+      fail(e.loc, "'" + name + "' is " + it->second.first +
+                      " (imported at line " + Twine(it->second.second.line) +
+                      "), which tilec does not support");
     for (const ast::HostDef &def : module.hostDefs)
       if (def.name == name)
         fail(e.loc, "'" + name + "' is host code (defined at line " +
@@ -1572,6 +1577,26 @@ static std::string spelledDecorator(const ast::Expr &e) {
   return "";
 }
 
+std::optional<TValue> MLIRGenImpl::tritonImport(StringRef path) {
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  if (parts.front() != "triton")
+    return std::nullopt;
+  TValue value = TValue::named(TValue::Kind::Module, "triton");
+  // Walked as attributes, the way kernels spell the same names
+  // (triton.language.extra.cuda.libdevice.rsqrt); a name tilec lacks fails
+  // only where a kernel uses it.
+  ScopedDiagnosticHandler swallow(&context,
+                                  [](Diagnostic &) { return success(); });
+  try {
+    for (StringRef part : llvm::drop_begin(parts))
+      value = attribute(value, part.str(), ast::Location{module.file, 1, 1});
+  } catch (const GenError &) {
+    return std::nullopt;
+  }
+  return value;
+}
+
 bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
   // Resolved through the module's imports only: a decorator of the
   // project's own (a cache, a wrapper) is host code, applied by Python,
@@ -1590,28 +1615,19 @@ bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
 OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   ast::Location top{module.file, 1, 1};
   for (const ast::Import &import : module.imports) {
-    std::string full = import.name.empty() ? import.module
-                                           : import.module + "." + import.name;
-    // triton.language is `tl`; its extra.cuda.libdevice (or extra.libdevice)
-    // is the `libdevice` module.
-    if (StringRef(full).starts_with("triton.language"))
-      full = "tl" + full.substr(strlen("triton.language"));
-    if (full == "tl.extra.cuda.libdevice" || full == "tl.extra.libdevice")
-      full = "libdevice";
-    // `from triton import jit, autotune, heuristics`.
-    if (full == "triton.jit" || full == "triton.autotune" ||
-        full == "triton.heuristics") {
-      globals[import.alias] = TValue::named(TValue::Kind::Builtin, full);
-      continue;
-    }
-    if (full != "triton" && full != "tl" && full != "tl.extra" &&
-        full != "tl.extra.cuda" && full != "libdevice")
-      continue; // other imports are host-side; unused names fail on use
-    if (import.name.empty() && import.alias == import.module &&
-        llvm::StringRef(import.module).contains('.'))
-      globals[import.alias] = TValue::named(TValue::Kind::Module, "triton");
-    else
-      globals[import.alias] = TValue::named(TValue::Kind::Module, full);
+    // `import triton.language` binds `triton`, as Python does; `import
+    // a.b as c` and `from a.b import d [as e]` bind what the path names.
+    bool bindsRoot = import.name.empty() && import.alias == import.module &&
+                     StringRef(import.module).contains('.');
+    std::string path = bindsRoot ? StringRef(import.module).split('.').first.str()
+                       : import.name.empty() ? import.module
+                                             : import.module + "." + import.name;
+    if (std::optional<TValue> value = tritonImport(path))
+      globals[import.alias] = *value;
+    else if (StringRef(path).starts_with("triton."))
+      unsupportedImports[import.alias] = {path, import.loc};
+    // Other modules are host-side; a kernel that uses one of their names
+    // hears so.
   }
   std::vector<const ast::FunctionDef *> kernels;
   for (const ast::FunctionDef &f : module.functions) {

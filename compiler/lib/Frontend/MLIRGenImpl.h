@@ -254,6 +254,14 @@ public:
                    llvm::StringRef what);
   /// A runtime or constexpr condition as a truth value.
   bool isTrue(const TValue &v, const ast::Location &l);
+  /// What an import of `path` in Triton's namespace binds
+  /// ("triton.language.extra.libdevice", "triton.language.math.exp2"), as
+  /// kernels' attribute chains resolve it; nothing for another module or a
+  /// name tilec lacks.
+  std::optional<TValue> tritonImport(llvm::StringRef path);
+  /// Names imported from Triton that tilec lacks: the path and the line.
+  std::map<std::string, std::pair<std::string, ast::Location>>
+      unsupportedImports;
   /// Whether `decorator` is @triton.jit, @triton.autotune or
   /// @triton.heuristics (called or not, under any import alias).
   bool isJitDecorator(const ast::Expr &decorator);
