@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Triton", "Inputs"))
 import suite  # noqa: E402
 
 KERNELS = ["softmax", "layer_norm", "attention", "matmul", "dropout",
-           "grouped_gemm", "block_ptr_matmul", "descriptor_matmul"]
+           "grouped_gemm", "block_ptr_matmul", "descriptor_matmul", "language"]
 
 
 def run_tile_run(args, name, case, directory, env):
