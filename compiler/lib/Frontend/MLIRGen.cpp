@@ -702,6 +702,17 @@ int64_t MLIRGenImpl::constInt(const TValue &v, const ast::Location &l,
   fail(l, what + " must be a constexpr int, got " + describe(v));
 }
 
+TValue MLIRGenImpl::tensorize(const TValue &v, const ast::Location &l) {
+  if (v.isNumber())
+    return TValue::ofValue(materialize(v, l));
+  if (v.kind != TValue::Kind::Tuple)
+    return v;
+  std::vector<TValue> elements;
+  for (const TValue &e : v.elements)
+    elements.push_back(tensorize(e, l));
+  return TValue::ofTuple(std::move(elements));
+}
+
 TValue MLIRGenImpl::fold(const python::Result &r, const ast::Location &l) {
   if (!r)
     fail(l, r.error());
@@ -1089,12 +1100,19 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   case StmtKind::Assign: {
     const auto &assign = llvm::cast<AssignStmt>(s);
     TValue value = gen(*assign.value);
+    bool isConstexpr = false;
     if (assign.annotation) {
       TValue annotation = gen(*assign.annotation);
-      if (annotation.kind == TValue::Kind::Builtin &&
-          annotation.name == "tl.constexpr" && value.isRuntime())
+      isConstexpr = annotation.kind == TValue::Kind::Builtin &&
+                    annotation.name == "tl.constexpr";
+      if (isConstexpr && value.isRuntime())
         fail(assign.value->loc, "a constexpr needs a compile-time value");
     }
+    // As Triton's code generator: a number assigned to a name becomes a
+    // scalar tensor (`acc = 0` has .dtype and .to()), unless the name is
+    // annotated tl.constexpr.
+    if (!isConstexpr)
+      value = tensorize(value, assign.value->loc);
     for (const ExprPtr &target : assign.targets)
       assignTo(*this, *target, value);
     return;

@@ -274,6 +274,9 @@ public:
   std::optional<TValue> parseConstant(llvm::StringRef text);
   /// "tl.float32", "tl.uint8": how Triton code spells a dtype.
   std::string describeDType(mlir::Type dtype);
+  /// `v` as an assignment binds it: numbers (in tuples too) become scalar
+  /// tensors of their default types, as Triton's code generator makes them.
+  TValue tensorize(const TValue &v, const ast::Location &l);
   /// A folded constexpr operation's value, or its error at `l`.
   TValue fold(const python::Result &r, const ast::Location &l);
 
