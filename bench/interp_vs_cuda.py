@@ -123,6 +123,12 @@ CASES += [
       ("o", np.zeros(5 * 64, np.int32))], 0),
 ]
 
+# tl.cat (test/Interpreter/cat.tl): 1-D and 2-D, the order kept.
+CASES += [
+    ("cat", "test/Interpreter/cat.tl", "1", [],
+     [("x", np.arange(24, dtype=np.int32)), ("o", np.zeros(36, np.int32))], 0),
+]
+
 
 # The shape functions, as renamed registers and conversions, at several
 # CTA sizes (each changes which layouts the shape ops see).

@@ -244,6 +244,36 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
     return out(reshape(joined, shape));
   }
 
+  if (fn == "cat") {
+    // The first tile, then the second, along dimension 0: stacked on a new
+    // last dimension, that dimension moved to the front, the two merged.
+    // The order is kept whatever can_reorder says (Triton's may reorder).
+    expectCount(2);
+    Value a = tile(0), b = tile(1);
+    if (a.getType() != b.getType() || shapeOf(a).empty())
+      fail(c.loc, "tl.cat needs two tiles of one shape and dtype, got " +
+                      describe(a.getType()) + " and " + describe(b.getType()));
+    auto type = llvm::cast<RankedTensorType>(a.getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> stacked(type.getShape());
+    stacked.push_back(2);
+    Value joined = tile::JoinOp::create(
+        builder, location,
+        RankedTensorType::get(stacked, type.getElementType()), a, b);
+    SmallVector<int32_t> order{int32_t(rank)};
+    SmallVector<int64_t> moved{2};
+    for (int64_t d = 0; d < rank; ++d) {
+      order.push_back(int32_t(d));
+      moved.push_back(type.getDimSize(d));
+    }
+    Value front = tile::TransOp::create(
+        builder, location, RankedTensorType::get(moved, type.getElementType()),
+        joined, builder.getDenseI32ArrayAttr(order));
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] *= 2;
+    return out(reshape(front, shape));
+  }
+
   if (fn == "split") {
     expectCount(1);
     Value x = tile(0);
@@ -289,6 +319,8 @@ const BuiltinSpec kShapes[] = {
      "both operands broadcast to each other"},
     {"tl.join", "a, b", Kind::Both, kShape,
      "stacks two tiles along a new last dimension of 2"},
+    {"tl.cat", "input, other, can_reorder=False", Kind::Function, kShape,
+     "the two tiles one after the other along dimension 0 (in order)"},
     {"tl.split", "a", Kind::Both, kShape,
      "the two halves of a last dimension of 2"},
     {"tl.interleave", "a, b", Kind::Both, kShape,
