@@ -125,8 +125,8 @@ CASES += [
 
 # tl.cat (test/Interpreter/cat.tl): 1-D and 2-D, the order kept.
 CASES += [
-    ("cat", "test/Interpreter/cat.tl", "1", [],
-     [("x", np.arange(24, dtype=np.int32)), ("o", np.zeros(36, np.int32))], 0),
+    ("cat", "test/Interpreter/cat.tl", "1", ["--kernel", "cat"],
+     [("x", np.arange(48, dtype=np.int32)), ("o", np.zeros(64, np.int32))], 0),
 ]
 
 

@@ -254,6 +254,11 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
       fail(c.loc, "tl.cat needs two tiles of one shape and dtype, got " +
                       describe(a.getType()) + " and " + describe(b.getType()));
     auto type = llvm::cast<RankedTensorType>(a.getType());
+    // The merge pads nothing on the GPU only where the first dimension is
+    // a power of two (as all of Triton's tile dimensions are).
+    if (!llvm::isPowerOf2_64(type.getDimSize(0)))
+      fail(c.loc, "tl.cat needs a power-of-two first dimension, as in "
+                  "Triton, got a " + shapeString(type.getShape()) + " tile");
     int64_t rank = type.getRank();
     SmallVector<int64_t> stacked(type.getShape());
     stacked.push_back(2);
