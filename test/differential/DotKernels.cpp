@@ -189,8 +189,12 @@ KernelCase difftest::dotCase(Rng &rng) {
   if (outDt == DType::F16 && !accF16 && largest * std::fabs(2.0) + 100 > 3e4)
     outDt = DType::F32;
 
-  int64_t ld = N + (rng.chance(0.3) ? (aligned ? 16 : rng.range(1, 5)) : 0);
-  size_t cSize = size_t(M) * size_t(ld);
+  // C column-major (stride 1 along M), as an output written transposed:
+  // on sm_90a its bulk store's shared tile is M-contiguous.
+  bool cColMajor = rng.chance(0.25);
+  int64_t ld = (cColMajor ? M : N) +
+               (rng.chance(0.3) ? (aligned ? 16 : rng.range(1, 5)) : 0);
+  size_t cSize = size_t(cColMajor ? N : M) * size_t(ld);
   // Split-K adds into C: start it on the operands' grid.
   Data cInit = randomData(rng, outDt, cSize,
                           loop == Loop::SplitK && kind != DataKind::Uniform
@@ -213,8 +217,8 @@ KernelCase difftest::dotCase(Rng &rng) {
   cb.scalarInt("stride_ak", int32_t(sak));
   cb.scalarInt("stride_bk", int32_t(sbk));
   cb.scalarInt("stride_bn", int32_t(sbn));
-  cb.scalarInt("stride_cm", int32_t(ld));
-  cb.scalarInt("stride_cn", 1);
+  cb.scalarInt("stride_cm", cColMajor ? 1 : int32_t(ld));
+  cb.scalarInt("stride_cn", cColMajor ? int32_t(ld) : 1);
   float alpha = scale ? float(rng.pick({0.5, 2.0, -1.5, 0.25})) : 1.0f;
   if (scale)
     cb.scalarFloat("alpha", alpha);
@@ -405,7 +409,7 @@ KernelCase difftest::dotCase(Rng &rng) {
         sum += p;
         magnitudes += std::fabs(p);
       }
-      size_t at = size_t(i * ld + j);
+      size_t at = size_t(cColMajor ? j * ld + i : i * ld + j);
       double init = loop == Loop::SplitK ? out.init[at] : 0;
       double tolerance = 0;
       if (ints) {
@@ -470,7 +474,8 @@ KernelCase difftest::dotCase(Rng &rng) {
     << (dotDt == DType::F32 ? std::string(" ") + precs[prec] : "") << " -> "
     << sigName(accDt) << " -> " << sigName(outDt)
     << (aColMajor ? ", A column-major" : "")
-    << (bColMajor ? ", B column-major" : "") << (scale ? ", alpha" : "")
+    << (bColMajor ? ", B column-major" : "")
+    << (cColMajor ? ", C column-major" : "") << (scale ? ", alpha" : "")
     << (bias ? ", bias" : "") << (relu ? ", relu" : "")
     << (kind == DataKind::Uniform ? ", uniform" : ", exact data");
   if (loop == Loop::SplitK)

@@ -232,8 +232,19 @@ struct AsyncTMAStoreToLLVM : OpConversionPattern<AsyncTMAStoreOp> {
     // Whoever read these bytes before is done.
     emitBarrier(rewriter, loc);
     unsigned slotBytes = getMemoryBits(tile.slotType) / 8;
-    if (std::optional<SmallVector<LayoutBasis>> lanes =
-            getMatrixStoreLanes(layout, slotBytes))
+    // stmatrix writes 8 consecutive elements of a row (tensor dimension 1)
+    // to one 16-byte row address: only where the tile keeps them together,
+    // its rows contiguous and swizzled in units of 8 or more. A tile stored
+    // transposed (dimension 0 contiguous, as for an output whose stride 1
+    // is along M) takes the element-wise path: stmatrix there faulted with
+    // misaligned shared addresses.
+    bool rowsTogether =
+        tile.encoding.getOrder().front() == 1 &&
+        (tile.encoding.getMaxPhase() == 1 || tile.encoding.getVec() >= 8);
+    std::optional<SmallVector<LayoutBasis>> lanes;
+    if (rowsTogether)
+      lanes = getMatrixStoreLanes(layout, slotBytes);
+    if (lanes)
       storeMatrices(rewriter, loc, layout, *lanes, values,
                     [&](ArrayRef<Value> index) {
                       return tile.getAddress(rewriter, loc, index);
