@@ -126,24 +126,30 @@ tilec::fuzz::optionsFromRunLines(const std::string &source) {
 std::string tilec::fuzz::diagnosticsProblem(const CompileResult &result) {
   if (result.ok)
     return "";
-  // The first line of a failed compile: `fuzz.tl:LINE:COL: error: ...`. A
-  // --kernel naming no kernel is an option error, rightly unlocated.
+  // The first error of a failed compile, after any located warnings:
+  // `fuzz.tl:LINE:COL: error: ...`. A --kernel naming no kernel is an
+  // option error, rightly unlocated.
   static const std::regex located(R"(^fuzz\.tl:[0-9]+:[0-9]+: error: )");
   static const std::regex optionError(R"(^fuzz\.tl: error: no kernel named )");
+  static const std::regex anyError(R"(^fuzz\.tl(:[0-9]+:[0-9]+)?: error: )");
   const std::string &diagnostics = result.diagnostics;
   // A diagnostic line (not a quoted source line) saying it is tilec's fault.
   static const std::regex internal(
       R"(^fuzz\.tl(:[0-9]+:[0-9]+)?: error: internal error)");
+  std::string firstError;
   for (size_t start = 0; start < diagnostics.size();) {
     size_t end = diagnostics.find('\n', start);
     if (end == std::string::npos)
       end = diagnostics.size();
-    if (std::regex_search(diagnostics.substr(start, end - start), internal))
+    std::string line = diagnostics.substr(start, end - start);
+    if (std::regex_search(line, internal))
       return "an internal error:\n" + diagnostics;
+    if (firstError.empty() && std::regex_search(line, anyError))
+      firstError = line;
     start = end + 1;
   }
-  if (!std::regex_search(diagnostics, located) &&
-      !std::regex_search(diagnostics, optionError))
+  if (!std::regex_search(firstError, located) &&
+      !std::regex_search(firstError, optionError))
     return "an error without a source location:\n" + diagnostics;
   return "";
 }
