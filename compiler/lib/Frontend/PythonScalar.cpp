@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <cmath>
 #include <limits>
@@ -71,6 +72,8 @@ static std::pair<double, double> floatDivmod(double x, double y) {
   return {floorDiv, mod};
 }
 
+/// `x op y` in floats, for the arithmetic operators (not the bitwise ones,
+/// which Python refuses on floats).
 static Result floatBinary(BinaryOp op, double x, double y) {
   switch (op) {
   case BinaryOp::Add:
@@ -97,7 +100,7 @@ static Result floatBinary(BinaryOp op, double x, double y) {
                              "(Python's result is complex)");
     return HostScalar::ofFloat(std::pow(x, y));
   default:
-    return Result::failure("");
+    llvm_unreachable("a bitwise operator on floats");
   }
 }
 
@@ -121,10 +124,12 @@ Result python::binary(BinaryOp op, const HostScalar &a, const HostScalar &b) {
   if (!a.isNumber() || !b.isNumber() || op == BinaryOp::MatMul)
     return unsupported(op, a, b);
   bool floats = a.kind == Kind::Float || b.kind == Kind::Float;
-  if (floats) {
-    Result r = floatBinary(op, a.asDouble(), b.asDouble());
-    return r || !r.error().empty() ? r : unsupported(op, a, b);
-  }
+  bool bitwise = op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
+                 op == BinaryOp::BitXor || op == BinaryOp::LShift ||
+                 op == BinaryOp::RShift;
+  if (floats)
+    return bitwise ? unsupported(op, a, b)
+                   : floatBinary(op, a.asDouble(), b.asDouble());
   int64_t i = a.intValue, j = b.intValue;
   if (op == BinaryOp::Div)
     return floatBinary(op, double(i), double(j));
