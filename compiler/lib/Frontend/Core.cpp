@@ -14,9 +14,6 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
-#include <limits>
-
 using namespace mlir;
 using namespace tilec;
 using llvm::StringRef;

@@ -12,7 +12,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 
 using namespace tilec;
