@@ -41,6 +41,11 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   app.add_option("-D", defines, "Sets a constexpr parameter, e.g. -D BLOCK=1024")
       ->option_text("NAME=VALUE")
       ->allow_extra_args(false);
+  app.add_option("-I", options.importPath,
+                 "Searches DIR for the modules the file imports, after its\n"
+                 "package root and before TILEC_PATH's directories")
+      ->option_text("DIR")
+      ->allow_extra_args(false);
   app.add_option("--num-warps", options.numWarps,
                  "Warps per block: 1, 2, 4 (default), 8, 16, 32")
       ->check(CLI::IsMember({1u, 2u, 4u, 8u, 16u, 32u}))

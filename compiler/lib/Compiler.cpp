@@ -20,6 +20,7 @@
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Frontend/ASTDump.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/ModuleLoader.h"
 #include "tilec/Frontend/Parser.h"
 #include "tilec/Interpreter/Interpreter.h"
 #include "tilec/Pipeline/Pipeline.h"
@@ -190,16 +191,14 @@ void Compilation::printSourceError(const tilec::SourceError &sourceError) {
 
 bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   tilec::SourceError parseError;
-  std::unique_ptr<tilec::ast::Module> ast = timed("parse", [&] {
-    return tilec::parseModule(source, filename, parseError);
-  });
-  if (!ast) {
+  tilec::ModuleLoader loader(source, filename, options.importPath);
+  if (!timed("parse", [&] { return loader.parseMain(parseError); })) {
     printSourceError(parseError);
     return false;
   }
   if (options.stopAfter == tilec::Stage::AST) {
     llvm::raw_string_ostream os(result.text);
-    tilec::dumpAST(*ast, os);
+    tilec::dumpAST(*loader.main().ast, os);
     return true;
   }
 
@@ -213,7 +212,8 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.computeCapability = arch.computeCapability;
   size_t diagnosticsBefore = result.diagnostics.size();
   module = timed("mlirgen",
-                 [&] { return tilec::mlirGen(*context, *ast, spec); });
+                 [&] { return tilec::mlirGen(*context, loader, spec); });
+  result.filesRead = loader.filesRead();
   if (!module) {
     if (result.diagnostics.size() == diagnosticsBefore)
       error("internal error: MLIR generation failed without a diagnostic");

@@ -2,9 +2,13 @@
 //
 // An entry's layout, every length in decimal bytes:
 //
-//   tilec-cache 1\n
-//   <length>\n<key>           then each section the same way
+//   tilec-cache 2\n
+//   <length>\n<key>           then the dependencies and each section the
+//                              same way
 //   end <section count> <FNV-1a 64 of everything before "end", in hex>\n
+//
+// The dependencies section is itself a list of sections: a file's path,
+// then its contents, for each file the entry was made from besides its key.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +30,7 @@ using namespace tile;
 
 namespace {
 
-constexpr const char *kMagic = "tilec-cache 1\n";
+constexpr const char *kMagic = "tilec-cache 2\n";
 
 uint64_t fnv1a(const std::string &bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -67,6 +71,16 @@ bool readSection(const std::string &data, size_t &pos, std::string &out) {
   out.assign(data, pos, size_t(length));
   pos += size_t(length);
   return true;
+}
+
+/// Whether `path` holds `contents`.
+bool fileHolds(const std::string &path, const std::string &contents) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::string data((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  return data == contents;
 }
 
 /// mkdir -p.
@@ -123,9 +137,16 @@ DiskCache::load(const std::string &key) const {
       checksum != hex(fnv1a(data.substr(0, end))))
     return std::nullopt;
   size_t pos = magic;
-  std::string storedKey;
-  if (!readSection(data, pos, storedKey) || storedKey != key)
+  std::string storedKey, dependencies;
+  if (!readSection(data, pos, storedKey) || storedKey != key ||
+      !readSection(data, pos, dependencies))
     return std::nullopt;
+  for (size_t at = 0; at < dependencies.size();) {
+    std::string path, contents;
+    if (!readSection(dependencies, at, path) ||
+        !readSection(dependencies, at, contents) || !fileHolds(path, contents))
+      return std::nullopt;
+  }
   // The count lies outside the checksum: read what is there, then compare,
   // rather than trusting it with an allocation.
   std::vector<std::string> sections;
@@ -139,11 +160,22 @@ DiskCache::load(const std::string &key) const {
 }
 
 bool DiskCache::store(const std::string &key,
-                      const std::vector<std::string> &sections) const {
+                      const std::vector<std::string> &sections,
+                      const std::vector<std::string> &dependencies) const {
   if (directory_.empty() || !makeDirectories(directory_))
     return false;
+  std::string files;
+  for (const std::string &path : dependencies) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return false;
+    appendSection(files, path);
+    appendSection(files, std::string((std::istreambuf_iterator<char>(in)),
+                                     std::istreambuf_iterator<char>()));
+  }
   std::string data = kMagic;
   appendSection(data, key);
+  appendSection(data, files);
   for (const std::string &section : sections)
     appendSection(data, section);
   data += "end " + std::to_string(sections.size()) + " " + hex(fnv1a(data)) +

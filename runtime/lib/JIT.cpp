@@ -217,19 +217,22 @@ struct JITFunction::Entry {
 };
 
 JITFunction::JITFunction(std::string source, std::string filename,
-                         std::string kernel)
+                         std::string kernel,
+                         std::vector<std::string> importPath)
     : source(std::move(source)), filename(std::move(filename)),
-      kernelName(std::move(kernel)) {}
+      kernelName(std::move(kernel)), importPath(std::move(importPath)) {}
 
 JITFunction::~JITFunction() = default;
 
-JITFunction JITFunction::fromFile(const std::string &path, std::string kernel) {
+JITFunction JITFunction::fromFile(const std::string &path, std::string kernel,
+                                  std::vector<std::string> importPath) {
   std::ifstream in(path);
   if (!in)
     throw Error("cannot read kernel source " + path);
   std::stringstream text;
   text << in.rdbuf();
-  return JITFunction(text.str(), path, std::move(kernel));
+  return JITFunction(text.str(), path, std::move(kernel),
+                     std::move(importPath));
 }
 
 void JITFunction::setCacheDirectory(std::string directory) {
@@ -256,6 +259,7 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
                             const JITOptions &options) const {
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
+  compile.importPath = importPath;
   static_cast<KernelOptions &>(compile) = options;
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
@@ -286,6 +290,8 @@ static std::string specializationKey(const tilec::CompileOptions &compile) {
     key += "|" + name + "=" + value.repr();
   for (const std::string &type : compile.argTypes)
     key += "|" + type;
+  for (const std::string &directory : compile.importPath)
+    key += "|-I" + directory;
   return key;
 }
 
@@ -307,7 +313,9 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
   if (!result.ok)
     throw Error(result.diagnostics);
   ++compiles;
-  (void)cache.store(diskKey, {result.text, result.metadata.toJSON()});
+  // The imported modules' contents are part of what it was compiled from.
+  (void)cache.store(diskKey, {result.text, result.metadata.toJSON()},
+                    result.filesRead);
   return {std::move(result.text), std::move(result.metadata), false};
 }
 

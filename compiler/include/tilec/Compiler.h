@@ -41,6 +41,9 @@ struct CompileOptions : tile::KernelOptions {
   /// Types of the runtime (non-constexpr) parameters in order, from a JIT
   /// call's arguments: "*fp32:16", "i32".
   std::vector<std::string> argTypes;
+  /// Where imported modules are searched (-I), after the file's package
+  /// root and before TILEC_PATH's directories.
+  std::vector<std::string> importPath;
   Stage stopAfter = Stage::PTX;
   /// Measure the wall time of each stage into CompileResult::timingReport.
   bool timing = false;
@@ -58,6 +61,9 @@ struct CompileResult {
   tile::KernelMetadata metadata;
   /// With CompileOptions::timing: one line per stage, in milliseconds.
   std::string timingReport;
+  /// The modules the kernel's imports led the frontend to read, besides
+  /// `filename`: what a cache of the result must check.
+  std::vector<std::string> filesRead;
 };
 
 /// Compiles `source` (the contents of `filename`) as far as

@@ -110,8 +110,11 @@ void Dumper::dump(const Module &module) {
     if (import.name.empty())
       line() << "Import " << import.module;
     else
-      line() << "ImportFrom " << import.module << " import " << import.name;
+      line() << "ImportFrom " << std::string(import.level, '.')
+             << import.module << " import " << import.name;
     os << " as " << import.alias;
+    if (import.conditional)
+      os << " conditional";
     end(import.loc);
   }
   for (const HostDef &def : module.hostDefs) {

@@ -403,13 +403,27 @@ TValue MLIRGenImpl::callFunction(const ast::FunctionDef &function,
   std::vector<TValue> values;
   for (auto [i, p] : llvm::enumerate(function.params)) {
     if (!args.values[i] && p.defaultValue)
-      args.values[i] = gen(*p.defaultValue);
+      args.values[i] = defaultArgument(function, p);
     if (!args.values[i])
       fail(c.loc,
            function.name + "() missing required argument '" + p.name + "'");
     values.push_back(*args.values[i]);
   }
   return inlineCall(function, values, c.loc);
+}
+
+TValue MLIRGenImpl::defaultArgument(const ast::FunctionDef &function,
+                                    const ast::Param &param) {
+  // Python evaluates defaults where the function is defined: in its
+  // module, outside any caller's locals.
+  auto owner = ownerOf.find(&function);
+  ModuleScope *saved = std::exchange(
+      current, owner != ownerOf.end() ? owner->second : current);
+  Scope callerScope = std::exchange(scope, {});
+  TValue value = gen(*param.defaultValue);
+  scope = std::move(callerScope);
+  current = saved;
+  return value;
 }
 
 TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
@@ -426,12 +440,16 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
     if (i < args.size())
       inner[p.name] = args[i];
     else if (p.defaultValue)
-      inner[p.name] = gen(*p.defaultValue);
+      inner[p.name] = defaultArgument(function, p);
     else
       fail(l, function.name + "() missing required argument '" + p.name + "'");
   }
   Scope saved = std::move(scope);
   std::optional<TValue> savedReturn = std::move(returned);
+  // The body reads the globals of the module that defines it.
+  ModuleScope *savedModule = current;
+  if (auto owner = ownerOf.find(&function); owner != ownerOf.end())
+    current = owner->second;
   scope = std::move(inner);
   returned.reset();
   ++callDepth;
@@ -439,6 +457,7 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
   --callDepth;
   TValue result = returned ? *returned : TValue::none();
   scope = std::move(saved);
+  current = savedModule;
   returned = std::move(savedReturn);
   return result;
 }
@@ -463,6 +482,11 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
                               const ast::Location &l) {
   switch (base.kind) {
   case TValue::Kind::Module:
+    if (base.module) {
+      if (std::optional<TValue> value = moduleAttribute(*base.module, attr, l))
+        return *value;
+      fail(l, "module '" + base.name + "' has no attribute '" + attr + "'");
+    }
     if (base.name == "triton") {
       if (attr == "language")
         return TValue::named(TValue::Kind::Module, "tl");

@@ -78,7 +78,8 @@ TValue TValue::ofTuple(std::vector<TValue> elements) {
 bool TValue::operator==(const TValue &o) const {
   return kind == o.kind && isUnsigned == o.isUnsigned && scalar == o.scalar &&
          name == o.name && type == o.type &&
-         value == o.value && elements == o.elements && function == o.function;
+         value == o.value && elements == o.elements &&
+         function == o.function && module == o.module;
 }
 
 //===----------------------------------------------------------------------===//
@@ -135,8 +136,8 @@ TValue MLIRGenImpl::castTo(const TValue &v, Type dtype, const ast::Location &l) 
                          hasUnsignedElements(dtype));
 }
 
-MLIRGenImpl::MLIRGenImpl(MLIRContext &context, const ast::Module &module)
-    : context(context), module(module), builder(&context) {}
+MLIRGenImpl::MLIRGenImpl(MLIRContext &context, ModuleLoader &loader)
+    : context(context), loader(loader), builder(&context) {}
 
 Location MLIRGenImpl::loc(const ast::Location &l) {
   return FileLineColLoc::get(&context, l.file ? *l.file : "<source>", l.line,
@@ -731,28 +732,6 @@ bool MLIRGenImpl::isTrue(const TValue &v, const ast::Location &l) {
   }
 }
 
-/// A module-level name. A global's assignment is evaluated on first use, in
-/// module scope; a constant is kept, a runtime value made again at each use
-/// (the first use may sit in a region that does not dominate the next).
-std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name) {
-  auto it = globals.find(name);
-  if (it != globals.end())
-    return it->second;
-  auto pending = pendingGlobals.find(name);
-  if (pending == pendingGlobals.end())
-    return std::nullopt;
-  const ast::Expr *value = pending->second;
-  pendingGlobals.erase(pending); // `X = X + 1` sees no X
-  Scope kernelScope = std::exchange(scope, {});
-  TValue result = gen(*value);
-  scope = std::move(kernelScope);
-  if (result.isRuntime())
-    pendingGlobals[name] = value;
-  else
-    globals[name] = result;
-  return result;
-}
-
 TValue MLIRGenImpl::gen(const ast::Expr &e) {
   using namespace ast;
   switch (e.kind) {
@@ -761,17 +740,12 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     auto it = scope.find(name);
     if (it != scope.end())
       return it->second;
-    if (std::optional<TValue> global = lookupGlobal(name))
+    if (std::optional<TValue> global = lookupGlobal(name, e.loc))
       return *global;
     // Python's builtins: the table's names without a module.
     if (lookupBuiltin(name))
       return TValue::named(TValue::Kind::Builtin, name);
-    if (auto it = unsupportedImports.find(name);
-        it != unsupportedImports.end())
-      fail(e.loc, "'" + name + "' is " + it->second.first +
-                      " (imported at line " + Twine(it->second.second.line) +
-                      "), which tilec does not support");
-    for (const ast::HostDef &def : module.hostDefs)
+    for (const ast::HostDef &def : current->ast().hostDefs)
       if (def.name == name)
         fail(e.loc, "'" + name + "' is host code (defined at line " +
                         Twine(def.loc.line) +
@@ -1579,86 +1553,11 @@ parseDescriptorParam(MLIRGenImpl &g, StringRef text, const ast::Location &l) {
   return param;
 }
 
-/// A decorator as Python spells it, called or not: "triton.jit",
-/// "my_cache", "functools.lru_cache"; empty for another expression.
-static std::string spelledDecorator(const ast::Expr &e) {
-  const ast::Expr *callee = &e;
-  if (auto *call = llvm::dyn_cast<ast::CallExpr>(callee))
-    callee = call->callee.get();
-  if (auto *name = llvm::dyn_cast<ast::NameExpr>(callee))
-    return name->name;
-  if (auto *attr = llvm::dyn_cast<ast::AttributeExpr>(callee)) {
-    std::string base = spelledDecorator(*attr->base);
-    return base.empty() ? "" : base + "." + attr->attr;
-  }
-  return "";
-}
-
-std::optional<TValue> MLIRGenImpl::tritonImport(StringRef path) {
-  SmallVector<StringRef> parts;
-  path.split(parts, '.');
-  if (parts.front() != "triton")
-    return std::nullopt;
-  TValue value = TValue::named(TValue::Kind::Module, "triton");
-  // Walked as attributes, the way kernels spell the same names
-  // (triton.language.extra.cuda.libdevice.rsqrt); a name tilec lacks fails
-  // only where a kernel uses it.
-  ScopedDiagnosticHandler swallow(&context,
-                                  [](Diagnostic &) { return success(); });
-  try {
-    for (StringRef part : llvm::drop_begin(parts))
-      value = attribute(value, part.str(), ast::Location{module.file, 1, 1});
-  } catch (const GenError &) {
-    return std::nullopt;
-  }
-  return value;
-}
-
-bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
-  // Resolved through the module's imports only: a decorator of the
-  // project's own (a cache, a wrapper) is host code, applied by Python,
-  // and never evaluated here.
-  std::string spelled = spelledDecorator(decorator);
-  auto [root, rest] = StringRef(spelled).split('.');
-  auto it = globals.find(root.str());
-  if (it == globals.end() || (it->second.kind != TValue::Kind::Module &&
-                              it->second.kind != TValue::Kind::Builtin))
-    return false;
-  std::string full = it->second.name + (rest.empty() ? "" : "." + rest.str());
-  return full == "triton.jit" || full == "triton.autotune" ||
-         full == "triton.heuristics";
-}
-
 OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
+  current = &scopeOf(loader.main());
+  const ast::Module &module = current->ast();
   ast::Location top{module.file, 1, 1};
-  for (const ast::Import &import : module.imports) {
-    // `import triton.language` binds `triton`, as Python does; `import
-    // a.b as c` and `from a.b import d [as e]` bind what the path names.
-    bool bindsRoot = import.name.empty() && import.alias == import.module &&
-                     StringRef(import.module).contains('.');
-    std::string path = bindsRoot ? StringRef(import.module).split('.').first.str()
-                       : import.name.empty() ? import.module
-                                             : import.module + "." + import.name;
-    if (std::optional<TValue> value = tritonImport(path))
-      globals[import.alias] = *value;
-    else if (StringRef(path).starts_with("triton."))
-      unsupportedImports[import.alias] = {path, import.loc};
-    // Other modules are host-side; a kernel that uses one of their names
-    // hears so.
-  }
   std::vector<const ast::FunctionDef *> kernels;
-  for (const ast::FunctionDef &f : module.functions) {
-    TValue fn;
-    fn.kind = TValue::Kind::Function;
-    fn.function = &f;
-    globals[f.name] = fn;
-  }
-  // Globals are evaluated when a kernel first reads them: the rest may be
-  // host code (`DEVICE = triton.runtime.driver.active...`).
-  for (const auto &global : module.globals)
-    for (const ast::ExprPtr &target : global->targets)
-      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
-        pendingGlobals[name->name] = global->value.get();
   // A kernel once, however many of jit/autotune/heuristics decorate it.
   for (const ast::FunctionDef &f : module.functions)
     if (llvm::any_of(f.decorators, [&](const ast::ExprPtr &d) {
@@ -1689,7 +1588,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   for (const ast::ExprPtr &d : kernel->decorators)
     if (!isJitDecorator(*d))
       emitWarning(loc(d->loc))
-          << "tilec ignores the decorator '" << spelledDecorator(*d)
+          << "tilec ignores the decorator '" << decoratorName(*d)
           << "' of '" << kernel->name
           << "': it is not Triton's, and host code applies it";
 
@@ -1946,11 +1845,11 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
 }
 
 OwningOpRef<ModuleOp> tilec::mlirGen(MLIRContext &context,
-                                     const ast::Module &module,
+                                     ModuleLoader &loader,
                                      const Specialization &spec) {
   context.loadDialect<tile::TileDialect, arith::ArithDialect,
                       math::MathDialect, scf::SCFDialect, func::FuncDialect>();
-  MLIRGenImpl generator(context, module);
+  MLIRGenImpl generator(context, loader);
   try {
     return generator.generate(spec);
   } catch (const GenError &) {

@@ -16,6 +16,7 @@
 #include "tilec/Frontend/Builtins.h"
 #include "tilec/Frontend/HostScalar.h"
 #include "tilec/Frontend/MLIRGen.h"
+#include "tilec/Frontend/ModuleLoader.h"
 
 #include "PythonScalar.h"
 
@@ -42,7 +43,7 @@ struct TValue {
     Bool,    // constexpr bool
     String,  // constexpr str
     DType,   // a dtype such as tl.float32 or a pointer type
-    Module,  // `triton`, `triton.language`
+    Module,  // `triton`, `triton.language`, or one of the program's
     Builtin, // a library function, by qualified name: "tl.load"
     Method,  // a bound method (a table's row, by name); self in elements[0]
     Function,// a user @triton.jit function
@@ -64,6 +65,8 @@ struct TValue {
   mlir::Value value;
   std::vector<TValue> elements;
   const ast::FunctionDef *function = nullptr;
+  /// A Module of the program's (not Triton's).
+  struct ModuleScope *module = nullptr;
 
   static TValue none() { return {}; }
   static TValue ofInt(int64_t v);
@@ -115,6 +118,25 @@ inline llvm::ArrayRef<int64_t> shapeOf(mlir::Value v) {
 /// Names visible in a function body; Python scoping is per function.
 using Scope = std::map<std::string, TValue>;
 
+/// A module of the program (the kernel's file, or one it imports) as
+/// MLIRGen reads it: its names are bound on first use, as Triton's code
+/// generator reads a function's globals, so that only what kernels use is
+/// evaluated and imported.
+struct ModuleScope {
+  SourceModule *source = nullptr;
+  /// Names already evaluated: functions, constants, resolved imports.
+  Scope globals;
+  /// Module-level assignments not yet evaluated, by name (the last wins).
+  llvm::StringMap<const ast::Expr *> pendingGlobals;
+  /// Names bound by imports not yet resolved, with the imports that bind
+  /// each: one, or the alternatives of module-level `if`s and `try`s.
+  std::map<std::string, std::vector<const ast::Import *>> pendingImports;
+  /// `from m import *`: modules searched for names found nowhere else.
+  std::vector<const ast::Import *> wildcards;
+
+  const ast::Module &ast() const { return *source->ast; }
+};
+
 /// A call's arguments bound to a function's parameters, in their order.
 struct BoundArgs {
   /// The builtin called; null for a @triton.jit or libdevice function.
@@ -141,7 +163,7 @@ struct BoundArgs {
 
 class MLIRGenImpl {
 public:
-  MLIRGenImpl(mlir::MLIRContext &context, const ast::Module &module);
+  MLIRGenImpl(mlir::MLIRContext &context, ModuleLoader &loader);
   mlir::OwningOpRef<mlir::ModuleOp> generate(const Specialization &spec);
 
   //===--------------------------------------------------------------------===//
@@ -149,6 +171,9 @@ public:
   //===--------------------------------------------------------------------===//
   mlir::Location loc(const ast::Location &l);
   [[noreturn]] void fail(const ast::Location &l, const llvm::Twine &message);
+  /// "line 3" in the file of `from`, else "utils.py:3".
+  static std::string describeLine(const ast::Location &l,
+                                  const ast::Location &from);
 
   //===--------------------------------------------------------------------===//
   // Types and values (MLIRGen.cpp)
@@ -227,7 +252,6 @@ public:
   // Expressions and statements (MLIRGen.cpp)
   //===--------------------------------------------------------------------===//
   TValue gen(const ast::Expr &e);
-  std::optional<TValue> lookupGlobal(const std::string &name);
   void gen(const ast::Block &block);
   void gen(const ast::Stmt &s);
   void genWhile(const ast::WhileStmt &loop);
@@ -259,12 +283,43 @@ public:
   /// kernels' attribute chains resolve it; nothing for another module or a
   /// name tilec lacks.
   std::optional<TValue> tritonImport(llvm::StringRef path);
-  /// Names imported from Triton that tilec lacks: the path and the line.
-  std::map<std::string, std::pair<std::string, ast::Location>>
-      unsupportedImports;
   /// Whether `decorator` is @triton.jit, @triton.autotune or
   /// @triton.heuristics (called or not, under any import alias).
   bool isJitDecorator(const ast::Expr &decorator);
+  /// A decorator as spelled, called or not: "triton.jit", "my_cache".
+  static std::string decoratorName(const ast::Expr &decorator);
+
+  //===--------------------------------------------------------------------===//
+  // Modules and imports (Imports.cpp)
+  //===--------------------------------------------------------------------===//
+  /// `module`'s scope, its functions and pending names bound on first use.
+  ModuleScope &scopeOf(SourceModule &module);
+  /// The value `current` binds to `name`: an evaluated global, an import
+  /// resolved now, a module-level assignment evaluated now, or a name of a
+  /// wildcard import's module; nothing where none binds it. `use` is where
+  /// a kernel reads it, for the errors of an import that does not resolve.
+  std::optional<TValue> lookupGlobal(const std::string &name,
+                                     const ast::Location &use);
+  /// `module`'s attribute `name` (`utils.helper`, `from utils import
+  /// helper`): a name it binds, or a submodule of a package.
+  std::optional<TValue> moduleAttribute(ModuleScope &module,
+                                        const std::string &name,
+                                        const ast::Location &use);
+  /// A module of the program as a value, found and parsed; nothing where
+  /// the search path has none. A module that fails to parse is an error at
+  /// its syntax error, with a note at `importedAt`.
+  std::optional<TValue> loadModule(const std::string &name,
+                                   const ast::Location &importedAt);
+  /// What `import` binds, or why it binds nothing (in `why`).
+  std::optional<TValue> resolveImport(const ast::Import &import,
+                                      std::string &why);
+  /// The spelled path of an absolute import's binding: "triton.language"
+  /// for `import triton.language as tl`, "triton" for `import
+  /// triton.language`, "a.b.c" for `from a.b import c`.
+  static std::string importedPath(const ast::Import &import);
+  /// The import that binds `name` being resolved, outermost first (Python's
+  /// circular imports show as a name that needs itself).
+  std::vector<std::pair<std::string, const ast::Import *>> resolving;
   /// A constexpr given from outside the source (-D, --signature, the JIT's
   /// constexprs): a string that spells a dtype as Triton code writes one
   /// ("tl.float32", "triton.language.float32") is that dtype.
@@ -301,6 +356,9 @@ public:
                      const TValue *self);
   TValue callFunction(const ast::FunctionDef &function,
                       const ast::CallExpr &call);
+  /// The default of `function`'s `param`, evaluated in its module.
+  TValue defaultArgument(const ast::FunctionDef &function,
+                         const ast::Param &param);
   /// The value of `function` called with `args` in order (its defaults
   /// for the rest), generated in place.
   TValue inlineCall(const ast::FunctionDef &function,
@@ -325,13 +383,16 @@ public:
                       llvm::StringRef what);
 
   mlir::MLIRContext &context;
-  const ast::Module &module;
+  ModuleLoader &loader;
   mlir::OpBuilder builder;
   Scope scope;
-  /// Module-level names: imports, globals and functions.
-  Scope globals;
-  /// Module-level assignments not yet evaluated, by name (the last wins).
-  llvm::StringMap<const ast::Expr *> pendingGlobals;
+  /// The program's modules read so far, by their loader's record.
+  std::map<const SourceModule *, std::unique_ptr<ModuleScope>> modules;
+  /// The module whose code is being generated: the kernel's, or that of
+  /// the helper being inlined.
+  ModuleScope *current = nullptr;
+  /// The module each @triton.jit function was defined in.
+  std::map<const ast::FunctionDef *, ModuleScope *> ownerOf;
   /// Depth of inlined helper calls, to reject recursion.
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.

@@ -164,6 +164,8 @@ private:
   /// (lambdas, dicts, comprehensions, ...) is a syntax error there, and a
   /// HostExpr elsewhere.
   bool inKernel = false;
+  /// Skipping a module-level `if` or `try`, whose imports are kept.
+  bool collectImports = false;
 };
 
 } // namespace
@@ -294,20 +296,36 @@ bool Parser::parseImport() {
 bool Parser::parseFromImport() {
   Location l = curLoc();
   advance();
-  if (is(TokenKind::Dot) || is(TokenKind::Ellipsis))
-    return error("relative imports are not supported");
+  // `from ..a import b`: each '.' a level up ('...' is one token).
+  unsigned level = 0;
+  for (;; advance()) {
+    if (is(TokenKind::Dot))
+      level += 1;
+    else if (is(TokenKind::Ellipsis))
+      level += 3;
+    else
+      break;
+  }
   std::string moduleName;
-  if (!parseDottedName(moduleName) || !expect(TokenKind::kw_import))
+  if (!(level > 0 && is(TokenKind::kw_import)) &&
+      !parseDottedName(moduleName))
     return false;
-  if (is(TokenKind::Star))
-    return error("wildcard imports are not supported");
+  if (!expect(TokenKind::kw_import))
+    return false;
+  if (consumeIf(TokenKind::Star)) {
+    module->imports.push_back({l, moduleName, "*", "*", level});
+    if (!isSimpleStatementEnd(cur().kind))
+      return error("invalid syntax");
+    advance();
+    return true;
+  }
   bool paren = consumeIf(TokenKind::LParen);
   do {
     if (paren && is(TokenKind::RParen))
       break; // a trailing comma
     if (!is(TokenKind::Identifier))
       return error("expected name to import");
-    Import import{l, moduleName, cur().text, cur().text};
+    Import import{l, moduleName, cur().text, cur().text, level};
     advance();
     if (consumeIf(TokenKind::kw_as)) {
       if (!is(TokenKind::Identifier))
@@ -466,6 +484,11 @@ bool Parser::skipHostStatement() {
   if ((is(TokenKind::kw_class) || is(TokenKind::kw_def)) &&
       peekTok().is(TokenKind::Identifier))
     module->hostDefs.push_back({curLoc(), peekTok().text});
+  // Projects choose where a name comes from at import time (`try: from
+  // triton.language.extra.libdevice import rsqrt` / `except ImportError:
+  // from triton.language.math import rsqrt`): those imports are kept.
+  llvm::SaveAndRestore<bool> imports(
+      collectImports, is(TokenKind::kw_if) || is(TokenKind::kw_try));
   do {
     if (!skipHostHeader())
       return false;
@@ -524,13 +547,25 @@ bool Parser::skipSuite(StringRef what, unsigned headerLine) {
     return error(Twine("expected an indented block after ") + what +
                  " on line " + Twine(headerLine));
   unsigned depth = 0;
+  bool statementStart = true;
   do {
     if (is(TokenKind::Error) || is(TokenKind::EndOfFile))
       return error("invalid syntax");
+    if (collectImports && statementStart &&
+        (is(TokenKind::kw_import) || is(TokenKind::kw_from))) {
+      size_t first = module->imports.size();
+      if (!(is(TokenKind::kw_import) ? parseImport() : parseFromImport()))
+        return false;
+      for (size_t i = first; i < module->imports.size(); ++i)
+        module->imports[i].conditional = true;
+      continue; // at the next statement, depth unchanged
+    }
     if (is(TokenKind::Indent))
       ++depth;
     else if (is(TokenKind::Dedent))
       --depth;
+    statementStart = is(TokenKind::Newline) || is(TokenKind::Indent) ||
+                     is(TokenKind::Dedent);
     advance();
   } while (depth != 0);
   return true;

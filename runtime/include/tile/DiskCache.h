@@ -4,8 +4,10 @@
 // kernel it has seen before without compiling it. An entry is a file named
 // after a 64-bit hash of its key (the source, the specialization, the
 // options, the target and tilec's version); it holds the whole key, so a
-// hash collision is a miss, and a checksum of everything, so a truncated or
-// corrupt entry is a miss too (and the next store replaces it). Stores
+// hash collision is a miss, the contents of the other files it was made
+// from (the modules a kernel imports), so editing one is a miss, and a
+// checksum of everything, so a truncated or corrupt entry is a miss too
+// (and the next store replaces it). Stores
 // write a file of their own and rename it over the entry, so readers see a
 // whole entry or none, and processes and threads that compile the same
 // kernel at once leave one entry.
@@ -36,13 +38,17 @@ public:
   /// The entry's path for `key`.
   std::string pathOf(const std::string &key) const;
 
-  /// The sections stored under `key`, if its entry is there and intact.
+  /// The sections stored under `key`, if its entry is there and intact and
+  /// each file it depends on still holds what it held when stored.
   std::optional<std::vector<std::string>> load(const std::string &key) const;
 
   /// Stores `sections` under `key`, atomically; false when the directory or
-  /// file cannot be written (the cache then just misses).
-  bool store(const std::string &key,
-             const std::vector<std::string> &sections) const;
+  /// a file cannot be written or read (the cache then just misses).
+  /// `dependencies` are the files the sections were made from besides the
+  /// key (a kernel's imported modules): their contents are kept, and a
+  /// load misses once one of them changes.
+  bool store(const std::string &key, const std::vector<std::string> &sections,
+             const std::vector<std::string> &dependencies = {}) const;
 
 private:
   std::string directory_;

@@ -179,10 +179,14 @@ struct Autotune {
 class JITFunction {
 public:
   /// `kernel` names the @triton.jit function; empty: the source's only one.
-  JITFunction(std::string source, std::string filename, std::string kernel = "");
+  /// The modules `filename` imports are found in its package root, then in
+  /// `importPath` (tilec's -I), then in TILEC_PATH's directories.
+  JITFunction(std::string source, std::string filename, std::string kernel = "",
+              std::vector<std::string> importPath = {});
   ~JITFunction();
-  /// Reads a .tl file. Throws tile::Error when it cannot be read.
-  static JITFunction fromFile(const std::string &path, std::string kernel = "");
+  /// Reads a .tl or .py file. Throws tile::Error when it cannot be read.
+  static JITFunction fromFile(const std::string &path, std::string kernel = "",
+                              std::vector<std::string> importPath = {});
 
   /// Compiles the specialization these arguments need (once) and launches
   /// it, or runs it on the interpreter (synchronously). Compile errors, and
@@ -303,6 +307,7 @@ private:
                     const JITOptions &options);
 
   std::string source, filename, kernelName;
+  std::vector<std::string> importPath;
   mutable std::mutex diskCacheMutex;
   DiskCache diskCache{DiskCache::defaultDirectory()};
   /// Guards `entries` and publishing `published`.

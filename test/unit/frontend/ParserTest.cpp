@@ -535,7 +535,7 @@ TEST(ParserTest, ModuleLevel) {
       "else:\n    pass\n"
       "@triton.jit\ndef g(): return 1\n");
   ASSERT_TRUE(module);
-  ASSERT_EQ(module->imports.size(), 6u);
+  ASSERT_EQ(module->imports.size(), 7u);
   EXPECT_EQ(module->imports[0].module, "triton");
   EXPECT_EQ(module->imports[0].alias, "triton");
   EXPECT_EQ(module->imports[1].module, "numpy");
@@ -546,12 +546,44 @@ TEST(ParserTest, ModuleLevel) {
   EXPECT_EQ(module->imports[3].name, "float32");
   EXPECT_EQ(module->imports[3].alias, "float32");
   EXPECT_EQ(module->imports[5].name, "d");
+  EXPECT_FALSE(module->imports[5].conditional);
+  // Imports in a module-level `if` or `try` are kept, as alternatives.
+  EXPECT_EQ(module->imports[6].module, "torch");
+  EXPECT_TRUE(module->imports[6].conditional);
   ASSERT_EQ(module->globals.size(), 2u);
   EXPECT_EQ(module->globals[1]->targets.size(), 2u);
   ASSERT_EQ(module->functions.size(), 2u);
   EXPECT_EQ(module->functions[1].name, "g");
   EXPECT_TRUE(isa<ReturnStmt>(*module->functions[1].body[0]));
   EXPECT_TRUE(module->hostDefs.empty());
+}
+
+// Relative and wildcard imports, and the alternatives of `try`/`except`.
+TEST(ParserTest, RelativeImports) {
+  std::unique_ptr<Module> module = parseOk(
+      "from .utils import a, b as c\n"
+      "from .. import ops\n"
+      "from ...x.y import *\n"
+      "try:\n"
+      "    from triton.language.extra.libdevice import rsqrt\n"
+      "except ModuleNotFoundError:\n"
+      "    from triton.language.extra.cuda.libdevice import rsqrt\n");
+  ASSERT_TRUE(module);
+  ASSERT_EQ(module->imports.size(), 6u);
+  EXPECT_EQ(module->imports[0].level, 1u);
+  EXPECT_EQ(module->imports[0].module, "utils");
+  EXPECT_EQ(module->imports[1].alias, "c");
+  EXPECT_EQ(module->imports[2].level, 2u);
+  EXPECT_EQ(module->imports[2].module, "");
+  EXPECT_EQ(module->imports[2].name, "ops");
+  EXPECT_EQ(module->imports[3].level, 3u);
+  EXPECT_EQ(module->imports[3].module, "x.y");
+  EXPECT_EQ(module->imports[3].name, "*");
+  EXPECT_FALSE(module->imports[3].conditional);
+  EXPECT_EQ(module->imports[4].module, "triton.language.extra.libdevice");
+  EXPECT_TRUE(module->imports[4].conditional);
+  EXPECT_EQ(module->imports[5].module, "triton.language.extra.cuda.libdevice");
+  EXPECT_TRUE(module->imports[5].conditional);
 }
 
 // Around its kernels a tutorial file holds host Python: autotune configs,
@@ -727,8 +759,9 @@ TEST(ParserTest, SyntaxErrors) {
             "3:9: dict and set literals are not supported");
   EXPECT_EQ(parseError("@jit\ndef f():\n    x = [i for i in y]\n"),
             "3:12: comprehensions are not supported");
-  EXPECT_EQ(parseError("from . import x\n"),
-            "1:6: relative imports are not supported");
+  EXPECT_EQ(parseError("from .. import\n"),
+            "1:15: expected name to import");
+  EXPECT_EQ(parseError("from . import *, x\n"), "1:16: invalid syntax");
   EXPECT_EQ(parseError("@jit\ndef f():\n    with a:\n        pass\n"),
             "3:5: 'with' statements are not supported");
   EXPECT_EQ(parseError("@jit\ndef f():\n    if (n := 3):\n        pass\n"),

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/DiskCache.h"
+#include "tile/Error.h"
 #include "tile/JIT.h"
 
 #include <gtest/gtest.h>
@@ -138,6 +139,51 @@ TEST(DiskCache, HitAfterRestart) {
   EXPECT_EQ(second.compileCount(), 0u);
   EXPECT_EQ(cached.ptx, compiled.ptx);
   EXPECT_EQ(cached.metadata.toJSON(), compiled.metadata.toJSON());
+}
+
+// Editing a module the kernel imports recompiles it, as editing the kernel's
+// own file does; so does moving the import path.
+TEST(DiskCache, ImportedModulesAreInputs) {
+  std::string dir = freshDirectory("imports");
+  std::string package = dir + "-src/pkg";
+  ASSERT_EQ(std::system(("mkdir -p '" + package + "'").c_str()), 0);
+  std::ofstream(package + "/__init__.py") << "";
+  auto writeHelper = [&](const char *offset) {
+    std::ofstream(package + "/helpers.py", std::ios::trunc)
+        << "import triton\n\n\n@triton.jit\ndef bump(x):\n    return x + "
+        << offset << "\n";
+  };
+  const std::string kernel = R"(import triton
+import triton.language as tl
+
+from .helpers import bump
+
+
+@triton.jit
+def add(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, bump(tl.load(x_ptr + offs, mask=offs < n)), mask=offs < n)
+)";
+  std::ofstream(package + "/add.py") << kernel;
+  auto compile = [&](std::vector<std::string> importPath = {}) {
+    JITFunction f = JITFunction::fromFile(package + "/add.py", "",
+                                          std::move(importPath));
+    f.setCacheDirectory(dir);
+    return f.compile(addArgs(), {{"BLOCK", 128}}, sm90());
+  };
+  writeHelper("1");
+  JITFunction::Compiled first = compile();
+  EXPECT_FALSE(first.fromDiskCache);
+  EXPECT_TRUE(compile().fromDiskCache);
+  writeHelper("2");
+  JITFunction::Compiled edited = compile();
+  EXPECT_FALSE(edited.fromDiskCache);
+  EXPECT_NE(edited.ptx, first.ptx);
+  EXPECT_TRUE(compile().fromDiskCache);
+  EXPECT_FALSE(compile({dir + "-src"}).fromDiskCache);
+  // A helper that is gone is a miss, and then the compile's error.
+  std::remove((package + "/helpers.py").c_str());
+  EXPECT_THROW(compile(), Error);
 }
 
 // Every input that changes the compiled kernel changes the entry.

@@ -450,11 +450,19 @@ struct FunctionDef {
 /// `import a.b as c` (module "a.b", alias "c", name "") or
 /// `from a import b as c` (module "a", name "b", alias "c"). Without `as`,
 /// alias is the bound name ("a" for `import a.b`, "b" for `from a import b`).
+/// `from ..a import b` has level 2; `from . import b` level 1 and module "".
+/// `from a import *` has name and alias "*".
 struct Import {
   Location loc;
   std::string module;
   std::string name;
   std::string alias;
+  unsigned level = 0;
+  /// Inside a module-level `if` or `try` (`try: from triton.language.extra
+  /// import libdevice` / `except ImportError: ...`): one of the bindings of
+  /// its alias, the first that resolves winning, where an unconditional
+  /// import is the only one.
+  bool conditional = false;
 };
 
 /// A top-level `def` without @triton.jit, or a `class`: host code. Kept so

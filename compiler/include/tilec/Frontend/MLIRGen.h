@@ -3,8 +3,8 @@
 #ifndef TILEC_FRONTEND_MLIRGEN_H
 #define TILEC_FRONTEND_MLIRGEN_H
 
-#include "tilec/Frontend/AST.h"
 #include "tilec/Frontend/HostScalar.h"
+#include "tilec/Frontend/ModuleLoader.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -38,10 +38,12 @@ struct Specialization {
   unsigned computeCapability = 90;
 };
 
-/// Emits the tile IR of one kernel of `module`. Errors go to the context's
-/// diagnostic handler at the source locations; returns null after one.
+/// Emits the tile IR of one kernel of `loader`'s main module (parsed),
+/// reading the modules it imports through `loader`. Errors go to the
+/// context's diagnostic handler at the source locations; returns null after
+/// one.
 mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &context,
-                                          const ast::Module &module,
+                                          ModuleLoader &loader,
                                           const Specialization &spec);
 
 } // namespace tilec

@@ -1,0 +1,334 @@
+//===- Imports.cpp - Modules, imports and module-level names ---------------===//
+//
+// A kernel reads module-level names as Triton's code generator reads a
+// function's globals: when it uses them. An import binds its name to what
+// it will resolve to, and resolves when a kernel first uses the name, so
+// that `import torch` and a package's host modules cost nothing until a
+// kernel needs one of their names, and then the error names the module,
+// the name and the line. Triton's own namespace (`triton`,
+// `triton.language`, libdevice) is built in; any other module is a file on
+// the loader's search path.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MLIRGenImpl.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace tilec;
+using llvm::StringRef;
+using llvm::Twine;
+
+std::string MLIRGenImpl::describeLine(const ast::Location &l,
+                                      const ast::Location &from) {
+  bool sameFile = l.file && from.file && *l.file == *from.file;
+  if (sameFile || !l.file)
+    return "line " + std::to_string(l.line);
+  return *l.file + ":" + std::to_string(l.line);
+}
+
+ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
+  std::unique_ptr<ModuleScope> &slot = modules[&source];
+  if (slot)
+    return *slot;
+  slot = std::make_unique<ModuleScope>();
+  ModuleScope &m = *slot;
+  m.source = &source;
+  const ast::Module &ast = *source.ast;
+
+  // Each name takes its last binding in source order, as Python's
+  // execution of the module leaves it; imports in module-level `if`s and
+  // `try`s add alternatives to an import of the same name.
+  struct Binding {
+    ast::Location loc;
+    const ast::Import *import = nullptr;
+    const ast::FunctionDef *function = nullptr;
+    const ast::Expr *value = nullptr;
+    std::string name;
+  };
+  std::vector<Binding> bindings;
+  for (const ast::Import &import : ast.imports) {
+    if (import.name == "*")
+      m.wildcards.push_back(&import);
+    else
+      bindings.push_back({import.loc, &import, nullptr, nullptr, import.alias});
+  }
+  for (const ast::FunctionDef &f : ast.functions) {
+    bindings.push_back({f.loc, nullptr, &f, nullptr, f.name});
+    ownerOf[&f] = &m;
+  }
+  for (const auto &global : ast.globals)
+    for (const ast::ExprPtr &target : global->targets)
+      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
+        bindings.push_back(
+            {global->loc, nullptr, nullptr, global->value.get(), name->name});
+  std::stable_sort(bindings.begin(), bindings.end(),
+                   [](const Binding &a, const Binding &b) {
+                     return std::make_pair(a.loc.line, a.loc.col) <
+                            std::make_pair(b.loc.line, b.loc.col);
+                   });
+  for (const Binding &b : bindings) {
+    auto imports = m.pendingImports.find(b.name);
+    if (b.import && b.import->conditional && imports != m.pendingImports.end()) {
+      imports->second.push_back(b.import);
+      continue;
+    }
+    m.globals.erase(b.name);
+    m.pendingGlobals.erase(b.name);
+    m.pendingImports.erase(b.name);
+    if (b.import) {
+      m.pendingImports[b.name].push_back(b.import);
+    } else if (b.function) {
+      TValue fn;
+      fn.kind = TValue::Kind::Function;
+      fn.function = b.function;
+      m.globals[b.name] = fn;
+    } else {
+      m.pendingGlobals[b.name] = b.value;
+    }
+  }
+  return m;
+}
+
+/// A module-level name. A global's assignment is evaluated on first use, in
+/// module scope; a constant is kept, a runtime value made again at each use
+/// (the first use may sit in a region that does not dominate the next).
+std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
+                                                const ast::Location &use) {
+  ModuleScope &m = *current;
+  if (auto it = m.globals.find(name); it != m.globals.end())
+    return it->second;
+
+  if (auto it = m.pendingImports.find(name); it != m.pendingImports.end()) {
+    std::vector<const ast::Import *> candidates = it->second;
+    std::string key = m.source->name + "." + name;
+    for (auto [i, entry] : llvm::enumerate(resolving)) {
+      if (entry.first != key)
+        continue;
+      std::string chain;
+      for (const auto &link : llvm::drop_begin(resolving, i))
+        chain += link.first + " -> ";
+      fail(use, "import cycle: " + chain + key + " (imported at " +
+                    describeLine(candidates.front()->loc, use) + ")");
+    }
+    resolving.emplace_back(key, candidates.front());
+    std::optional<TValue> value;
+    std::string firstError;
+    for (const ast::Import *import : candidates) {
+      std::string error;
+      value = resolveImport(*import, error);
+      if (value)
+        break;
+      if (firstError.empty())
+        firstError = "'" + name + "' " + error + " (imported at " +
+                     describeLine(import->loc, use) + ")";
+    }
+    resolving.pop_back();
+    if (!value) {
+      size_t split = firstError.find(" (imported at ");
+      // Triton's names read "... (imported at line 3), which tilec does not
+      // support": the reason after the line.
+      std::string reason = firstError.substr(0, split);
+      std::string line = firstError.substr(split);
+      auto comma = reason.find(", which");
+      if (comma != std::string::npos)
+        fail(use, reason.substr(0, comma) + line + reason.substr(comma));
+      fail(use, firstError);
+    }
+    m.pendingImports.erase(name);
+    m.globals[name] = *value;
+    return value;
+  }
+
+  if (auto pending = m.pendingGlobals.find(name);
+      pending != m.pendingGlobals.end()) {
+    const ast::Expr *value = pending->second;
+    m.pendingGlobals.erase(pending); // `X = X + 1` sees no X
+    Scope kernelScope = std::exchange(scope, {});
+    TValue result = gen(*value);
+    scope = std::move(kernelScope);
+    if (result.isRuntime())
+      m.pendingGlobals[name] = value;
+    else
+      m.globals[name] = result;
+    return result;
+  }
+
+  // `from m import *` binds m's public names.
+  if (StringRef(name).starts_with("_"))
+    return std::nullopt;
+  for (const ast::Import *wildcard : m.wildcards) {
+    std::string error;
+    std::optional<std::string> absolute = loader.absoluteName(
+        *m.source, wildcard->level, wildcard->module, error);
+    if (!absolute)
+      continue;
+    if (StringRef(*absolute).split('.').first == "triton") {
+      if (std::optional<TValue> value = tritonImport(*absolute + "." + name))
+        return value;
+      continue;
+    }
+    if (std::optional<TValue> module = loadModule(*absolute, wildcard->loc))
+      if (std::optional<TValue> value =
+              moduleAttribute(*module->module, name, use))
+        return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<TValue> MLIRGenImpl::moduleAttribute(ModuleScope &module,
+                                                   const std::string &name,
+                                                   const ast::Location &use) {
+  ModuleScope *saved = std::exchange(current, &module);
+  std::optional<TValue> value = lookupGlobal(name, use);
+  current = saved;
+  if (value)
+    return value;
+  if (module.source->isPackage())
+    return loadModule(module.source->name + "." + name, use);
+  return std::nullopt;
+}
+
+std::optional<TValue> MLIRGenImpl::loadModule(const std::string &name,
+                                              const ast::Location &importedAt) {
+  ModuleLoader::Found found = loader.load(name);
+  if (found.error) {
+    InFlightDiagnostic diagnostic = emitError(loc(found.error->loc))
+                                    << found.error->message;
+    diagnostic.attachNote(loc(importedAt))
+        << "in module '" << name << "', imported here";
+    throw GenError();
+  }
+  if (!found.module)
+    return std::nullopt;
+  TValue value = TValue::named(TValue::Kind::Module, name);
+  value.module = &scopeOf(*found.module);
+  return value;
+}
+
+std::string MLIRGenImpl::importedPath(const ast::Import &import) {
+  if (import.level > 0)
+    return "";
+  if (!import.name.empty())
+    return import.module + "." + import.name;
+  // `import a.b` binds `a`, as Python does; `import a.b as c` binds a.b.
+  StringRef root = StringRef(import.module).split('.').first;
+  bool bindsRoot = import.alias == root && import.alias != import.module;
+  return bindsRoot ? root.str() : import.module;
+}
+
+std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
+                                                 std::string &why) {
+  std::string searched = "not on tilec's search path (" +
+                         llvm::join(loader.searchPath(), ", ") +
+                         "; add its root with -I or TILEC_PATH)";
+  if (import.name.empty()) {
+    // `import a.b.c [as d]`
+    std::string path = importedPath(import);
+    if (StringRef(import.module).split('.').first == "triton") {
+      if (std::optional<TValue> value = tritonImport(path))
+        return value;
+      why = "is " + path + ", which tilec does not support";
+      return std::nullopt;
+    }
+    if (!loadModule(import.module, import.loc)) {
+      why = "is module '" + import.module + "', which is " + searched;
+      return std::nullopt;
+    }
+    return loadModule(path, import.loc);
+  }
+
+  // `from [.]a.b import c [as d]`
+  std::optional<std::string> absolute =
+      loader.absoluteName(*current->source, import.level, import.module, why);
+  if (!absolute) {
+    why = "cannot be imported: " + why;
+    return std::nullopt;
+  }
+  if (import.level == 0 && StringRef(*absolute).split('.').first == "triton") {
+    std::string path = *absolute + "." + import.name;
+    if (std::optional<TValue> value = tritonImport(path))
+      return value;
+    why = "is " + path + ", which tilec does not support";
+    return std::nullopt;
+  }
+  std::optional<TValue> module = loadModule(*absolute, import.loc);
+  if (!module) {
+    why = "comes from module '" + *absolute + "', which is " + searched;
+    return std::nullopt;
+  }
+  if (std::optional<TValue> value =
+          moduleAttribute(*module->module, import.name, import.loc))
+    return value;
+  const SourceModule &source = *module->module->source;
+  why = "cannot be imported: module '" + *absolute + "' (" +
+        (source.file.empty() ? source.path.front() : source.file) +
+        ") has no '" + import.name + "'";
+  return std::nullopt;
+}
+
+std::optional<TValue> MLIRGenImpl::tritonImport(StringRef path) {
+  SmallVector<StringRef> parts;
+  path.split(parts, '.');
+  if (parts.front() != "triton")
+    return std::nullopt;
+  TValue value = TValue::named(TValue::Kind::Module, "triton");
+  // Walked as attributes, the way kernels spell the same names
+  // (triton.language.extra.cuda.libdevice.rsqrt); a name tilec lacks fails
+  // only where a kernel uses it.
+  ScopedDiagnosticHandler swallow(&context,
+                                  [](Diagnostic &) { return success(); });
+  try {
+    for (StringRef part : llvm::drop_begin(parts))
+      value = attribute(value, part.str(), ast::Location{});
+  } catch (const GenError &) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+/// A decorator as Python spells it, called or not: "triton.jit",
+/// "my_cache", "functools.lru_cache"; empty for another expression.
+static std::string spelledDecorator(const ast::Expr &e) {
+  const ast::Expr *callee = &e;
+  if (auto *call = llvm::dyn_cast<ast::CallExpr>(callee))
+    callee = call->callee.get();
+  if (auto *name = llvm::dyn_cast<ast::NameExpr>(callee))
+    return name->name;
+  if (auto *attr = llvm::dyn_cast<ast::AttributeExpr>(callee)) {
+    std::string base = spelledDecorator(*attr->base);
+    return base.empty() ? "" : base + "." + attr->attr;
+  }
+  return "";
+}
+
+std::string MLIRGenImpl::decoratorName(const ast::Expr &decorator) {
+  return spelledDecorator(decorator);
+}
+
+bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
+  // Resolved through the module's imports as spelled, never evaluated: a
+  // decorator of the project's own (a cache, a wrapper) is host code,
+  // applied by Python.
+  std::string spelled = spelledDecorator(decorator);
+  auto [root, rest] = StringRef(spelled).split('.');
+  std::string path;
+  if (auto imports = current->pendingImports.find(root.str());
+      imports != current->pendingImports.end()) {
+    path = importedPath(*imports->second.front());
+  } else if (auto it = current->globals.find(root.str());
+             it != current->globals.end() && !it->second.module) {
+    // Resolved already: `triton`, or a Builtin such as "triton.jit".
+    if (it->second.kind == TValue::Kind::Builtin ||
+        (it->second.kind == TValue::Kind::Module &&
+         it->second.name == "triton"))
+      path = it->second.name;
+  }
+  std::string full = path + (rest.empty() ? "" : "." + rest.str());
+  return full == "triton.jit" || full == "triton.autotune" ||
+         full == "triton.heuristics";
+}

@@ -1,0 +1,1 @@
+from .cycle_b import f

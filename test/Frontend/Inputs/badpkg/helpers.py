@@ -1,0 +1,6 @@
+import triton
+
+
+@triton.jit
+def ok(x):
+    return x + 1
