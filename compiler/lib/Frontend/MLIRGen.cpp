@@ -1231,14 +1231,18 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   TValue step = given(2) ? *args.get(2) : TValue::ofInt(1);
   if (given(1))
     lower = *args.get(0), upper = *args.get(1);
-  if (step.isNumber() && step.intValue() <= 0)
-    fail(args.locs[2], "the range step must be positive");
+  if (step.isNumber() && step.intValue() == 0)
+    fail(args.locs[2], "range() arg 3 must not be zero");
+  // A negative step, as Triton takes it: a constant. The loop runs up
+  // from the end to the start and its variable counts down, start + end -
+  // the loop's own.
+  bool descending = step.isNumber() && step.intValue() < 0;
 
   if (isStatic) {
     int64_t lo = constInt(lower, iter->loc, "tl.static_range bound");
     int64_t hi = constInt(upper, iter->loc, "tl.static_range bound");
     int64_t st = constInt(step, iter->loc, "tl.static_range step");
-    for (int64_t i = lo; i < hi; i += st) {
+    for (int64_t i = lo; st > 0 ? i < hi : i > hi; i += st) {
       scope[target->name] = TValue::ofInt(i);
       gen(loop.body);
     }
@@ -1259,7 +1263,14 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   auto bound = [&](const TValue &v) {
     return cast(toValue(v, iter->loc, "range bound"), ivType, iter->loc);
   };
+  if (descending)
+    step = TValue::ofInt(-step.intValue());
   Value lb = bound(lower), ub = bound(upper), st = bound(step);
+  Value startPlusEnd;
+  if (descending) {
+    std::swap(lb, ub);
+    startPlusEnd = arith::AddIOp::create(builder, loc(iter->loc), lb, ub);
+  }
 
   std::vector<std::string> carried = loopCarried(loop.body, target->name);
   SmallVector<Value> inits;
@@ -1290,7 +1301,11 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
   Scope before = scope;
   mlir::Block *body = forOp.getBody();
   builder.setInsertionPointToStart(body);
-  scope[target->name] = TValue::ofValue(forOp.getInductionVar());
+  Value inductionVar = forOp.getInductionVar();
+  if (descending)
+    inductionVar = arith::SubIOp::create(builder, loc(iter->loc),
+                                         startPlusEnd, inductionVar);
+  scope[target->name] = TValue::ofValue(inductionVar);
   ValueRange iterArgs = forOp.getRegionIterArgs();
   for (auto [i, name] : llvm::enumerate(carried))
     scope[name] = fromCarried(entering[i], iterArgs);
@@ -1466,9 +1481,14 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
 TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
   if (value.kind == HostScalar::Kind::String) {
     StringRef text = StringRef(value.text).trim();
-    if (text.consume_front("tl.") || text.consume_front("triton.language."))
+    if (text.consume_front("tl.") || text.consume_front("triton.language.")) {
       if (Type t = dtypeNamed(&context, text))
         return TValue::ofDType(t);
+      // A dtype's repr in Triton: triton.language.fp32, triton.language.bf16.
+      if (!text.starts_with("*"))
+        if (Type t = parseTypeString(text))
+          return TValue::ofDType(t);
+    }
   }
   return TValue::of(value);
 }

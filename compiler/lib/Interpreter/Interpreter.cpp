@@ -690,8 +690,12 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           return fail(op, "reduction to " + llvm::Twine(result.size()) +
                               " elements at " + program());
         tile::ReduceKind kind = reduce.getKind();
-        // In order along the axis, rounding after each step, as a thread
-        // would add its own elements.
+        // Integers and extremes come out the same in any order. A float
+        // sum is added pairwise, halving, rounding after each step: the
+        // order of the GPU's shuffles between lanes, and as close to it as
+        // one order can be (a sum in order along the axis loses most of a
+        // bf16 row's precision, which no GPU reduction does).
+        std::vector<double> partial(static_cast<size_t>(length));
         for (int64_t o = 0; o < outer; ++o)
           for (int64_t i = 0; i < inner; ++i) {
             size_t first = size_t(o * length * inner + i);
@@ -706,14 +710,24 @@ LogicalResult Executor::executeTileOp(Operation *op) {
                                                       : std::min(acc, x);
               }
               result.ints[size_t(o * inner + i)] = acc;
+            } else if (kind == tile::ReduceKind::Sum) {
+              for (int64_t k = 0; k < length; ++k)
+                partial[size_t(k)] = source.floats[first + size_t(k * inner)];
+              for (int64_t n = length; n > 1;) {
+                int64_t half = (n + 1) / 2;
+                for (int64_t k = 0; k + half < n; ++k)
+                  partial[size_t(k)] = roundFloat(
+                      partial[size_t(k)] + partial[size_t(k + half)],
+                      source.kind);
+                n = half;
+              }
+              result.floats[size_t(o * inner + i)] = partial.front();
             } else {
               double acc = source.floats[first];
               for (int64_t k = 1; k < length; ++k) {
                 double x = source.floats[first + size_t(k * inner)];
-                acc = kind == tile::ReduceKind::Sum
-                          ? roundFloat(acc + x, source.kind)
-                      : kind == tile::ReduceKind::Max ? std::fmax(acc, x)
-                                                      : std::fmin(acc, x);
+                acc = kind == tile::ReduceKind::Max ? std::fmax(acc, x)
+                                                    : std::fmin(acc, x);
               }
               result.floats[size_t(o * inner + i)] = acc;
             }
