@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Captures one corpus's launches under real Triton and replays them through
+# tile-run (interpreter and GPU), on the GPU machine:
+#
+#   bench/realworld/run.sh CORPUS CHECKOUT TILE_RUN OUT [SECONDS]
+#
+# CORPUS names how its code is driven: liger (Liger-Kernel's ops tests,
+# test/transformers). CHECKOUT is the project's public repository, read in
+# place and never copied into tilec. Launches go to $OUT/capture, the
+# table to stdout and $OUT/replay.log, every result to $OUT/results.json,
+# mismatching launches with tile-run's buffers to $OUT/failures. SECONDS
+# bounds the capture (default 300): the tests run in parallel and each
+# kernel specialization is captured once, so the first minutes hold most
+# of what a corpus launches.
+set -uo pipefail
+corpus=$1 checkout=$(cd "$2" && pwd) tile_run=$3 out=$4 seconds=${5:-300}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mkdir -p "$out"
+export CAPTURE_DIR="$out/capture" CAPTURE_PER_SPECIALIZATION=1 PYTHONUNBUFFERED=1
+
+case $corpus in
+liger)
+  # The ops' own tests; the backends for other vendors and DSLs (cute,
+  # cutile, Ascend) and whole-model tests are not Triton kernels of theirs.
+  cd "$checkout"
+  export PYTHONPATH="$checkout/src:$checkout:$here"
+  tests=$(ls test/transformers/test_*.py | grep -v -E \
+    'cute|cutile|monkey_patch|trainer|auto_model|test_transformers|flex_attention|mm_int8int2')
+  timeout "$seconds" python3 -m pytest -q -n 16 -p triton_capture \
+    -p no:cacheprovider --timeout 90 $tests > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  ;;
+*)
+  echo "unknown corpus $corpus" >&2
+  exit 2
+  ;;
+esac
+
+python3 "$here/replay.py" --tile-run "$tile_run" --project "$corpus=$CAPTURE_DIR" \
+  --jobs 14 --json "$out/results.json" --keep-failures "$out/failures" \
+  > "$out/replay.log" 2>&1
+sed -n '/^== /,$p' "$out/replay.log"

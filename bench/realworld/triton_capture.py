@@ -1,0 +1,207 @@
+"""Records the launches of @triton.jit kernels as real Triton makes them, for
+replay.py to run again through tile-run.
+
+install(directory) hooks Triton's launch path (JITFunction.run): each launch
+it lets through is written to directory/NNNNN/ as launch.json (the kernel's
+source file and name, every argument by parameter name, the constexprs as
+the autotuner's and heuristics' choices left them, the grid, num_warps,
+num_stages) and, for each tensor, <name>.before.npy and <name>.after.npy:
+the tensor's memory from its first element to the end of its storage, as
+the kernel may address it. Launches made while the autotuner times its
+configs are not recorded; nor is more than `per_specialization` launches of
+one kernel with the same constexprs and dtypes, nor one whose tensors
+exceed `max_bytes` (counted in skipped.json with the reason).
+
+As a pytest plugin (-p triton_capture with bench/realworld on PYTHONPATH) it
+installs itself into $CAPTURE_DIR, and a project's own tests become the
+launches.
+"""
+import atexit
+import hashlib
+import inspect
+import json
+import os
+
+import numpy as np
+import torch
+
+# Tensor dtypes numpy lacks travel as their bits, with Triton's name.
+_BITS = {torch.bfloat16: (torch.int16, "bf16"),
+         torch.float8_e4m3fn: (torch.uint8, "fp8e4nv"),
+         torch.float8_e5m2: (torch.uint8, "fp8e5")}
+_TRITON_DTYPE = {torch.float32: "fp32", torch.float16: "fp16", torch.float64: "fp64",
+                 torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
+                 torch.int64: "i64", torch.uint8: "u8", torch.bool: "i1"}
+
+_state = {"directory": None, "count": 0, "skipped": {},
+          "suspended": 0, "per_specialization": 4, "max_bytes": 64 << 20}
+
+
+def _memory(t):
+    """`t`'s memory from its first element to its storage's end, flat."""
+    elements = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
+    return torch.as_strided(t, (max(elements, 0),), (1,), t.storage_offset())
+
+
+def _to_numpy(t):
+    flat = _memory(t).detach()
+    if flat.dtype in _BITS:
+        flat = flat.view(_BITS[flat.dtype][0])
+    return flat.cpu().numpy()
+
+
+def _dtype_name(t):
+    return _BITS[t.dtype][1] if t.dtype in _BITS else _TRITON_DTYPE.get(t.dtype, str(t.dtype))
+
+
+def _constexpr(value):
+    """A constexpr's value as launch.json keeps it: {"kind", "value"}."""
+    import triton.language as tl
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return {"kind": type(value).__name__, "value": value}
+    if isinstance(value, tl.dtype):
+        # As the dtype's repr spells it: triton.language.fp32.
+        return {"kind": "dtype", "value": "triton.language." + value.name}
+    if isinstance(value, tl.constexpr):
+        return _constexpr(value.value)
+    if isinstance(value, (tuple, list)):
+        return {"kind": "tuple", "value": [_constexpr(v) for v in value]}
+    fn = getattr(value, "fn", None)
+    if fn is not None and hasattr(fn, "__name__"):
+        return {"kind": "function", "value": fn.__name__}
+    return {"kind": "unknown", "value": repr(value)}
+
+
+def _claim(specialization):
+    """Whether this launch is among the first `per_specialization` of its
+    kernel and specialization, across every process capturing into the
+    directory (pytest-xdist's workers): each claims a marker file."""
+    digest = hashlib.sha1(repr(specialization).encode()).hexdigest()
+    markers = os.path.join(_state["directory"], "claimed")
+    os.makedirs(markers, exist_ok=True)
+    for n in range(_state["per_specialization"]):
+        try:
+            os.close(os.open(os.path.join(markers, f"{digest}.{n}"),
+                             os.O_CREAT | os.O_EXCL))
+            return True
+        except FileExistsError:
+            continue
+    return False
+
+
+def _skip(reason):
+    _state["skipped"][reason] = _state["skipped"].get(reason, 0) + 1
+
+
+def _record(fn, args, kwargs, grid):
+    params = fn.params
+    names = [p.name for p in params]
+    values = dict(zip(names, args))
+    options = {}
+    for key, value in kwargs.items():
+        (values if key in names else options)[key] = value
+    for p in params:
+        if p.name not in values and p.default is not inspect.Parameter.empty:
+            values[p.name] = p.default
+    if callable(grid):
+        grid = grid(dict(values, **options))
+    grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+
+    entries, tensors, key = [], {}, []
+    total = 0
+    for p in params:
+        value = values.get(p.name)
+        if p.is_constexpr:
+            entries.append({"name": p.name, "constexpr": _constexpr(value)})
+            key.append(repr(entries[-1]["constexpr"]))
+        elif isinstance(value, torch.Tensor):
+            total += _memory(value).numel() * value.element_size()
+            tensors[p.name] = value
+            entries.append({"name": p.name, "tensor": _dtype_name(value)})
+            key.append(entries[-1]["tensor"])
+        elif value is None or isinstance(value, (bool, int, float)):
+            entries.append({"name": p.name, "scalar": _constexpr(value)})
+            key.append(type(value).__name__)
+        else:
+            entries.append({"name": p.name, "other": type(value).__name__})
+            key.append(type(value).__name__)
+    if total > _state["max_bytes"]:
+        return _skip("tensors over the size limit")
+    pointers = {}
+    for name, t in tensors.items():
+        start = t.data_ptr()
+        end = start + _memory(t).numel() * t.element_size()
+        for other, (s, e) in pointers.items():
+            if start < e and s < end:
+                return _skip("aliased tensor arguments")
+        pointers[name] = (start, end)
+    source = inspect.getsourcefile(fn.fn)
+    if not _claim((source, fn.fn.__name__, tuple(key))):
+        return _skip("specialization already captured")
+
+    directory = os.path.join(_state["directory"], "%d-%05d" % (os.getpid(), _state["count"]))
+    _state["count"] += 1
+    os.makedirs(directory)
+    for name, t in tensors.items():
+        np.save(os.path.join(directory, name + ".before.npy"), _to_numpy(t))
+    record = {"file": source, "kernel": fn.fn.__name__, "module": fn.fn.__module__,
+              "grid": list(grid), "num_warps": options.get("num_warps", 4),
+              "num_stages": options.get("num_stages", 3),
+              "options": {k: repr(v) for k, v in options.items()
+                          if k not in ("num_warps", "num_stages")},
+              "params": entries}
+    return directory, record, tensors
+
+
+def _finish(captured):
+    directory, record, tensors = captured
+    torch.cuda.synchronize()
+    for name, t in tensors.items():
+        np.save(os.path.join(directory, name + ".after.npy"), _to_numpy(t))
+    with open(os.path.join(directory, "launch.json"), "w") as f:
+        json.dump(record, f, indent=1)
+
+
+def install(directory, per_specialization=4, max_bytes=64 << 20):
+    from triton.runtime import autotuner
+    from triton.runtime.jit import JITFunction
+
+    _state.update(directory=directory, per_specialization=per_specialization,
+                  max_bytes=max_bytes)
+    os.makedirs(directory, exist_ok=True)
+    run = JITFunction.run
+
+    def recording_run(self, *args, **kwargs):
+        captured = None
+        if not kwargs.get("warmup") and not _state["suspended"]:
+            try:
+                captured = _record(self, args, kwargs, kwargs.get("grid"))
+            except Exception as e:  # the harness must never break the project
+                _skip("capture failed: " + type(e).__name__)
+        result = run(self, *args, **kwargs)
+        if captured:
+            _finish(captured)
+        return result
+
+    JITFunction.run = recording_run
+    bench = autotuner.Autotuner._bench
+
+    def quiet_bench(self, *args, **kwargs):
+        _state["suspended"] += 1
+        try:
+            return bench(self, *args, **kwargs)
+        finally:
+            _state["suspended"] -= 1
+
+    autotuner.Autotuner._bench = quiet_bench
+
+    def write_skipped():
+        with open(os.path.join(directory, "skipped.%d.json" % os.getpid()), "w") as f:
+            json.dump(_state["skipped"], f, indent=1)
+
+    atexit.register(write_skipped)
+
+
+def pytest_configure(config):
+    install(os.environ["CAPTURE_DIR"],
+            int(os.environ.get("CAPTURE_PER_SPECIALIZATION", "4")))
