@@ -36,9 +36,10 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 
 // A tile of 6, 4 per thread over 128 threads (padded to 8, replicated 16
 // times: lane bits 1..4 and both warp bits move nowhere). Groups shrink to
-// 2 so that none straddles element 6. Loads and stores are predicated on
-// the position lying below 6, atomics also on owning it (those lane and
-// warp bits clear, so exactly one thread adds each real element), and the
+// 2 so that none straddles element 6. Loads are predicated on the position
+// lying below 6, stores and atomics on owning it (below 6, and those lane
+// and warp bits clear, so exactly one thread writes or adds each real
+// element, as in Triton), and the
 // owners' old values go through 8 padded slots of shared memory (32 bytes).
 // The max replaces padding by INT_MIN and combines the 2 distinct lanes.
 // CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32, tilegpu.shared_bytes = 32 : i32}
@@ -66,7 +67,7 @@ module attributes {tilegpu.num_warps = 1 : i32} {
 // CHECK: nvvm.barrier0
 // CHECK: st.shared.b32 {{.*}}, %[[OWN0]] :
 // CHECK: nvvm.barrier0
-// CHECK: st.global.v2.b32 {{.*}}, %[[VALID0]] :
+// CHECK: st.global.v2.b32 {{.*}}, %[[OWN0]] :
 // CHECK: st.global.v2.b32
 // CHECK: llvm.select %[[VALID0]], %{{.*}}, %[[INTMIN]] : i1, i32
 // CHECK-COUNT-1: nvvm.shfl.sync  bfly

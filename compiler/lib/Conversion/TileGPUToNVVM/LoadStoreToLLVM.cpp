@@ -79,15 +79,28 @@ SmallVector<Value> unpackWords(OpBuilder &b, Location loc, ArrayRef<Value> words
 }
 
 /// Per group starting at element `g`, the predicate of its access: its
-/// mask, and that it is no padding.
+/// mask, and that it is no padding; for a store, that this thread owns the
+/// group. A layout that replicates a tile (smaller than the CTA) gives
+/// several threads a copy of each element: as in Triton, only the owner
+/// stores it, so that a copy computed late, from a load that saw an
+/// earlier store of the same program (an in-place update, Liger's cross
+/// entropy gradient with 32 warps over 8 columns), never lands.
 struct GroupPredicate {
   ValueRange mask;
   SmallVector<Value> valid;
 
-  GroupPredicate(OpBuilder &b, Location loc, Value ptr, ValueRange mask)
+  GroupPredicate(OpBuilder &b, Location loc, Value ptr, ValueRange mask,
+                 bool ownersOnly = false)
       : mask(mask) {
-    if (auto type = dyn_cast<RankedTensorType>(ptr.getType()))
-      valid = emitValidity(b, loc, getThreadLayout(type));
+    auto type = dyn_cast<RankedTensorType>(ptr.getType());
+    if (!type)
+      return;
+    ThreadLayout layout = getThreadLayout(type);
+    // Owners hold no padding: ownership implies validity.
+    if (ownersOnly)
+      valid = emitOwnership(b, loc, layout);
+    if (valid.empty())
+      valid = emitValidity(b, loc, layout);
   }
 
   Value operator()(OpBuilder &b, Location loc, unsigned g) const {
@@ -202,7 +215,8 @@ struct StoreToLLVM : OpConversionPattern<tile::StoreOp> {
     unsigned width = groupWidth(op, op.getPtr(), widths, n);
     Type memType = getMemoryType(values.front().getType());
     Packing p(width, getMemoryBits(memType));
-    GroupPredicate predicate(rewriter, loc, op.getPtr(), adaptor.getMask());
+    GroupPredicate predicate(rewriter, loc, op.getPtr(), adaptor.getMask(),
+                             /*ownersOnly=*/true);
 
     for (unsigned g = 0; g < n; g += width) {
       Value pred = predicate(rewriter, loc, g);
