@@ -8,6 +8,7 @@
 #include "MLIRGenImpl.h"
 
 #include "tilec/Frontend/HostScalar.h"
+#include "tilec/Frontend/Parser.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -15,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
 #include <set>
 
 using namespace mlir;
@@ -1480,6 +1482,8 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
 /// None, or a string in quotes ('ieee' or "ieee", without escapes).
 TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
   if (value.kind == HostScalar::Kind::String) {
+    if (std::optional<TValue> written = constexprExpression(value.text))
+      return *written;
     StringRef text = StringRef(value.text).trim();
     if (text.consume_front("tl.") || text.consume_front("triton.language.")) {
       if (Type t = dtypeNamed(&context, text))
@@ -1491,6 +1495,48 @@ TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
     }
   }
   return TValue::of(value);
+}
+
+std::optional<TValue> MLIRGenImpl::constexprExpression(StringRef text) {
+  text = text.trim();
+  // Python's own spelling of what a HostScalar cannot hold: a tuple or list
+  // ("(2, 3)", "[16, 16]") or a @triton.jit function of the file or of a
+  // module it imports ("helper", "utils.helper"). Any other text stays a
+  // string, as -D documents ("mean" is not a name looked up).
+  bool sequence = text.starts_with("(") || text.starts_with("[");
+  bool name = !text.empty() && !sequence &&
+              llvm::all_of(text, [](char c) {
+                return llvm::isAlnum(c) || c == '_' || c == '.';
+              }) &&
+              !llvm::isDigit(text.front());
+  if (!sequence && !name)
+    return std::nullopt;
+  SourceError error;
+  std::unique_ptr<ast::Module> parsed = parseModule(
+      ("__constexpr__ = (" + text + ")\n").str(), "<constexpr>", error);
+  if (!parsed || parsed->globals.size() != 1)
+    return std::nullopt;
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
+  Scope outer = std::exchange(scope, {});
+  std::optional<TValue> value;
+  try {
+    value = gen(*parsed->globals.front()->value);
+  } catch (const GenError &) {
+  }
+  scope = std::move(outer);
+  std::function<bool(const TValue &)> constant = [&](const TValue &v) {
+    if (v.kind == TValue::Kind::Tuple)
+      return llvm::all_of(v.elements, constant);
+    return v.isScalar() || v.kind == TValue::Kind::DType ||
+           v.kind == TValue::Kind::Function;
+  };
+  if (!value || (value->kind != TValue::Kind::Tuple &&
+                 value->kind != TValue::Kind::Function) ||
+      !constant(*value))
+    return std::nullopt;
+  constexprSources.push_back(std::move(parsed));
+  return value;
 }
 
 std::optional<TValue> MLIRGenImpl::parseConstant(StringRef text) {
@@ -1651,21 +1697,36 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   /// runtime parameters.
   std::vector<std::tuple<std::string, size_t, DescriptorParam>> descriptors;
   NamedAttrList constexprAttrs;
+  // How tile.constexprs records a value: a tuple as an array, a function
+  // by its name.
+  std::function<Attribute(const TValue &)> constexprAttr =
+      [&](const TValue &constant) -> Attribute {
+    switch (constant.kind) {
+    case TValue::Kind::None:
+      return builder.getUnitAttr();
+    case TValue::Kind::Float:
+      return builder.getF64FloatAttr(constant.scalar.floatValue);
+    case TValue::Kind::Bool:
+      return builder.getBoolAttr(constant.intValue());
+    case TValue::Kind::String:
+      return builder.getStringAttr(constant.text());
+    case TValue::Kind::DType:
+      return builder.getStringAttr(describeDType(constant.type));
+    case TValue::Kind::Function:
+      return builder.getStringAttr(constant.function->name);
+    case TValue::Kind::Tuple: {
+      SmallVector<Attribute> elements;
+      for (const TValue &e : constant.elements)
+        elements.push_back(constexprAttr(e));
+      return builder.getArrayAttr(elements);
+    }
+    default:
+      return builder.getI64IntegerAttr(constant.intValue());
+    }
+  };
   auto bindConstexpr = [&](const std::string &name, const TValue &constant) {
     scope[name] = constant;
-    Attribute attr =
-        constant.kind == TValue::Kind::None
-            ? (Attribute)builder.getUnitAttr()
-        : constant.kind == TValue::Kind::Float
-            ? (Attribute)builder.getF64FloatAttr(constant.scalar.floatValue)
-        : constant.kind == TValue::Kind::Bool
-            ? (Attribute)builder.getBoolAttr(constant.intValue())
-        : constant.kind == TValue::Kind::String
-            ? (Attribute)builder.getStringAttr(constant.text())
-        : constant.kind == TValue::Kind::DType
-            ? (Attribute)builder.getStringAttr(describeDType(constant.type))
-            : (Attribute)builder.getI64IntegerAttr(constant.intValue());
-    constexprAttrs.append(name, attr);
+    constexprAttrs.append(name, constexprAttr(constant));
   };
   // Integer arguments specialized to 1 (":1", as Triton's) are constexprs
   // of the kernel, not parameters; they still take their place among the

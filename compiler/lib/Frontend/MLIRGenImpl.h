@@ -324,6 +324,11 @@ public:
   /// constexprs): a string that spells a dtype as Triton code writes one
   /// ("tl.float32", "triton.language.float32") is that dtype.
   TValue constexprOf(const HostScalar &value);
+  /// A constexpr from outside written as Python writes a tuple or a
+  /// function ("(2, 3)", "helper"): its value, or nothing for other text.
+  std::optional<TValue> constexprExpression(llvm::StringRef text);
+  /// The parses of those, which their values may point into.
+  std::vector<std::unique_ptr<ast::Module>> constexprSources;
   /// A --signature constant: a literal (HostScalar::parseLiteral) or a
   /// dtype ("tl.float16"); nothing for other text.
   std::optional<TValue> parseConstant(llvm::StringRef text);
