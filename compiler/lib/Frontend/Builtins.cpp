@@ -452,9 +452,14 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
     current = owner->second;
   scope = std::move(inner);
   returned.reset();
+  // The helper's own statements may return early, as the kernel's may;
+  // what follows an `if` in the caller is not the helper's to run.
+  auto savedFollowers = std::exchange(followers, {});
+  kernelFlow.insert(&function.body);
   ++callDepth;
   gen(function.body);
   --callDepth;
+  followers = std::move(savedFollowers);
   TValue result = returned ? *returned : TValue::none();
   scope = std::move(saved);
   current = savedModule;

@@ -996,11 +996,43 @@ void MLIRGenImpl::genFollowers() {
   followers = std::move(all);
 }
 
-/// An `if` of the kernel's own statements, or of an `if` among them, with a
-/// `return` in a branch (at any depth, outside loops), as Triton's
-/// unstructured control flow allows: each branch that does not return
-/// continues with what follows the `if`, and then with what follows each
-/// enclosing `if`, so that the program ends on every path.
+/// The runtime values of a value a function returns, flattened (numbers
+/// in their default types); `like` fixes the structure both paths share.
+static bool flattenReturned(MLIRGenImpl &g, const TValue &v, const TValue &like,
+                            SmallVector<Value> &out, const ast::Location &l) {
+  if (like.kind == TValue::Kind::Tuple) {
+    if (v.kind != TValue::Kind::Tuple || v.elements.size() != like.elements.size())
+      return false;
+    for (auto [e, f] : llvm::zip(v.elements, like.elements))
+      if (!flattenReturned(g, e, f, out, l))
+        return false;
+    return true;
+  }
+  if (v.kind == TValue::Kind::Tuple || !(v.isRuntime() || v.isNumber()))
+    return false;
+  out.push_back(g.toValue(v, l, "the returned value"));
+  return true;
+}
+
+/// `like` remade from the front of `values` (flattenReturned's inverse).
+static TValue unflattenReturned(const TValue &like, ValueRange &values) {
+  if (like.kind == TValue::Kind::Tuple) {
+    std::vector<TValue> elements;
+    for (const TValue &e : like.elements)
+      elements.push_back(unflattenReturned(e, values));
+    return TValue::ofTuple(std::move(elements));
+  }
+  TValue v = TValue::ofValue(values.front(), like.isUnsigned);
+  values = values.drop_front();
+  return v;
+}
+
+/// An `if` of a function's own statements (the kernel's or a helper's), or
+/// of an `if` among them, with a `return` in a branch (at any depth,
+/// outside loops), as Triton's unstructured control flow allows: each
+/// branch that does not return continues with what follows the `if`, and
+/// then with what follows each enclosing `if`, so that the function ends
+/// on every path; the `if` yields what each path returns.
 void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
                                  const ast::Block &block, size_t rest) {
   TValue cond = gen(*branch.cond);
@@ -1013,7 +1045,8 @@ void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
     if (!returned)
       genFollowers();
     followers.pop_back();
-    returned = TValue::none();
+    if (!returned)
+      returned = TValue::none();
     return;
   }
   Value c = cast(cond.value, builder.getI1Type(), branch.cond->loc);
@@ -1022,23 +1055,55 @@ void MLIRGenImpl::genEarlyReturn(const ast::IfStmt &branch,
   auto ifOp = scf::IfOp::create(builder, loc(branch.loc), TypeRange{}, c,
                                 /*withElseRegion=*/true);
   Scope before = scope;
-  for (auto [body, region] : {std::pair(&branch.then, ifOp.thenBlock()),
-                              std::pair(&branch.orelse, ifOp.elseBlock())}) {
+  TValue results[2];
+  mlir::Block *regions[2] = {ifOp.thenBlock(), ifOp.elseBlock()};
+  const ast::Block *bodies[2] = {&branch.then, &branch.orelse};
+  for (int i = 0; i < 2; ++i) {
     scope = before;
     returned.reset();
-    builder.setInsertionPoint(region->getTerminator());
-    kernelFlow.insert(body);
-    genStatements(*body, 0);
+    builder.setInsertionPoint(regions[i]->getTerminator());
+    kernelFlow.insert(bodies[i]);
+    genStatements(*bodies[i], 0);
     if (!returned)
       genFollowers();
-    if (returned && returned->kind != TValue::Kind::None)
-      fail(branch.loc, "a kernel cannot return a value");
+    results[i] = returned ? *returned : TValue::none();
   }
   followers.pop_back();
-  // Every path has returned; nothing follows the `if`.
   builder.setInsertionPointAfter(ifOp);
   scope = before;
-  returned = TValue::none();
+  if (results[0].kind == TValue::Kind::None &&
+      results[1].kind == TValue::Kind::None) {
+    // Every path has returned nothing; nothing follows the `if`.
+    returned = TValue::none();
+    return;
+  }
+  // The paths' values meet as the `if`'s results, of one type each.
+  SmallVector<Value> yields[2];
+  for (int i = 0; i < 2; ++i) {
+    builder.setInsertionPoint(regions[i]->getTerminator());
+    if (!flattenReturned(*this, results[i], results[0], yields[i],
+                         branch.loc))
+      fail(branch.loc, "the function returns " + describe(results[0]) +
+                           " on one path and " + describe(results[1]) +
+                           " on another");
+  }
+  for (auto [a, b] : llvm::zip(yields[0], yields[1]))
+    if (a.getType() != b.getType())
+      fail(branch.loc, "the function returns " + describe(a.getType()) +
+                           " on one path and " + describe(b.getType()) +
+                           " on another; Triton needs one type");
+  builder.setInsertionPoint(ifOp);
+  auto merged = scf::IfOp::create(builder, loc(branch.loc),
+                                  ValueRange(yields[0]).getTypes(), c,
+                                  /*withElseRegion=*/true);
+  merged.getThenRegion().takeBody(ifOp.getThenRegion());
+  merged.getElseRegion().takeBody(ifOp.getElseRegion());
+  ifOp.erase();
+  merged.thenBlock()->getTerminator()->setOperands(yields[0]);
+  merged.elseBlock()->getTerminator()->setOperands(yields[1]);
+  builder.setInsertionPointAfter(merged);
+  ValueRange values = merged.getResults();
+  returned = unflattenReturned(results[0], values);
 }
 
 /// Binds `value` to an assignment target.
@@ -1152,10 +1217,9 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
       builder.setInsertionPoint(block->getTerminator());
       gen(body);
       if (returned)
-        fail(s.loc, "'return' inside an 'if' is supported in a kernel's own "
-                    "statements and the 'if's among them, not inside a loop "
-                    "(nor does Triton allow it there) or in a function the "
-                    "kernel calls");
+        fail(s.loc, "'return' inside an 'if' is supported in a function's "
+                    "own statements and the 'if's among them, not inside a "
+                    "loop (nor does Triton allow it there)");
       return scope;
     };
     Scope thenScope = genBranch(branch->then, ifOp.thenBlock());

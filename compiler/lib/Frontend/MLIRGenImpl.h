@@ -448,8 +448,9 @@ public:
   /// debug builds.
   void genDeviceAssert(const TValue &cond, const TValue *mask,
                        const std::string &message, const ast::Location &l);
-  /// The kernel's own statements, and the branches of the `if`s among
-  /// them that return early: an `if` in one of these may return early.
+  /// The statements of the kernel and of the functions it calls, and the
+  /// branches of the `if`s among them that return early: an `if` in one of
+  /// these may return early.
   llvm::SmallPtrSet<const ast::Block *, 8> kernelFlow;
   /// While generating inside an `if` that returns early: the statements
   /// that follow it and each enclosing such `if`, innermost last.
