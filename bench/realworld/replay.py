@@ -51,6 +51,8 @@ def command(args, launch, directory, backend, out):
            "--grid", ",".join(map(str, launch["grid"])), "--backend", backend,
            "--num-warps", str(launch["num_warps"]),
            "--num-stages", str(launch["num_stages"]), "-o", out]
+    for path in args.import_path:
+        cmd += ["-I", path]
     signature, special = [], False
     for p in launch["params"]:
         entry = ""
@@ -60,6 +62,11 @@ def command(args, launch, directory, backend, out):
             cmd.append(os.path.join(directory, p["name"] + ".before.npy"))
             if p["tensor"] in ("bf16", "fp8e4nv", "fp8e5", "i1"):
                 entry, special = "*" + p["tensor"], True
+        elif "descriptor" in p:
+            d = p["descriptor"]
+            cmd.append(os.path.join(directory, p["name"] + ".before.npy"))
+            cmd += [str(v) for v in d["shape"] + d["strides"]]
+            entry, special = f"tensordesc<{d['dtype']}{d['block']}>", True
         elif "scalar" in p:
             value = p["scalar"]
             if value["kind"] == "NoneType":
@@ -104,6 +111,8 @@ def bf16_values(bits):
 def compare(launch, directory, out):
     """The first buffer that differs from Triton's, or None."""
     for p in launch["params"]:
+        if "descriptor" in p:
+            p = {"name": p["name"], "tensor": p["descriptor"]["dtype"]}
         if "tensor" not in p:
             continue
         want = np.load(os.path.join(directory, p["name"] + ".after.npy"))
@@ -184,6 +193,8 @@ def main():
     parser.add_argument("--backends", default="interp,cuda")
     parser.add_argument("--interp-timeout", type=float, default=120)
     parser.add_argument("--jobs", type=int, default=os.cpu_count())
+    parser.add_argument("-I", dest="import_path", action="append", default=[],
+                        help="a directory tile-run searches for imported modules")
     parser.add_argument("--json")
     parser.add_argument("--keep-failures", metavar="DIR",
                         help="copy each mismatching launch here, with tile-run's buffers")

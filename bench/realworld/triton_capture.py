@@ -119,6 +119,17 @@ def _record(fn, args, kwargs, grid):
             tensors[p.name] = value
             entries.append({"name": p.name, "tensor": _dtype_name(value)})
             key.append(entries[-1]["tensor"])
+        elif type(value).__name__ == "TensorDescriptor":
+            # A host descriptor: its base's memory, and its shape, strides
+            # and block as tile-run's tensordesc parameter takes them.
+            base = value.base
+            total += _memory(base).numel() * base.element_size()
+            tensors[p.name] = base
+            entries.append({"name": p.name, "descriptor": {
+                "dtype": _dtype_name(base), "shape": [int(d) for d in value.shape],
+                "strides": [int(d) for d in value.strides],
+                "block": [int(d) for d in value.block_shape]}})
+            key.append(repr(entries[-1]["descriptor"]["block"]) + _dtype_name(base))
         elif value is None or isinstance(value, (bool, int, float)):
             entries.append({"name": p.name, "scalar": _constexpr(value)})
             key.append(type(value).__name__)
