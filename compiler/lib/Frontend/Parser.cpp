@@ -151,6 +151,7 @@ private:
   ExprPtr parseComprehension(Location l, ComprehensionExpr::Result result,
                              ExprPtr key, ExprPtr element);
   bool parseHostFunction(FunctionDef fn);
+  void promoteWrappedFunctions();
   bool startsExpr(TokenKind k) const;
   std::optional<CompareOp> peekCompareOp(unsigned &numTokens) const;
 
@@ -181,6 +182,7 @@ std::unique_ptr<Module> Parser::parseModule() {
   while (!failed) {
     switch (cur().kind) {
     case TokenKind::EndOfFile:
+      promoteWrappedFunctions();
       return result;
     case TokenKind::Newline:
       advance();
@@ -394,6 +396,60 @@ bool Parser::parseFunctionDef(std::vector<FunctionDef> &out) {
     return false;
   out.push_back(std::move(fn));
   return true;
+}
+
+/// `f = triton.jit(f)`, then maybe `f = triton.heuristics({...})(f)`: a
+/// function made a kernel by calls at module level rather than by
+/// decorators, as Python (and so Triton) takes them. The function moves
+/// from the host definitions to the module's functions with the callees as
+/// its decorators (outermost first), and the assignment goes.
+void Parser::promoteWrappedFunctions() {
+  auto &globals = module->globals;
+  for (auto it = globals.begin(); it != globals.end();) {
+    AssignStmt &assign = **it;
+    auto *target = assign.targets.size() == 1
+                       ? llvm::dyn_cast<NameExpr>(assign.targets[0].get())
+                       : nullptr;
+    std::vector<ExprPtr *> wrappers; // outermost first
+    Expr *inner = assign.value.get();
+    while (auto *call = llvm::dyn_cast_or_null<CallExpr>(inner)) {
+      if (call->args.size() != 1 || !call->keywords.empty())
+        break;
+      wrappers.push_back(&call->callee);
+      inner = call->args[0].get();
+    }
+    auto *wrapped = llvm::dyn_cast_or_null<NameExpr>(inner);
+    if (!target || !wrapped || wrappers.empty() ||
+        wrapped->name != target->name) {
+      ++it;
+      continue;
+    }
+    auto fn = llvm::find_if(module->functions, [&](const FunctionDef &f) {
+      return f.name == wrapped->name;
+    });
+    if (fn == module->functions.end()) {
+      auto host = llvm::find_if(module->hostDefs, [&](const HostDef &d) {
+        return d.name == wrapped->name && d.function;
+      });
+      bool jit = llvm::any_of(wrappers, [](ExprPtr *w) {
+        return isJitDecorator(*w);
+      });
+      if (host == module->hostDefs.end() || !jit) {
+        ++it;
+        continue;
+      }
+      module->functions.push_back(std::move(*host->function));
+      module->hostDefs.erase(host);
+      fn = std::prev(module->functions.end());
+    }
+    std::vector<ExprPtr> decorators;
+    for (ExprPtr *w : wrappers)
+      decorators.push_back(std::move(*w));
+    for (ExprPtr &d : fn->decorators)
+      decorators.push_back(std::move(d));
+    fn->decorators = std::move(decorators);
+    it = globals.erase(it);
+  }
 }
 
 /// A host function is parsed where its body is Python the parser reads, so
