@@ -55,9 +55,11 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 }
 
 /// How fp32 operands are multiplied: `input_precision` or `allow_tf32`, or
-/// tf32, Triton's default on NVIDIA GPUs.
-static tile::InputPrecision precisionArg(MLIRGenImpl &g,
-                                         const BoundArgs &args) {
+/// tf32, Triton's default on NVIDIA GPUs. `bf16Parts` is set for bf16x3
+/// (3) and bf16x6 (6): each operand split into bfloat16 parts, multiplied
+/// part by part.
+static tile::InputPrecision precisionArg(MLIRGenImpl &g, const BoundArgs &args,
+                                         unsigned &bf16Parts) {
   auto given = [&](unsigned i) {
     return args.get(i) && args.get(i)->kind != TValue::Kind::None;
   };
@@ -82,12 +84,16 @@ static tile::InputPrecision precisionArg(MLIRGenImpl &g,
   if (std::optional<tile::InputPrecision> p =
           tile::symbolizeInputPrecision(name))
     return *p;
-  if (name == "bf16x3" || name == "bf16x6" || name == "hf32")
-    g.fail(l, "tl.dot: input_precision \"" + v.text() +
-                  "\" is not supported by tilec (Triton has it on some "
-                  "targets only); use \"tf32\", \"tf32x3\" or \"ieee\"");
-  g.fail(l, "tl.dot: input_precision must be \"tf32\", \"tf32x3\" or "
-            "\"ieee\", got \"" +
+  if (name == "bf16x3" || name == "bf16x6") {
+    bf16Parts = name == "bf16x3" ? 3 : 6;
+    return tile::InputPrecision::IEEE;
+  }
+  if (name == "hf32")
+    g.fail(l, "tl.dot: input_precision \"hf32\" is AMD's, not supported by "
+              "tilec; use \"tf32\", \"tf32x3\", \"bf16x3\", \"bf16x6\" "
+              "or \"ieee\"");
+  g.fail(l, "tl.dot: input_precision must be \"tf32\", \"tf32x3\", "
+            "\"bf16x3\", \"bf16x6\" or \"ieee\", got \"" +
                 v.text() + "\"");
 }
 
@@ -142,7 +148,8 @@ TValue MLIRGenImpl::genDot(const BoundArgs &args, const ast::CallExpr &c) {
   SmallVector<int64_t> shape(as.drop_back());
   shape.push_back(bs[rank - 1]);
 
-  tile::InputPrecision precision = precisionArg(*this, args);
+  unsigned bf16Parts = 0;
+  tile::InputPrecision precision = precisionArg(*this, args, bf16Parts);
 
   // The accumulator's dtype.
   Type outDType = builder.getF32Type();
@@ -211,8 +218,38 @@ TValue MLIRGenImpl::genDot(const BoundArgs &args, const ast::CallExpr &c) {
     acc = arith::ConstantOp::create(
         builder, location,
         DenseElementsAttr::get(resultType, builder.getZeroAttr(result)));
+  if (bf16Parts && element.isF32())
+    return TValue::ofValue(bf16SplitDot(a, b, acc, bf16Parts, c.loc));
   return TValue::ofValue(tile::DotOp::create(builder, location, a, b, acc,
                                              precision, maxImprecise));
+}
+
+Value MLIRGenImpl::bf16SplitDot(Value a, Value b, Value acc, unsigned parts,
+                                const ast::Location &l) {
+  // x = hi + mid + lo, each a bfloat16 of what the ones before it leave.
+  Type bf16 = builder.getBF16Type(), f32 = builder.getF32Type();
+  auto split = [&](Value x) {
+    SmallVector<Value> pieces;
+    for (int i = 0; i < 3; ++i) {
+      Value piece = cast(x, bf16, l);
+      pieces.push_back(piece);
+      if (i < 2)
+        x = arith::SubFOp::create(builder, loc(l), x, cast(piece, f32, l));
+    }
+    return pieces;
+  };
+  SmallVector<Value> as = split(a), bs = split(b);
+  // The products that matter, the smallest first so that they are not
+  // lost against the large ones: bf16x3 keeps those of the high and
+  // middle parts, bf16x6 also the low parts' and mid * mid.
+  SmallVector<std::pair<int, int>> products =
+      parts == 3 ? SmallVector<std::pair<int, int>>{{1, 0}, {0, 1}, {0, 0}}
+                 : SmallVector<std::pair<int, int>>{
+                       {2, 0}, {0, 2}, {1, 1}, {1, 0}, {0, 1}, {0, 0}};
+  for (auto [i, j] : products)
+    acc = tile::DotOp::create(builder, loc(l), as[i], bs[j], acc,
+                              tile::InputPrecision::IEEE, IntegerAttr());
+  return acc;
 }
 
 // out_dtype defaults to None, not Triton's tl.float32: without it the dot

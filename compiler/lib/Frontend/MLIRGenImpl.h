@@ -380,6 +380,10 @@ public:
   static bool isLibdeviceFunction(llvm::StringRef name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const BoundArgs &args, const ast::CallExpr &call);
+  /// acc + a @ b of fp32 tiles as `parts` (3 or 6) products of their
+  /// bfloat16 parts: input_precision bf16x3 and bf16x6.
+  mlir::Value bf16SplitDot(mlir::Value a, mlir::Value b, mlir::Value acc,
+                           unsigned parts, const ast::Location &l);
   /// tl.trans, tl.reshape, tl.join, tl.split and the other shape functions
   /// (Shapes.cpp).
   TValue genShape(const BoundArgs &args, const ast::CallExpr &call);
