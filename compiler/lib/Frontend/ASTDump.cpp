@@ -239,6 +239,14 @@ void Dumper::dump(const Stmt &stmt) {
       nested(*assertStmt.message);
     return;
   }
+  case StmtKind::Raise: {
+    const auto &raise = llvm::cast<RaiseStmt>(stmt);
+    line() << "Raise";
+    end(stmt.loc);
+    if (raise.exception)
+      nested(*raise.exception);
+    return;
+  }
   }
 }
 

@@ -379,6 +379,10 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
   case TValue::Kind::Function:
     return callFunction(*callee.function, c);
   default:
+    // A name given from outside that is a string and names a function
+    // (constexprExpression): called, it is the function.
+    if (callee.kind == TValue::Kind::String && callee.function)
+      return callFunction(*callee.function, c);
     fail(c.loc, describe(callee) + " is not callable");
   }
 }

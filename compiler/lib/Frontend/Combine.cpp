@@ -120,7 +120,8 @@ TValue MLIRGenImpl::genCombine(const BoundArgs &args, const ast::CallExpr &c) {
   Combiner combiner;
   if (isReduce || !isCumulative) {
     const TValue &f = *args.get(Third);
-    if (f.kind != TValue::Kind::Function || !f.function)
+    if ((f.kind != TValue::Kind::Function && f.kind != TValue::Kind::String) ||
+        !f.function)
       fail(args.locs[Third], "the combine_fn of " + name +
                                  " must be a @triton.jit function, got " +
                                  describe(f));

@@ -800,6 +800,8 @@ HostEvaluator::Flow HostEvaluator::run(const Block &block,
                                        : std::string()));
       break;
     }
+    case StmtKind::Raise:
+      fail(stmt->loc, "host code raised " + ast::describeRaise(*stmt));
     }
   }
   return Flow::Next;

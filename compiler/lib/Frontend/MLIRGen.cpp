@@ -1169,6 +1169,11 @@ void MLIRGenImpl::gen(const ast::Stmt &s) {
     returned = ret.value ? gen(*ret.value) : TValue::none();
     return;
   }
+  case StmtKind::Raise:
+    // Triton generates only the constexpr branches taken: a `raise` it
+    // reaches is the kernel's own error.
+    fail(s.loc, "the kernel raises " + ast::describeRaise(s) +
+                    " here, at compile time");
   case StmtKind::Assert: {
     const auto &a = llvm::cast<AssertStmt>(s);
     TValue cond = gen(*a.cond);
@@ -1565,8 +1570,10 @@ std::optional<TValue> MLIRGenImpl::constexprExpression(StringRef text) {
   text = text.trim();
   // Python's own spelling of what a HostScalar cannot hold: a tuple or list
   // ("(2, 3)", "[16, 16]") or a @triton.jit function of the file or of a
-  // module it imports ("helper", "utils.helper"). Any other text stays a
-  // string, as -D documents ("mean" is not a name looked up).
+  // module it imports ("helper", "utils.helper"). A bare name is also the
+  // string it spells (the matmul tutorial's ACTIVATION="leaky_relu" names
+  // a function and is compared as a string): the value is that string,
+  // and calling it calls the function. Any other text is just a string.
   bool sequence = text.starts_with("(") || text.starts_with("[");
   bool name = !text.empty() && !sequence &&
               llvm::all_of(text, [](char c) {
@@ -1600,6 +1607,11 @@ std::optional<TValue> MLIRGenImpl::constexprExpression(StringRef text) {
       !constant(*value))
     return std::nullopt;
   constexprSources.push_back(std::move(parsed));
+  if (value->kind == TValue::Kind::Function) {
+    TValue named = TValue::ofString(text.str());
+    named.function = value->function;
+    return named;
+  }
   return value;
 }
 

@@ -707,10 +707,22 @@ bool Parser::parseSimpleStatement(Block &out) {
   case TokenKind::kw_import:
   case TokenKind::kw_from:
     return error("imports are only allowed at module level");
+  case TokenKind::kw_raise: {
+    advance();
+    ExprPtr exception;
+    if (!isSimpleStatementEnd(cur().kind)) {
+      exception = parseTest();
+      if (!exception)
+        return false;
+      if (consumeIf(TokenKind::kw_from) && !parseTest())
+        return false;
+    }
+    out.push_back(std::make_unique<RaiseStmt>(l, std::move(exception)));
+    return true;
+  }
   case TokenKind::kw_global:
   case TokenKind::kw_nonlocal:
   case TokenKind::kw_del:
-  case TokenKind::kw_raise:
   case TokenKind::kw_yield:
     return error(Twine("'") + getTokenSpelling(cur().kind) +
                  "' statements are not supported");

@@ -310,7 +310,7 @@ struct HostExpr : Expr {
 
 enum class StmtKind {
   Expr, Assign, AugAssign, If, For, While, Return, Pass, Break, Continue,
-  Assert,
+  Assert, Raise,
 };
 
 struct Stmt {
@@ -415,6 +415,31 @@ struct AssertStmt : Stmt {
   ExprPtr cond;
   ExprPtr message; // may be null
 };
+
+/// `raise exc [from cause]`: in a kernel, an error where code generation
+/// reaches it (a constexpr branch Triton never visits may hold one).
+struct RaiseStmt : Stmt {
+  RaiseStmt(Location loc, ExprPtr exception)
+      : Stmt(StmtKind::Raise, std::move(loc)), exception(std::move(exception)) {}
+  static bool classof(const Stmt *s) { return s->kind == StmtKind::Raise; }
+  ExprPtr exception; // may be null (a bare `raise`)
+};
+
+/// How errors name what a `raise` raises: "ValueError: Unknown dtype" for
+/// `raise ValueError("Unknown dtype")`, "an exception" where it is not
+/// spelled so plainly.
+inline std::string describeRaise(const Stmt &stmt) {
+  const Expr *e = llvm::cast<RaiseStmt>(stmt).exception.get();
+  const auto *call = llvm::dyn_cast_or_null<CallExpr>(e);
+  const Expr *type = call ? call->callee.get() : e;
+  const auto *name = llvm::dyn_cast_or_null<NameExpr>(type);
+  if (!name)
+    return "an exception";
+  const auto *text = call && call->args.size() == 1
+                         ? llvm::dyn_cast<StringExpr>(call->args[0].get())
+                         : nullptr;
+  return name->name + (text ? ": " + text->value : "");
+}
 
 //===----------------------------------------------------------------------===//
 // Module
