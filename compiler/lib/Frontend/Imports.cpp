@@ -117,28 +117,22 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     }
     resolving.emplace_back(key, candidates.front());
     std::optional<TValue> value;
-    std::string firstError;
+    std::optional<std::string> firstError;
     for (const ast::Import *import : candidates) {
-      std::string error;
-      value = resolveImport(*import, error);
+      ImportFailure why;
+      value = resolveImport(*import, why);
       if (value)
         break;
-      if (firstError.empty())
-        firstError = "'" + name + "' " + error + " (imported at " +
-                     describeLine(import->loc, use) + ")";
+      // "'rsqrt' is triton.language.rsqrt (imported at line 3), which
+      // tilec does not support".
+      if (!firstError)
+        firstError = "'" + name + "' " + why.what + " (imported at " +
+                     describeLine(import->loc, use) + ")" +
+                     (why.which.empty() ? "" : ", which " + why.which);
     }
     resolving.pop_back();
-    if (!value) {
-      size_t split = firstError.find(" (imported at ");
-      // Triton's names read "... (imported at line 3), which tilec does not
-      // support": the reason after the line.
-      std::string reason = firstError.substr(0, split);
-      std::string line = firstError.substr(split);
-      auto comma = reason.find(", which");
-      if (comma != std::string::npos)
-        fail(use, reason.substr(0, comma) + line + reason.substr(comma));
-      fail(use, firstError);
-    }
+    if (!value)
+      fail(use, *firstError);
     m.pendingImports.erase(name);
     m.globals[name] = *value;
     return value;
@@ -222,7 +216,7 @@ std::string MLIRGenImpl::importedPath(const ast::Import &import) {
 }
 
 std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
-                                                 std::string &why) {
+                                                 ImportFailure &why) {
   std::string searched = "not on tilec's search path (" +
                          llvm::join(loader.searchPath(), ", ") +
                          "; add its root with -I or TILEC_PATH)";
@@ -232,11 +226,11 @@ std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
     if (StringRef(import.module).split('.').first == "triton") {
       if (std::optional<TValue> value = tritonImport(path))
         return value;
-      why = "is " + path + ", which tilec does not support";
+      why = {"is " + path, "tilec does not support"};
       return std::nullopt;
     }
     if (!loadModule(import.module, import.loc)) {
-      why = "is module '" + import.module + "', which is " + searched;
+      why = {"is module '" + import.module + "'", "is " + searched};
       return std::nullopt;
     }
     return loadModule(path, import.loc);
@@ -244,28 +238,29 @@ std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
 
   // `from [.]a.b import c [as d]`
   std::optional<std::string> absolute =
-      loader.absoluteName(*current->source, import.level, import.module, why);
+      loader.absoluteName(*current->source, import.level, import.module,
+                          why.what);
   if (!absolute) {
-    why = "cannot be imported: " + why;
+    why.what = "cannot be imported: " + why.what;
     return std::nullopt;
   }
   if (import.level == 0 && StringRef(*absolute).split('.').first == "triton") {
     std::string path = *absolute + "." + import.name;
     if (std::optional<TValue> value = tritonImport(path))
       return value;
-    why = "is " + path + ", which tilec does not support";
+    why = {"is " + path, "tilec does not support"};
     return std::nullopt;
   }
   std::optional<TValue> module = loadModule(*absolute, import.loc);
   if (!module) {
-    why = "comes from module '" + *absolute + "', which is " + searched;
+    why = {"comes from module '" + *absolute + "'", "is " + searched};
     return std::nullopt;
   }
   if (std::optional<TValue> value =
           moduleAttribute(*module->module, import.name, import.loc))
     return value;
   const SourceModule &source = *module->module->source;
-  why = "cannot be imported: module '" + *absolute + "' (" +
+  why.what = "cannot be imported: module '" + *absolute + "' (" +
         (source.file.empty() ? source.path.front() : source.file) +
         ") has no '" + import.name + "'";
   return std::nullopt;

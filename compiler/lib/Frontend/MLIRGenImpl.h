@@ -310,9 +310,15 @@ public:
   /// its syntax error, with a note at `importedAt`.
   std::optional<TValue> loadModule(const std::string &name,
                                    const ast::Location &importedAt);
-  /// What `import` binds, or why it binds nothing (in `why`).
+  /// Why an import binds nothing: what the name is ("is module 'torch'"),
+  /// and, where one is known, which reason ("is not on tilec's search
+  /// path (...)"), read around the import's line.
+  struct ImportFailure {
+    std::string what, which;
+  };
+  /// What `import` binds, or why it binds nothing.
   std::optional<TValue> resolveImport(const ast::Import &import,
-                                      std::string &why);
+                                      ImportFailure &why);
   /// The spelled path of an absolute import's binding: "triton.language"
   /// for `import triton.language as tl`, "triton" for `import
   /// triton.language`, "a.b.c" for `from a.b import c`.
