@@ -73,14 +73,13 @@ bool readSection(const std::string &data, size_t &pos, std::string &out) {
   return true;
 }
 
-/// Whether `path` holds `contents`.
-bool fileHolds(const std::string &path, const std::string &contents) {
+/// The bytes of the file at `path`; none where it cannot be read.
+std::optional<std::string> readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    return false;
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  return data == contents;
+    return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
 }
 
 /// mkdir -p.
@@ -119,11 +118,10 @@ std::optional<std::vector<std::string>>
 DiskCache::load(const std::string &key) const {
   if (directory_.empty())
     return std::nullopt;
-  std::ifstream in(pathOf(key), std::ios::binary);
-  if (!in)
+  std::optional<std::string> entry = readFile(pathOf(key));
+  if (!entry)
     return std::nullopt;
-  std::string data((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
+  const std::string &data = *entry;
   size_t magic = std::char_traits<char>::length(kMagic);
   if (data.compare(0, magic, kMagic) != 0)
     return std::nullopt;
@@ -144,7 +142,7 @@ DiskCache::load(const std::string &key) const {
   for (size_t at = 0; at < dependencies.size();) {
     std::string path, contents;
     if (!readSection(dependencies, at, path) ||
-        !readSection(dependencies, at, contents) || !fileHolds(path, contents))
+        !readSection(dependencies, at, contents) || readFile(path) != contents)
       return std::nullopt;
   }
   // The count lies outside the checksum: read what is there, then compare,
@@ -161,17 +159,14 @@ DiskCache::load(const std::string &key) const {
 
 bool DiskCache::store(const std::string &key,
                       const std::vector<std::string> &sections,
-                      const std::vector<std::string> &dependencies) const {
+                      const std::vector<std::pair<std::string, std::string>>
+                          &dependencies) const {
   if (directory_.empty() || !makeDirectories(directory_))
     return false;
   std::string files;
-  for (const std::string &path : dependencies) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-      return false;
+  for (const auto &[path, contents] : dependencies) {
     appendSection(files, path);
-    appendSection(files, std::string((std::istreambuf_iterator<char>(in)),
-                                     std::istreambuf_iterator<char>()));
+    appendSection(files, contents);
   }
   std::string data = kMagic;
   appendSection(data, key);

@@ -62,8 +62,9 @@ struct CompileResult {
   /// With CompileOptions::timing: one line per stage, in milliseconds.
   std::string timingReport;
   /// The modules the kernel's imports led the frontend to read, besides
-  /// `filename`: what a cache of the result must check.
-  std::vector<std::string> filesRead;
+  /// `filename`: each path and the text compiled from it, which a cache
+  /// of the result must check.
+  std::vector<std::pair<std::string, std::string>> filesRead;
 };
 
 /// Compiles `source` (the contents of `filename`) as far as

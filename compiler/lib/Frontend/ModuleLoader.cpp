@@ -100,7 +100,8 @@ ModuleLoader::ModuleLoader(std::string source, std::string filename,
     for (size_t i = 1; i < search.size(); ++i) {
       llvm::SmallString<256> base = absolute(search[i]);
       llvm::StringRef rest = file;
-      if (!rest.consume_front(base) || !path::is_separator(rest.front()))
+      if (!rest.consume_front(base) || rest.empty() ||
+          !path::is_separator(rest.front()))
         continue;
       parts.clear();
       for (auto it = path::begin(rest.drop_front()),
@@ -201,15 +202,15 @@ ModuleLoader::find(const std::string &name, llvm::StringRef leaf,
   } else {
     module->file = file;
     module->path = std::move(packagePath);
-    read.push_back(file);
     SourceError error;
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text =
-        llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+        llvm::MemoryBuffer::getFile(file);
     if (!text) {
       error.loc = {std::make_shared<std::string>(file), 1, 1};
       error.message = "cannot read module '" + name + "': " +
                       text.getError().message();
     } else {
+      read.emplace_back(file, (*text)->getBuffer().str());
       module->ast = parseModule((*text)->getBuffer(), file, error);
     }
     if (!module->ast) {

@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tile {
@@ -43,12 +44,13 @@ public:
   std::optional<std::vector<std::string>> load(const std::string &key) const;
 
   /// Stores `sections` under `key`, atomically; false when the directory or
-  /// a file cannot be written or read (the cache then just misses).
-  /// `dependencies` are the files the sections were made from besides the
-  /// key (a kernel's imported modules): their contents are kept, and a
-  /// load misses once one of them changes.
+  /// file cannot be written (the cache then just misses). `dependencies`
+  /// are the files the sections were made from besides the key (a kernel's
+  /// imported modules), each path with the contents it had then: a load
+  /// misses once one of them holds something else.
   bool store(const std::string &key, const std::vector<std::string> &sections,
-             const std::vector<std::string> &dependencies = {}) const;
+             const std::vector<std::pair<std::string, std::string>>
+                 &dependencies = {}) const;
 
 private:
   std::string directory_;

@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilec {
@@ -82,8 +83,11 @@ public:
   /// first lookup; its parent packages are found first, as Python does.
   Found load(llvm::StringRef name);
 
-  /// The files read besides the main one, in the order they were read.
-  const std::vector<std::string> &filesRead() const { return read; }
+  /// The files read besides the main one, in the order they were read:
+  /// each path, and the text read from it.
+  const std::vector<std::pair<std::string, std::string>> &filesRead() const {
+    return read;
+  }
 
   /// TILEC_PATH's directories, in order.
   static std::vector<std::string> environmentPath();
@@ -100,7 +104,7 @@ private:
   /// Every module looked up, by name; null for one not found.
   std::map<std::string, std::unique_ptr<SourceModule>, std::less<>> modules;
   std::map<std::string, SourceError, std::less<>> parseErrors;
-  std::vector<std::string> read;
+  std::vector<std::pair<std::string, std::string>> read;
 };
 
 } // namespace tilec
