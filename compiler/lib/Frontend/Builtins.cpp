@@ -416,13 +416,16 @@ TValue MLIRGenImpl::callFunction(const ast::FunctionDef &function,
   return inlineCall(function, values, c.loc);
 }
 
+ModuleScope *MLIRGenImpl::definingModule(const ast::FunctionDef &function) {
+  auto owner = ownerOf.find(&function);
+  return owner != ownerOf.end() ? owner->second : current;
+}
+
 TValue MLIRGenImpl::defaultArgument(const ast::FunctionDef &function,
                                     const ast::Param &param) {
   // Python evaluates defaults where the function is defined: in its
   // module, outside any caller's locals.
-  auto owner = ownerOf.find(&function);
-  ModuleScope *saved = std::exchange(
-      current, owner != ownerOf.end() ? owner->second : current);
+  ModuleScope *saved = std::exchange(current, definingModule(function));
   Scope callerScope = std::exchange(scope, {});
   TValue value = gen(*param.defaultValue);
   scope = std::move(callerScope);
@@ -451,9 +454,7 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
   Scope saved = std::move(scope);
   std::optional<TValue> savedReturn = std::move(returned);
   // The body reads the globals of the module that defines it.
-  ModuleScope *savedModule = current;
-  if (auto owner = ownerOf.find(&function); owner != ownerOf.end())
-    current = owner->second;
+  ModuleScope *savedModule = std::exchange(current, definingModule(function));
   scope = std::move(inner);
   returned.reset();
   // The helper's own statements may return early, as the kernel's may;

@@ -226,14 +226,16 @@ TValue MLIRGenImpl::genDot(const BoundArgs &args, const ast::CallExpr &c) {
 
 Value MLIRGenImpl::bf16SplitDot(Value a, Value b, Value acc, unsigned parts,
                                 const ast::Location &l) {
-  // x = hi + mid + lo, each a bfloat16 of what the ones before it leave.
+  // x = hi + mid (+ lo for bf16x6), each a bfloat16 of what the ones
+  // before it leave.
   Type bf16 = builder.getBF16Type(), f32 = builder.getF32Type();
+  unsigned pieceCount = parts == 3 ? 2 : 3;
   auto split = [&](Value x) {
     SmallVector<Value> pieces;
-    for (int i = 0; i < 3; ++i) {
+    for (unsigned i = 0; i < pieceCount; ++i) {
       Value piece = cast(x, bf16, l);
       pieces.push_back(piece);
-      if (i < 2)
+      if (i + 1 < pieceCount)
         x = arith::SubFOp::create(builder, loc(l), x, cast(piece, f32, l));
     }
     return pieces;

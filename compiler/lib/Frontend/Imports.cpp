@@ -107,15 +107,15 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     std::vector<const ast::Import *> candidates = it->second;
     std::string key = m.source->name + "." + name;
     for (auto [i, entry] : llvm::enumerate(resolving)) {
-      if (entry.first != key)
+      if (entry != key)
         continue;
       std::string chain;
-      for (const auto &link : llvm::drop_begin(resolving, i))
-        chain += link.first + " -> ";
+      for (const std::string &link : llvm::drop_begin(resolving, i))
+        chain += link + " -> ";
       fail(use, "import cycle: " + chain + key + " (imported at " +
                     describeLine(candidates.front()->loc, use) + ")");
     }
-    resolving.emplace_back(key, candidates.front());
+    resolving.push_back(key);
     std::optional<TValue> value;
     std::optional<std::string> firstError;
     for (const ast::Import *import : candidates) {
@@ -217,9 +217,11 @@ std::string MLIRGenImpl::importedPath(const ast::Import &import) {
 
 std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
                                                  ImportFailure &why) {
-  std::string searched = "not on tilec's search path (" +
-                         llvm::join(loader.searchPath(), ", ") +
-                         "; add its root with -I or TILEC_PATH)";
+  auto notFound = [&] {
+    return "is not on tilec's search path (" +
+           llvm::join(loader.searchPath(), ", ") +
+           "; add its root with -I or TILEC_PATH)";
+  };
   if (import.name.empty()) {
     // `import a.b.c [as d]`
     std::string path = importedPath(import);
@@ -230,7 +232,7 @@ std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
       return std::nullopt;
     }
     if (!loadModule(import.module, import.loc)) {
-      why = {"is module '" + import.module + "'", "is " + searched};
+      why = {"is module '" + import.module + "'", notFound()};
       return std::nullopt;
     }
     return loadModule(path, import.loc);
@@ -253,7 +255,7 @@ std::optional<TValue> MLIRGenImpl::resolveImport(const ast::Import &import,
   }
   std::optional<TValue> module = loadModule(*absolute, import.loc);
   if (!module) {
-    why = {"comes from module '" + *absolute + "'", "is " + searched};
+    why = {"comes from module '" + *absolute + "'", notFound()};
     return std::nullopt;
   }
   if (std::optional<TValue> value =
@@ -286,30 +288,24 @@ std::optional<TValue> MLIRGenImpl::tritonImport(StringRef path) {
   return value;
 }
 
-/// A decorator as Python spells it, called or not: "triton.jit",
-/// "my_cache", "functools.lru_cache"; empty for another expression.
-static std::string spelledDecorator(const ast::Expr &e) {
-  const ast::Expr *callee = &e;
+std::string MLIRGenImpl::decoratorName(const ast::Expr &decorator) {
+  const ast::Expr *callee = &decorator;
   if (auto *call = llvm::dyn_cast<ast::CallExpr>(callee))
     callee = call->callee.get();
   if (auto *name = llvm::dyn_cast<ast::NameExpr>(callee))
     return name->name;
   if (auto *attr = llvm::dyn_cast<ast::AttributeExpr>(callee)) {
-    std::string base = spelledDecorator(*attr->base);
+    std::string base = decoratorName(*attr->base);
     return base.empty() ? "" : base + "." + attr->attr;
   }
   return "";
-}
-
-std::string MLIRGenImpl::decoratorName(const ast::Expr &decorator) {
-  return spelledDecorator(decorator);
 }
 
 bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
   // Resolved through the module's imports as spelled, never evaluated: a
   // decorator of the project's own (a cache, a wrapper) is host code,
   // applied by Python.
-  std::string spelled = spelledDecorator(decorator);
+  std::string spelled = decoratorName(decorator);
   auto [root, rest] = StringRef(spelled).split('.');
   std::string path;
   if (auto imports = current->pendingImports.find(root.str());

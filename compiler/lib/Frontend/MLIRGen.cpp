@@ -1551,8 +1551,6 @@ static bool isSpecializedToOne(Type type, int64_t hint) {
 /// None, or a string in quotes ('ieee' or "ieee", without escapes).
 TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
   if (value.kind == HostScalar::Kind::String) {
-    if (std::optional<TValue> written = constexprExpression(value.text))
-      return *written;
     StringRef text = StringRef(value.text).trim();
     if (text.consume_front("tl.") || text.consume_front("triton.language.")) {
       if (Type t = dtypeNamed(&context, text))
@@ -1562,6 +1560,8 @@ TValue MLIRGenImpl::constexprOf(const HostScalar &value) {
         if (Type t = parseTypeString(text))
           return TValue::ofDType(t);
     }
+    if (std::optional<TValue> written = constexprExpression(value.text))
+      return *written;
   }
   return TValue::of(value);
 }

@@ -323,9 +323,9 @@ public:
   /// for `import triton.language as tl`, "triton" for `import
   /// triton.language`, "a.b.c" for `from a.b import c`.
   static std::string importedPath(const ast::Import &import);
-  /// The import that binds `name` being resolved, outermost first (Python's
-  /// circular imports show as a name that needs itself).
-  std::vector<std::pair<std::string, const ast::Import *>> resolving;
+  /// The imported names being resolved ("pkg.mod.name"), outermost first:
+  /// Python's circular imports show as a name that needs itself.
+  std::vector<std::string> resolving;
   /// A constexpr given from outside the source (-D, --signature, the JIT's
   /// constexprs): a string that spells a dtype as Triton code writes one
   /// ("tl.float32", "triton.language.float32") is that dtype.
@@ -408,6 +408,9 @@ public:
   ModuleScope *current = nullptr;
   /// The module each @triton.jit function was defined in.
   std::map<const ast::FunctionDef *, ModuleScope *> ownerOf;
+  /// `function`'s module (ownerOf), whose globals its body and defaults
+  /// read.
+  ModuleScope *definingModule(const ast::FunctionDef &function);
   /// Depth of inlined helper calls, to reject recursion.
   unsigned callDepth = 0;
   /// The value of `return` in the function being inlined.

@@ -101,6 +101,7 @@ private:
 
   bool parseImport();
   bool parseFromImport();
+  bool endImport();
   bool parseDottedName(std::string &name);
   bool parseFunctionDef(std::vector<FunctionDef> &out);
   bool parseParams(std::vector<Param> &params);
@@ -267,7 +268,7 @@ bool Parser::parseDottedName(std::string &name) {
   return true;
 }
 
-/// Ends an import line: a newline, or a ';' before the next statement.
+/// Whether `k` ends a simple statement: a newline, or a ';' before the next.
 static bool isSimpleStatementEnd(TokenKind k) {
   return k == TokenKind::Newline || k == TokenKind::Semi;
 }
@@ -289,6 +290,11 @@ bool Parser::parseImport() {
     }
     module->imports.push_back(std::move(import));
   } while (consumeIf(TokenKind::Comma));
+  return endImport();
+}
+
+/// Consumes the end of an import statement (isSimpleStatementEnd).
+bool Parser::endImport() {
   if (!isSimpleStatementEnd(cur().kind))
     return error("invalid syntax");
   advance();
@@ -316,10 +322,7 @@ bool Parser::parseFromImport() {
     return false;
   if (consumeIf(TokenKind::Star)) {
     module->imports.push_back({l, moduleName, "*", "*", level});
-    if (!isSimpleStatementEnd(cur().kind))
-      return error("invalid syntax");
-    advance();
-    return true;
+    return endImport();
   }
   bool paren = consumeIf(TokenKind::LParen);
   do {
@@ -339,10 +342,7 @@ bool Parser::parseFromImport() {
   } while (consumeIf(TokenKind::Comma));
   if (paren && !expect(TokenKind::RParen))
     return false;
-  if (!isSimpleStatementEnd(cur().kind))
-    return error("invalid syntax");
-  advance();
-  return true;
+  return endImport();
 }
 
 /// `@jit`, `@triton.jit`, `@triton.jit(...)`: marks kernel language, as
