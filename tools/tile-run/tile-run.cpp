@@ -226,12 +226,7 @@ bool parseGrid(const std::string &text, unsigned grid[3], std::string &error) {
     if (!parseInteger(parts[i], value, overflow) || overflow || value < 0 ||
         value > 0x7fffffff) {
       error =
-          "--grid expects X[,Y[,Z]] of positive integers, not '" + text + "'";
-      return false;
-    }
-    if (value == 0) {
-      error = "the grid " + text +
-              " has no programs: every extent must be at least 1";
+          "--grid expects X[,Y[,Z]] of integers from 0, not '" + text + "'";
       return false;
     }
     grid[i] = unsigned(value);
@@ -271,9 +266,9 @@ bool evaluateGrid(const std::string &text,
     return false;
   for (size_t i = 0; i < 3; ++i) {
     int64_t extent = i < extents.size() ? extents[i] : 1;
-    if (extent < 1 || extent > 0x7fffffff) {
+    if (extent < 0 || extent > 0x7fffffff) {
       error = "--grid '" + text + "' gives the extent " +
-              std::to_string(extent) + ": each must be 1 to 2^31-1";
+              std::to_string(extent) + ": each must be 0 to 2^31-1";
       return false;
     }
     grid[i] = unsigned(extent);
@@ -739,8 +734,14 @@ int main(int argc, char **argv) {
   if (!evaluateGrid(gridText, params, scalarsOf(args), options.constexprs, grid,
                     error))
     return fail(error, kExitUsageError);
+  // A grid with no programs launches nothing, as in Triton: the kernel
+  // compiled, and the buffers are written back as they were.
+  bool empty = grid[0] == 0 || grid[1] == 0 || grid[2] == 0;
+  if (empty)
+    std::cerr << "tile-run: note: the grid (" << grid[0] << ", " << grid[1]
+              << ", " << grid[2] << ") has no programs: nothing runs\n";
   // CUDA's limits on both backends (a GPU launch checks its device's too).
-  error = tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
+  error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
 
@@ -782,7 +783,9 @@ int main(int argc, char **argv) {
                     kExitUsageError);
   }
 
-  if (backend == "cuda") {
+  if (empty) {
+    // Nothing to run.
+  } else if (backend == "cuda") {
     if (int status = runOnGPU(source, input, options, grid, args))
       return status;
   } else {

@@ -576,7 +576,16 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
                 didYouMean(suggestMethod(
                     "tensor_descriptor", attr,
                     {"block_shape", "shape", "strides", "dtype"})));
+  case TValue::Kind::BlockPtr:
+    // Triton's block pointer is a pointer to a block: `p.type.element_ty`
+    // names what it points to, to cast a stored value (`.to()` of a block
+    // type casts the elements), so its type here is the pointer to them.
+    if (attr == "type" || attr == "dtype")
+      return TValue::ofDType(base.elements[0].value.getType());
+    fail(l, "a block pointer has no attribute '" + attr + "'");
   case TValue::Kind::DType:
+    if (attr == "value") // a dtype constexpr's, as tl.constexpr(dt).value
+      return base;
     if (auto block = dyn_cast<RankedTensorType>(base.type)) {
       // `x.type`: the block type of a tile.
       if (attr == "element_ty" || attr == "scalar")
@@ -595,6 +604,9 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     }
     fail(l, "dtype " + describe(base.type) + " has no attribute '" + attr + "'");
   default:
+    // A constexpr is its own value: Triton's tl.constexpr(x).value.
+    if (attr == "value" && (base.isScalar() || base.kind == TValue::Kind::Tuple))
+      return base;
     fail(l, describe(base) + " has no attribute '" + attr + "'");
   }
 }

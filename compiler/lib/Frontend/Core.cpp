@@ -305,6 +305,8 @@ TValue pythonIsinstance(MLIRGenImpl &g, const BoundArgs &args,
       result |= obj.isRuntime();
     else if (n == "tl.tensor_descriptor")
       result |= obj.kind == TValue::Kind::TensorDesc;
+    else if (n == "tl.dtype")
+      result |= obj.kind == TValue::Kind::DType;
     else if (n == "tl.constexpr")
       result |= obj.isNumber() || obj.kind == TValue::Kind::String ||
                 obj.kind == TValue::Kind::None;
@@ -319,7 +321,7 @@ TValue pythonIsinstance(MLIRGenImpl &g, const BoundArgs &args,
     else
       g.fail(args.locs[1], "isinstance() with " + n.str() +
                                " is not supported by tilec (tl.tensor, "
-                               "tl.tensor_descriptor, tl.constexpr, int, "
+                               "tl.tensor_descriptor, tl.dtype, tl.constexpr, int, "
                                "float, bool and tuple are)");
   }
   return TValue::ofBool(result);
@@ -388,6 +390,8 @@ const BuiltinSpec kCore[] = {
      "the class of tiles, for isinstance()"},
     {"tl.tensor_descriptor", "", Kind::Function, nullptr,
      "the class of tensor descriptors, for isinstance()"},
+    {"tl.dtype", "", Kind::Function, nullptr,
+     "the class of dtypes, for isinstance() and annotations"},
     // Python's builtins, as Triton's code generator treats them.
     {"range", "arg1, arg2=None, step=None", Kind::Function, loopRange,
      "a for loop's range"},

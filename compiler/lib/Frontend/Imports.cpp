@@ -41,54 +41,60 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
   const ast::Module &ast = *source.ast;
 
   // Each name takes its last binding in source order, as Python's
-  // execution of the module leaves it; imports in module-level `if`s and
-  // `try`s add alternatives to an import of the same name.
+  // execution of the module leaves it; what module-level `if`s and `try`s
+  // bind adds alternatives to an import or another such binding.
   struct Binding {
     ast::Location loc;
-    const ast::Import *import = nullptr;
-    const ast::FunctionDef *function = nullptr;
-    const ast::Expr *value = nullptr;
     std::string name;
+    ModuleScope::Binding pending;
+    const ast::Expr *value = nullptr; // an unconditional assignment
+    bool conditional = false;
   };
   std::vector<Binding> bindings;
   for (const ast::Import &import : ast.imports) {
     if (import.name == "*")
       m.wildcards.push_back(&import);
     else
-      bindings.push_back({import.loc, &import, nullptr, nullptr, import.alias});
+      bindings.push_back({import.loc, import.alias, {&import, nullptr, nullptr},
+                          nullptr, import.conditional});
   }
   for (const ast::FunctionDef &f : ast.functions) {
-    bindings.push_back({f.loc, nullptr, &f, nullptr, f.name});
+    bindings.push_back({f.loc, f.name, {nullptr, &f, nullptr}, nullptr,
+                        f.conditional});
     ownerOf[&f] = &m;
   }
   for (const auto &global : ast.globals)
     for (const ast::ExprPtr &target : global->targets)
-      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
-        bindings.push_back(
-            {global->loc, nullptr, nullptr, global->value.get(), name->name});
+      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get())) {
+        if (global->conditional)
+          bindings.push_back({global->loc, name->name,
+                              {nullptr, nullptr, global.get()}, nullptr, true});
+        else
+          bindings.push_back({global->loc, name->name, {}, global->value.get()});
+      }
   std::stable_sort(bindings.begin(), bindings.end(),
                    [](const Binding &a, const Binding &b) {
                      return std::make_pair(a.loc.line, a.loc.col) <
                             std::make_pair(b.loc.line, b.loc.col);
                    });
   for (const Binding &b : bindings) {
-    auto imports = m.pendingImports.find(b.name);
-    if (b.import && b.import->conditional && imports != m.pendingImports.end()) {
-      imports->second.push_back(b.import);
+    auto pending = m.pendingBindings.find(b.name);
+    if (b.conditional && pending != m.pendingBindings.end()) {
+      pending->second.push_back(b.pending);
       continue;
     }
     m.globals.erase(b.name);
     m.pendingGlobals.erase(b.name);
-    m.pendingImports.erase(b.name);
-    if (b.import) {
-      m.pendingImports[b.name].push_back(b.import);
-    } else if (b.function) {
+    m.pendingBindings.erase(b.name);
+    if (b.value) {
+      m.pendingGlobals[b.name] = b.value;
+    } else if (b.pending.function && !b.conditional) {
       TValue fn;
       fn.kind = TValue::Kind::Function;
-      fn.function = b.function;
+      fn.function = b.pending.function;
       m.globals[b.name] = fn;
     } else {
-      m.pendingGlobals[b.name] = b.value;
+      m.pendingBindings[b.name].push_back(b.pending);
     }
   }
   return m;
@@ -103,8 +109,8 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
   if (auto it = m.globals.find(name); it != m.globals.end())
     return it->second;
 
-  if (auto it = m.pendingImports.find(name); it != m.pendingImports.end()) {
-    std::vector<const ast::Import *> candidates = it->second;
+  if (auto it = m.pendingBindings.find(name); it != m.pendingBindings.end()) {
+    std::vector<ModuleScope::Binding> candidates = it->second;
     std::string key = m.source->name + "." + name;
     for (auto [i, entry] : llvm::enumerate(resolving)) {
       if (entry != key)
@@ -112,28 +118,25 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
       std::string chain;
       for (const std::string &link : llvm::drop_begin(resolving, i))
         chain += link + " -> ";
-      fail(use, "import cycle: " + chain + key + " (imported at " +
-                    describeLine(candidates.front()->loc, use) + ")");
+      fail(use, "import cycle: " + chain + key +
+                    (candidates.front().import ? " (imported at " : " (bound at ") +
+                    describeLine(bindingLoc(candidates.front()), use) + ")");
     }
     resolving.push_back(key);
     std::optional<TValue> value;
     std::optional<std::string> firstError;
-    for (const ast::Import *import : candidates) {
-      ImportFailure why;
-      value = resolveImport(*import, why);
+    for (const ModuleScope::Binding &binding : candidates) {
+      std::string why;
+      value = resolveBinding(binding, use, why);
       if (value)
         break;
-      // "'rsqrt' is triton.language.rsqrt (imported at line 3), which
-      // tilec does not support".
       if (!firstError)
-        firstError = "'" + name + "' " + why.what + " (imported at " +
-                     describeLine(import->loc, use) + ")" +
-                     (why.which.empty() ? "" : ", which " + why.which);
+        firstError = "'" + name + "' " + why;
     }
     resolving.pop_back();
     if (!value)
       fail(use, *firstError);
-    m.pendingImports.erase(name);
+    m.pendingBindings.erase(name);
     m.globals[name] = *value;
     return value;
   }
@@ -172,6 +175,53 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
         return value;
   }
   return std::nullopt;
+}
+
+ast::Location MLIRGenImpl::bindingLoc(const ModuleScope::Binding &b) {
+  if (b.import)
+    return b.import->loc;
+  return b.function ? b.function->loc : b.alias->loc;
+}
+
+std::optional<TValue> MLIRGenImpl::resolveBinding(const ModuleScope::Binding &b,
+                                                  const ast::Location &use,
+                                                  std::string &why) {
+  if (b.function) {
+    TValue fn;
+    fn.kind = TValue::Kind::Function;
+    fn.function = b.function;
+    return fn;
+  }
+  if (b.import) {
+    // "is triton.language.rsqrt (imported at line 3), which tilec does not
+    // support".
+    ImportFailure failure;
+    std::optional<TValue> value = resolveImport(*b.import, failure);
+    if (!value)
+      why = failure.what + " (imported at " +
+            describeLine(b.import->loc, use) + ")" +
+            (failure.which.empty() ? "" : ", which " + failure.which);
+    return value;
+  }
+  // An alias: evaluated in module scope, its error kept for the message
+  // should no alternative resolve.
+  std::string message;
+  ScopedDiagnosticHandler keep(&context, [&](Diagnostic &d) {
+    if (message.empty())
+      message = d.str();
+    return success();
+  });
+  Scope kernelScope = std::exchange(scope, {});
+  std::optional<TValue> value;
+  try {
+    value = gen(*b.alias->value);
+  } catch (const GenError &) {
+  }
+  scope = std::move(kernelScope);
+  if (!value)
+    why = "is bound at " + describeLine(b.alias->loc, use) +
+          " to what tilec cannot use here: " + message;
+  return value;
 }
 
 std::optional<TValue> MLIRGenImpl::moduleAttribute(ModuleScope &module,
@@ -308,9 +358,10 @@ bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
   std::string spelled = decoratorName(decorator);
   auto [root, rest] = StringRef(spelled).split('.');
   std::string path;
-  if (auto imports = current->pendingImports.find(root.str());
-      imports != current->pendingImports.end()) {
-    path = importedPath(*imports->second.front());
+  if (auto pending = current->pendingBindings.find(root.str());
+      pending != current->pendingBindings.end()) {
+    if (const ast::Import *import = pending->second.front().import)
+      path = importedPath(*import);
   } else if (auto it = current->globals.find(root.str());
              it != current->globals.end() && !it->second.module) {
     // Resolved already: `triton`, or a Builtin such as "triton.jit".

@@ -755,8 +755,17 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
                         "@triton.jit functions");
     fail(e.loc, "name '" + name + "' is not defined");
   }
-  case ExprKind::Int:
-    return TValue::ofInt(llvm::cast<IntExpr>(e).value);
+  case ExprKind::Int: {
+    const auto &literal = llvm::cast<IntExpr>(e);
+    if (!literal.unsigned64)
+      return TValue::ofInt(literal.value);
+    // Past int64, as Triton: a uint64 scalar (tilec's constexprs are
+    // 64-bit signed, so it is a runtime constant).
+    return TValue::ofValue(arith::ConstantOp::create(
+                               builder, loc(e.loc),
+                               builder.getI64IntegerAttr(literal.value)),
+                           /*isUnsigned=*/true);
+  }
   case ExprKind::Float:
     return TValue::ofFloat(llvm::cast<FloatExpr>(e).value);
   case ExprKind::Bool:

@@ -128,9 +128,18 @@ struct ModuleScope {
   Scope globals;
   /// Module-level assignments not yet evaluated, by name (the last wins).
   llvm::StringMap<const ast::Expr *> pendingGlobals;
-  /// Names bound by imports not yet resolved, with the imports that bind
-  /// each: one, or the alternatives of module-level `if`s and `try`s.
-  std::map<std::string, std::vector<const ast::Import *>> pendingImports;
+  /// One way a module-level name is bound: an import, or a function or an
+  /// alias defined inside a module-level `if` or `try`.
+  struct Binding {
+    const ast::Import *import = nullptr;
+    const ast::FunctionDef *function = nullptr;
+    const ast::AssignStmt *alias = nullptr;
+  };
+  /// Names bound by imports or conditionally, not yet resolved, with their
+  /// bindings: one import, or the alternatives of module-level `if`s and
+  /// `try`s in source order, the first that resolves winning (Python takes
+  /// a branch tilec cannot evaluate, such as a version check).
+  std::map<std::string, std::vector<Binding>> pendingBindings;
   /// `from m import *`: modules searched for names found nowhere else.
   std::vector<const ast::Import *> wildcards;
 
@@ -317,6 +326,11 @@ public:
     std::string what, which;
   };
   /// What `import` binds, or why it binds nothing.
+  /// One of a name's bindings (ModuleScope::pendingBindings), or why not.
+  std::optional<TValue> resolveBinding(const ModuleScope::Binding &binding,
+                                       const ast::Location &use,
+                                       std::string &why);
+  static ast::Location bindingLoc(const ModuleScope::Binding &binding);
   std::optional<TValue> resolveImport(const ast::Import &import,
                                       ImportFailure &why);
   /// The spelled path of an absolute import's binding: "triton.language"

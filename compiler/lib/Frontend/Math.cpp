@@ -121,8 +121,10 @@ TValue where(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
 /// max and min return the number where one operand is NaN).
 TValue maximum(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   const TValue &x = *args.get(0), &y = *args.get(1);
+  // Of two constexprs, as Triton: both become scalar tensors first.
   if (!x.isRuntime() && !y.isRuntime())
-    g.fail(c.loc, args.function + " needs at least one tile or runtime value");
+    return g.minMax(args.function == "tl.maximum", g.tensorize(x, args.locs[0]),
+                    y, c.loc);
   return g.minMax(args.function == "tl.maximum", x, y, c.loc);
 }
 

@@ -108,6 +108,7 @@ private:
   bool skipHostStatement();
   bool skipHostHeader();
   bool skipLine();
+  bool isAliasAssignment() const;
   bool skipToColon();
   bool skipSuite(StringRef what, unsigned headerLine);
 
@@ -593,6 +594,18 @@ bool Parser::skipLine() {
   return true;
 }
 
+/// Whether the statement here is `name = dotted.name`: an alias, the one
+/// kind of assignment a module-level `if` or `try` keeps (see skipSuite).
+bool Parser::isAliasAssignment() const {
+  if (!is(TokenKind::Identifier) || !peekTok().is(TokenKind::Equal) ||
+      !peekTok(2).is(TokenKind::Identifier))
+    return false;
+  size_t n = 3;
+  while (peekTok(n).is(TokenKind::Dot) && peekTok(n + 1).is(TokenKind::Identifier))
+    n += 2;
+  return peekTok(n).is(TokenKind::Newline);
+}
+
 /// Skips ':' and the suite after it, at the token level.
 bool Parser::skipSuite(StringRef what, unsigned headerLine) {
   if (!expect(TokenKind::Colon))
@@ -615,6 +628,27 @@ bool Parser::skipSuite(StringRef what, unsigned headerLine) {
       for (size_t i = first; i < module->imports.size(); ++i)
         module->imports[i].conditional = true;
       continue; // at the next statement, depth unchanged
+    }
+    // Functions and aliases chosen the same way (`if triton_version >= 3:
+    // triton_tanh = libdevice.tanh` / `else: @triton.jit def
+    // triton_tanh(x): ...`) are alternatives as well.
+    if (collectImports && statementStart &&
+        (is(TokenKind::At) || is(TokenKind::kw_def))) {
+      size_t first = module->functions.size();
+      if (!parseFunctionDef(module->functions))
+        return false;
+      for (size_t i = first; i < module->functions.size(); ++i)
+        module->functions[i].conditional = true;
+      continue;
+    }
+    if (collectImports && statementStart && isAliasAssignment()) {
+      Block stmts;
+      if (!parseSimpleStatements(stmts))
+        return false;
+      auto *assign = llvm::cast<AssignStmt>(stmts.front().release());
+      assign->conditional = true;
+      module->globals.emplace_back(assign);
+      continue;
     }
     if (is(TokenKind::Indent))
       ++depth;
@@ -1330,11 +1364,11 @@ ExprPtr Parser::parseNumber() {
     digits = digits.drop_front(2);
   }
   uint64_t value;
-  if (digits.getAsInteger(radix, value) ||
-      value > static_cast<uint64_t>(INT64_MAX))
-    return error("integer literal is too large"), nullptr;
+  if (digits.getAsInteger(radix, value))
+    return error("integer literal is too large (2^64 or more)"), nullptr;
   advance();
-  return std::make_unique<IntExpr>(l, static_cast<int64_t>(value));
+  return std::make_unique<IntExpr>(l, static_cast<int64_t>(value),
+                                   value > static_cast<uint64_t>(INT64_MAX));
 }
 
 ExprPtr Parser::parseAtom() {

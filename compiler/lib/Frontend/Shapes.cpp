@@ -302,6 +302,35 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
     }
     return TValue::ofTuple(std::move(halves));
   }
+  if (fn == "gather") {
+    Value src = tile(0), index = tile(1);
+    auto srcType = dyn_cast<RankedTensorType>(src.getType());
+    auto indexType = dyn_cast<RankedTensorType>(index.getType());
+    if (!srcType)
+      fail(args.locs[0], "tl.gather needs a tile, got " + describe(src.getType()));
+    if (!indexType || !indexType.getElementType().isInteger() ||
+        indexType.getElementType().isInteger(1))
+      fail(args.locs[1], "tl.gather's index must be a tile of integers, got " +
+                             describe(index.getType()));
+    int64_t rank = srcType.getRank();
+    int64_t axis = constInt(args.positional[2], args.locs[2], "axis");
+    if (axis < -rank || axis >= rank)
+      fail(args.locs[2], "axis " + Twine(axis) + " is not a dimension of " +
+                             describe(srcType));
+    axis = axis < 0 ? axis + rank : axis;
+    if (indexType.getRank() != rank)
+      fail(args.locs[1], "tl.gather's index must have the source's rank " +
+                             Twine(rank) + ", got " + describe(indexType));
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && indexType.getDimSize(d) != srcType.getDimSize(d))
+        fail(args.locs[1], "tl.gather's index must have the source's extent "
+                           "along every dimension but the axis: " +
+                               describe(indexType) + " for " + describe(srcType));
+    auto result = RankedTensorType::get(indexType.getShape(),
+                                        srcType.getElementType());
+    return out(tile::GatherOp::create(builder, location, result, src, index,
+                                      builder.getI32IntegerAttr(int32_t(axis))));
+  }
   fail(c.loc, name + " is not a shape function");
 }
 
@@ -328,6 +357,8 @@ const BuiltinSpec kShapes[] = {
      "the two tiles one after the other along dimension 0 (in order)"},
     {"tl.split", "a", Kind::Both, kShape,
      "the two halves of a last dimension of 2"},
+    {"tl.gather", "src, index, axis", Kind::Both, kShape,
+     "src's elements picked along an axis by an integer tile of indices"},
     {"tl.interleave", "a, b", Kind::Both, kShape,
      "alternates the elements of two tiles along the last dimension"},
 };

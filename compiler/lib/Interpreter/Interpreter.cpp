@@ -250,7 +250,7 @@ LogicalResult Executor::prepare() {
         isa<tile::ProgramIdOp, tile::NumProgramsOp, tile::MakeRangeOp,
             tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
             tile::TransOp, tile::ReshapeOp, tile::JoinOp, tile::SplitOp,
-            tile::ButterflyOp, tile::HistogramOp,
+            tile::ButterflyOp, tile::HistogramOp, tile::GatherOp,
             tile::ReduceOp, tile::ReduceWithOp, tile::ScanOp, tile::YieldOp,
             tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
@@ -661,6 +661,31 @@ LogicalResult Executor::executeTileOp(Operation *op) {
           int64_t along = int64_t(i) / inner % shape[axis];
           bool high = (along >> butterfly.getBit()) & 1;
           result.copyElement(i, source, size_t(high ? i - move : i + move));
+        }
+        return success();
+      })
+      .Case([&](tile::GatherOp gather) {
+        const TValue &source = get(gather.getSrc());
+        const TValue &indices = get(gather.getIndices());
+        TValue &result = define(gather.getResult());
+        ArrayRef<int64_t> shape = indices.shape;
+        size_t axis = gather.getAxis();
+        // Row-major strides: along `axis`, the source's and the result's.
+        int64_t inner = 1;
+        for (size_t d = axis + 1; d < shape.size(); ++d)
+          inner *= shape[d];
+        int64_t extent = source.shape[axis];
+        for (size_t i = 0, n = indices.size(); i < n; ++i) {
+          int64_t index = indices.ints[i];
+          if (index < 0 || index >= extent)
+            return fail(op, "tl.gather index " + llvm::Twine(index) +
+                                " is outside [0, " + llvm::Twine(extent) +
+                                ") along axis " + llvm::Twine(axis) + " at " +
+                                program());
+          int64_t outer = int64_t(i) / inner / shape[axis];
+          int64_t within = int64_t(i) % inner;
+          result.copyElement(i, source,
+                             size_t((outer * extent + index) * inner + within));
         }
         return success();
       })

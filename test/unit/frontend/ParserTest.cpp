@@ -718,8 +718,8 @@ TEST(ParserTest, SyntaxErrors) {
   // Literals.
   EXPECT_EQ(parseError("@jit\ndef f():\n    s = 'abc\n"),
             "3:9: unterminated string literal");
-  EXPECT_EQ(parseError("x = 9223372036854775808\n"),
-            "1:5: integer literal is too large");
+  EXPECT_EQ(parseError("x = 18446744073709551616\n"),
+            "1:5: integer literal is too large (2^64 or more)");
   EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y}'\n"),
             "3:9: f-strings are not supported");
   // Unsupported constructs.

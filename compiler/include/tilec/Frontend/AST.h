@@ -71,10 +71,14 @@ struct NameExpr : Expr {
 };
 
 struct IntExpr : Expr {
-  IntExpr(Location loc, int64_t value)
-      : Expr(ExprKind::Int, std::move(loc)), value(value) {}
+  IntExpr(Location loc, int64_t value, bool unsigned64 = false)
+      : Expr(ExprKind::Int, std::move(loc)), value(value),
+        unsigned64(unsigned64) {}
   static bool classof(const Expr *e) { return e->kind == ExprKind::Int; }
   int64_t value;
+  /// A literal in [2^63, 2^64) (`0xFFFFFFFFFFFFFFFF`), `value` its bits:
+  /// what Triton makes a uint64.
+  bool unsigned64;
 };
 
 struct FloatExpr : Expr {
@@ -341,6 +345,8 @@ struct AssignStmt : Stmt {
   std::vector<ExprPtr> targets;
   ExprPtr value;
   ExprPtr annotation; // may be null
+  /// A module-level alias inside an `if` or `try` (see Import::conditional).
+  bool conditional = false;
 };
 
 /// `target op= value`.
@@ -470,6 +476,8 @@ struct FunctionDef {
   std::vector<Param> params;
   ExprPtr returns; // `-> T`, may be null
   Block body;
+  /// Defined inside a module-level `if` or `try` (see Import::conditional).
+  bool conditional = false;
 };
 
 /// `import a.b as c` (module "a.b", alias "c", name "") or

@@ -194,6 +194,7 @@ struct ConvertTileGPUToNVVM
     populateButterflyToLLVMPatterns(converter, patterns);
     populateFP8ToLLVMPatterns(converter, patterns);
     populateHistogramToLLVMPatterns(converter, patterns);
+    populateGatherToLLVMPatterns(converter, patterns);
     populateSharedMemoryToLLVMPatterns(converter, widths, patterns);
     populateMMAv2DotToLLVMPatterns(converter, patterns);
     populateWgmmaDotToLLVMPatterns(converter, patterns);

@@ -109,7 +109,7 @@ bool mayRunAfter(Operation *user, Operation *op, Block *outer) {
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
 bool usesScratch(Operation *op) {
   return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
-             tile::ScanOp, tile::ButterflyOp, tile::HistogramOp,
+             tile::ScanOp, tile::ButterflyOp, tile::HistogramOp, tile::GatherOp,
              tile::AtomicRMWOp, tile::AtomicCASOp, AsyncTMAStoreOp>(op);
 }
 

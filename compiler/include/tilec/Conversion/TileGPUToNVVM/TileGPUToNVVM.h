@@ -95,6 +95,9 @@ void populateButterflyToLLVMPatterns(const TileGPUTypeConverter &converter,
 /// tile.histogram: shared-memory atomics on the bins.
 void populateHistogramToLLVMPatterns(const TileGPUTypeConverter &converter,
                                      RewritePatternSet &patterns);
+/// tile.gather: the source through shared memory.
+void populateGatherToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                  RewritePatternSet &patterns);
 /// tile.dot on mma.sync, its operands and accumulator in the instruction's
 /// registers (mma and dot_op encodings).
 void populateMMAv2DotToLLVMPatterns(const TileGPUTypeConverter &converter,

@@ -98,6 +98,29 @@ LogicalResult ButterflyOp::verify() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto indices = cast<RankedTensorType>(getIndices().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (!indices.getElementType().isInteger() || indices.getElementType().isInteger(1))
+    return emitOpError("indices must be integers, got ") << indices;
+  if (indices.getRank() != src.getRank())
+    return emitOpError("indices must have the source's rank ")
+           << src.getRank() << ", got " << indices;
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " is not a dimension of " << src;
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != axis && indices.getDimSize(d) != src.getDimSize(d))
+      return emitOpError("indices must have the source's extent along "
+                         "dimension ") << d << ", got " << indices;
+  if (result.getShape() != indices.getShape() ||
+      result.getElementType() != src.getElementType())
+    return emitOpError("result must have the indices' shape and the "
+                       "source's element type, got ") << result;
+  return success();
+}
+
 LogicalResult HistogramOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto result = cast<RankedTensorType>(getResult().getType());

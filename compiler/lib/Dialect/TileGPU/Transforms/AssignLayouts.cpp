@@ -122,6 +122,9 @@ public:
         SmallVector<Value> values(op->getOperands());
         llvm::append_range(values, op->getResults());
         unionTensors(values);
+      } else if (auto gather = dyn_cast<tile::GatherOp>(op)) {
+        // Each element is read from shared memory where its index says.
+        unionTensors({gather.getIndices(), gather.getResult()});
       } else if (auto histogram = dyn_cast<tile::HistogramOp>(op)) {
         unionTensors({histogram.getSrc(), histogram.getMask()});
       } else if (auto reduce = dyn_cast<tile::ReduceWithOp>(op)) {

@@ -161,6 +161,26 @@ def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Elements of a tile picked along one axis by an index tile (`tl.gather`)";
+  let description = [{
+    The result has the index tile's shape and the source's element type:
+    element `i` is the source's element at `i` with its coordinate along
+    `axis` replaced by `indices[i]`. Along the other axes the two tiles
+    have the same extents. An index outside [0, extent) is undefined, as in
+    Triton (the interpreter reports it, the GPU clamps it).
+    ```mlir
+    %g = tile.gather %src[%idx] {axis = 0 : i32} : tensor<16x8xf32>, tensor<4x8xi32> -> tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AnyTensor:$src, Tile_AnyTensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_AnyTensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` attr-dict `:` type($src) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ButterflyOp : Tile_Op<"butterfly", [Pure, SameOperandsAndResultType]> {
   let summary = "Elements exchanged with their partners across one bit of an axis";
   let description = [{
