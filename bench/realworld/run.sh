@@ -4,8 +4,15 @@
 #
 #   bench/realworld/run.sh CORPUS CHECKOUT TILE_RUN OUT [SECONDS]
 #
-# CORPUS names how its code is driven: liger (Liger-Kernel's ops tests,
-# test/transformers). CHECKOUT is the project's public repository, read in
+# CORPUS names how its code is driven:
+#   liger    Liger-Kernel's ops tests (test/transformers);
+#   unsloth  unsloth's kernels through their entry points
+#            (drivers/unsloth_ops.py) and its grouped-GEMM MoE tests;
+#   flaggems FlagGems' op tests (tests/test_*.py, --quick), a spread sample;
+#   triton   Triton's own language tests (python/test/unit/language/
+#            test_core.py), a spread sample.
+# Packages the GPU machine lacks are stubbed (shims.py), never edited in.
+# CHECKOUT is the project's public repository, read in
 # place and never copied into tilec. Launches go to $OUT/capture, the
 # table to stdout and $OUT/replay.log, every result to $OUT/results.json,
 # mismatching launches with tile-run's buffers to $OUT/failures. SECONDS
@@ -17,6 +24,7 @@ corpus=$1 checkout=$(cd "$2" && pwd) tile_run=$3 out=$4 seconds=${5:-300}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$out"
 export CAPTURE_DIR="$out/capture" CAPTURE_PER_SPECIALIZATION=1 PYTHONUNBUFFERED=1
+imports=()
 
 case $corpus in
 liger)
@@ -30,13 +38,39 @@ liger)
     -p no:cacheprovider --timeout 90 $tests > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
   ;;
+unsloth)
+  export PYTHONPATH="$here"
+  timeout "$seconds" python3 "$here/drivers/unsloth_ops.py" "$checkout" \
+    > "$out/driver.log" 2>&1
+  echo "driver: exit $? ($(tail -1 "$out/driver.log"))"
+  cd "$checkout/unsloth/kernels/moe"
+  export PYTHONPATH="$checkout/unsloth/kernels/moe:$here:$here/drivers"
+  timeout "$seconds" python3 -m pytest -q -n 8 -p unsloth_shims -p triton_capture \
+    -p no:cacheprovider --timeout 120 tests/test_grouped_gemm.py > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  ;;
+flaggems)
+  cd "$checkout"
+  export PYTHONPATH="$checkout/src:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000}
+  timeout "$seconds" python3 -m pytest -q -n 16 -p flaggems_shims -p triton_capture \
+    -p no:cacheprovider --timeout 90 --quick tests/test_*.py > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  imports=(-I "$checkout/src")
+  ;;
+triton)
+  cd "$checkout/python/test"
+  export PYTHONPATH="$here" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-1280}
+  timeout "$seconds" python3 -m pytest -q -n 16 -p triton_capture -p no:cacheprovider \
+    --timeout 90 --rootdir . unit/language/test_core.py > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  ;;
 *)
   echo "unknown corpus $corpus" >&2
   exit 2
   ;;
 esac
 
-python3 "$here/replay.py" --tile-run "$tile_run" --project "$corpus=$CAPTURE_DIR" \
+python3 "$here/replay.py" --tile-run "$tile_run" --project "$corpus=$CAPTURE_DIR" "${imports[@]}" \
   --jobs 14 --json "$out/results.json" --keep-failures "$out/failures" \
   > "$out/replay.log" 2>&1
 sed -n '/^== /,$p' "$out/replay.log"

@@ -12,15 +12,24 @@ configs are not recorded; nor is more than `per_specialization` launches of
 one kernel with the same constexprs and dtypes, nor one whose tensors
 exceed `max_bytes` (counted in skipped.json with the reason).
 
+A kernel that is not a module-level function of its file as written (one
+defined inside a test, or whose source a test rewrote, as Triton's own
+test_core.py does) is written out as a module of its own, kernel.py in the
+launch's directory: its source as Triton compiled it, after the globals,
+closure values and @triton.jit functions it reads (standalone_module).
+
 As a pytest plugin (-p triton_capture with bench/realworld on PYTHONPATH) it
 installs itself into $CAPTURE_DIR, and a project's own tests become the
-launches.
+launches; $CAPTURE_SAMPLE=N keeps N items spread evenly over those collected.
 """
+import ast
 import atexit
 import hashlib
 import inspect
 import json
+import math
 import os
+import textwrap
 
 import numpy as np
 import torch
@@ -41,6 +50,24 @@ def _memory(t):
     """`t`'s memory from its first element to its storage's end, flat."""
     elements = t.untyped_storage().nbytes() // t.element_size() - t.storage_offset()
     return torch.as_strided(t, (max(elements, 0),), (1,), t.storage_offset())
+
+
+def _buffer_view(obj):
+    """A flat tensor over the memory of a tensor-like argument (an object
+    with data_ptr() and a torch dtype, such as FlagGems' StridedBuffer,
+    which reinterprets its `_base` tensor), from its pointer to the end of
+    the base's storage; None if it has no base tensor to find."""
+    base = getattr(obj, "_base", None)
+    if not isinstance(base, torch.Tensor) or not isinstance(obj.dtype, torch.dtype):
+        return None
+    storage = base.untyped_storage()
+    offset = obj.data_ptr() - storage.data_ptr()
+    itemsize = obj.dtype.itemsize
+    if offset < 0 or offset % itemsize:
+        return None
+    count = (storage.nbytes() - offset) // itemsize
+    return torch.empty(0, dtype=obj.dtype, device=base.device).set_(
+        storage, offset // itemsize, (count,), (1,))
 
 
 def _to_numpy(t):
@@ -70,6 +97,87 @@ def _constexpr(value):
     if fn is not None and hasattr(fn, "__name__"):
         return {"kind": "function", "value": fn.__name__}
     return {"kind": "unknown", "value": repr(value)}
+
+
+def _python_literal(value):
+    """`value` as Python source, or None where it has no literal form."""
+    import triton.language as tl
+    if isinstance(value, tl.constexpr):
+        inner = _python_literal(value.value)
+        return None if inner is None else f"tl.constexpr({inner})"
+    if isinstance(value, tl.dtype):
+        return "tl." + value.name
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        items = [_python_literal(v) for v in value]
+        if None in items:
+            return None
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    return None
+
+
+def _is_module_level(fn):
+    """Whether `fn` (a JITFunction) is a module-level function whose source
+    in its file is what Triton compiles."""
+    py = fn.fn
+    if "<locals>" in py.__qualname__ or py.__closure__:
+        return False
+    try:
+        written = textwrap.dedent(inspect.getsource(py))
+    except (OSError, TypeError):
+        return False
+    return fn.src.strip() in written
+
+
+def standalone_module(fn):
+    """A module's source holding JITFunction `fn` as Triton compiles it and
+    every global, closure value and @triton.jit function it reads."""
+    from triton.runtime.jit import JITFunction
+    import types
+    header = ["import triton", "import triton.language as tl"]
+    definitions, seen, bound = [], set(), {"triton", "tl"}
+
+    def bind(name, value):
+        if name in bound:
+            return
+        if isinstance(value, types.ModuleType):
+            header.append(f"import {value.__name__}" if name == value.__name__
+                          else f"import {value.__name__} as {name}")
+        elif isinstance(value, JITFunction):
+            visit(value)
+            if value.fn.__name__ != name:
+                definitions.append(f"{name} = {value.fn.__name__}")
+        elif callable(value) and getattr(value, "__module__", "").startswith("triton"):
+            header.append(f"from {value.__module__} import {value.__name__} as {name}")
+        else:
+            literal = _python_literal(value)
+            if literal is None:
+                return
+            definitions.append(f"{name} = {literal}")
+        bound.add(name)
+
+    def visit(jit_fn):
+        if id(jit_fn) in seen:
+            return
+        seen.add(id(jit_fn))
+        py = jit_fn.fn
+        env = dict(py.__globals__)
+        if py.__closure__:
+            env.update((n, c.cell_contents) for n, c in
+                       zip(py.__code__.co_freevars, py.__closure__))
+        names = sorted({node.id for node in ast.walk(ast.parse(jit_fn.src))
+                        if isinstance(node, ast.Name)})
+        for name in names:
+            if name in env:
+                bind(name, env[name])
+        definitions.append("\n@triton.jit\n" + jit_fn.src.strip() + "\n")
+        bound.add(py.__name__)
+
+    visit(fn)
+    return "\n".join(header + [""] + definitions) + "\n"
 
 
 def _claim(specialization):
@@ -130,6 +238,16 @@ def _record(fn, args, kwargs, grid):
                 "strides": [int(d) for d in value.strides],
                 "block": [int(d) for d in value.block_shape]}})
             key.append(repr(entries[-1]["descriptor"]["block"]) + _dtype_name(base))
+        elif callable(getattr(value, "data_ptr", None)) and hasattr(value, "dtype"):
+            view = _buffer_view(value)
+            if view is None:
+                entries.append({"name": p.name, "other": type(value).__name__})
+                key.append(type(value).__name__)
+                continue
+            total += view.numel() * view.element_size()
+            tensors[p.name] = view
+            entries.append({"name": p.name, "tensor": _dtype_name(view)})
+            key.append(entries[-1]["tensor"])
         elif value is None or isinstance(value, (bool, int, float)):
             entries.append({"name": p.name, "scalar": _constexpr(value)})
             key.append(type(value).__name__)
@@ -147,7 +265,8 @@ def _record(fn, args, kwargs, grid):
                 return _skip("aliased tensor arguments")
         pointers[name] = (start, end)
     source = inspect.getsourcefile(fn.fn)
-    if not _claim((source, fn.fn.__name__, tuple(key))):
+    standalone = None if _is_module_level(fn) else standalone_module(fn)
+    if not _claim((source, fn.fn.__name__, fn.src, tuple(key))):
         return _skip("specialization already captured")
 
     directory = os.path.join(_state["directory"], "%d-%05d" % (os.getpid(), _state["count"]))
@@ -155,6 +274,10 @@ def _record(fn, args, kwargs, grid):
     os.makedirs(directory)
     for name, t in tensors.items():
         np.save(os.path.join(directory, name + ".before.npy"), _to_numpy(t))
+    if standalone is not None:
+        with open(os.path.join(directory, "kernel.py"), "w") as f:
+            f.write(standalone)
+        source = "kernel.py"
     record = {"file": source, "kernel": fn.fn.__name__, "module": fn.fn.__module__,
               "grid": list(grid), "num_warps": options.get("num_warps", 4),
               "num_stages": options.get("num_stages", 3),
@@ -216,3 +339,10 @@ def install(directory, per_specialization=4, max_bytes=64 << 20):
 def pytest_configure(config):
     install(os.environ["CAPTURE_DIR"],
             int(os.environ.get("CAPTURE_PER_SPECIALIZATION", "4")))
+
+
+def pytest_collection_modifyitems(config, items):
+    sample = int(os.environ.get("CAPTURE_SAMPLE", "0"))
+    if 0 < sample < len(items):
+        step = len(items) / sample
+        items[:] = [items[int(i * step)] for i in range(sample)]
