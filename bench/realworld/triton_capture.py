@@ -54,10 +54,13 @@ def _memory(t):
 
 def _buffer_view(obj):
     """A flat tensor over the memory of a tensor-like argument (an object
-    with data_ptr() and a torch dtype, such as FlagGems' StridedBuffer,
-    which reinterprets its `_base` tensor), from its pointer to the end of
-    the base's storage; None if it has no base tensor to find."""
+    with data_ptr() and a torch dtype that reinterprets a base tensor:
+    Triton's TensorWrapper, `base`; FlagGems' StridedBuffer, `_base`), from
+    its pointer to the end of the base's storage; None if it has no base
+    tensor to find."""
     base = getattr(obj, "_base", None)
+    if base is None:
+        base = getattr(obj, "base", None)
     if not isinstance(base, torch.Tensor) or not isinstance(obj.dtype, torch.dtype):
         return None
     storage = base.untyped_storage()

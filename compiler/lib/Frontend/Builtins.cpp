@@ -514,6 +514,16 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
               "offers libdevice's float functions (sin, asin, erfinv, pow, "
               "...), popc and clz");
     }
+    // tl.PropagateNan.ALL / NONE, for tl.maximum's propagate_nan.
+    if (base.name == "tl.PropagateNan") {
+      if (attr == "ALL")
+        return TValue::ofInt(0xFFFF);
+      if (attr == "NONE")
+        return TValue::ofInt(0);
+      fail(l, "tl.PropagateNan has ALL and NONE, not '" + attr + "'");
+    }
+    if (base.name == "tl" && attr == "PropagateNan")
+      return TValue::named(TValue::Kind::Module, "tl.PropagateNan");
     if (base.name == "tl.extra" && attr == "cuda")
       return TValue::named(TValue::Kind::Module, "tl.extra.cuda");
     if (StringRef(base.name).starts_with("tl.extra")) {

@@ -254,6 +254,195 @@ Value MLIRGenImpl::bf16SplitDot(Value a, Value b, Value acc, unsigned parts,
   return acc;
 }
 
+/// One operand of tl.dot_scaled as fp32 values of shape [M, K] (`isLhs`)
+/// or [K, N]: decoded from its format and multiplied by 2^(scale - 127)
+/// per group of 32 along K (scale 255 is NaN, as e8m0 has it).
+Value MLIRGenImpl::scaledOperand(const TValue &x, const TValue *scale,
+                                 StringRef format, bool isLhs,
+                                 const ast::Location &l,
+                                 const ast::Location &scaleLoc) {
+  Location location = loc(l);
+  Type f32 = builder.getF32Type(), i32 = builder.getI32Type();
+  Value v = toValue(x, l, "the operand");
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 2)
+    fail(l, "tl.dot_scaled: the operands must be 2-D tiles, got " +
+                describe(v.getType()));
+  Type element = type.getElementType();
+  auto splat = [&](ArrayRef<int64_t> shape, Attribute value) -> Value {
+    auto t = RankedTensorType::get(shape, llvm::cast<TypedAttr>(value).getType());
+    return arith::ConstantOp::create(builder, location,
+                                     DenseElementsAttr::get(t, value));
+  };
+  auto i32s = [&](ArrayRef<int64_t> shape, int64_t n) {
+    return splat(shape, builder.getI32IntegerAttr(int32_t(n)));
+  };
+  auto f32s = [&](ArrayRef<int64_t> shape, double d) {
+    return splat(shape, builder.getF32FloatAttr(float(d)));
+  };
+  auto select = [&](Value c, Value a, Value b) -> Value {
+    return arith::SelectOp::create(builder, location, c, a, b);
+  };
+  auto equals = [&](Value a, Value b) -> Value {
+    return arith::CmpIOp::create(builder, location, arith::CmpIPredicate::eq, a, b);
+  };
+
+  Value values;
+  if (format == "e2m1") {
+    // Two values a byte, packed along K, the first in the low nibble.
+    if (!element.isInteger(8))
+      fail(l, "tl.dot_scaled: e2m1 operands are uint8 tiles of two values "
+              "a byte, got " + describe(v.getType()));
+    ArrayRef<int64_t> packed = type.getShape();
+    Value bytes = cast(v, i32, l, /*fromUnsigned=*/true);
+    auto decode = [&](Value nibble) -> Value {
+      // sign, 2 exponent bits, 1 mantissa bit: 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+      Value e = arith::AndIOp::create(
+          builder, location,
+          arith::ShRUIOp::create(builder, location, nibble, i32s(packed, 1)),
+          i32s(packed, 3));
+      Value m = cast(arith::AndIOp::create(builder, location, nibble, i32s(packed, 1)),
+                     f32, l);
+      Value pow = select(equals(e, i32s(packed, 3)), f32s(packed, 4.0),
+                         select(equals(e, i32s(packed, 2)), f32s(packed, 2.0),
+                                f32s(packed, 1.0)));
+      Value normal = arith::MulFOp::create(
+          builder, location,
+          arith::AddFOp::create(builder, location, f32s(packed, 1.0),
+                                arith::MulFOp::create(builder, location, m,
+                                                      f32s(packed, 0.5))),
+          pow);
+      Value magnitude = select(equals(e, i32s(packed, 0)),
+                               arith::MulFOp::create(builder, location, m,
+                                                     f32s(packed, 0.5)),
+                               normal);
+      Value negative = arith::CmpIOp::create(
+          builder, location, arith::CmpIPredicate::ne,
+          arith::AndIOp::create(builder, location, nibble, i32s(packed, 8)),
+          i32s(packed, 0));
+      return select(negative, arith::NegFOp::create(builder, location, magnitude),
+                    magnitude);
+    };
+    Value low = decode(arith::AndIOp::create(builder, location, bytes, i32s(packed, 15)));
+    Value high = decode(arith::ShRUIOp::create(builder, location, bytes, i32s(packed, 4)));
+    SmallVector<int64_t> pairs(packed);
+    pairs.push_back(2);
+    Value joined = tile::JoinOp::create(builder, location,
+                                        RankedTensorType::get(pairs, f32), low, high);
+    if (!isLhs) {
+      // [K/2, N, 2] -> [K/2, 2, N]: the pair runs along K.
+      SmallVector<int64_t> moved = {packed[0], 2, packed[1]};
+      joined = tile::TransOp::create(builder, location, RankedTensorType::get(moved, f32),
+                                     joined, builder.getDenseI32ArrayAttr({0, 2, 1}));
+    }
+    SmallVector<int64_t> unpacked(packed);
+    unpacked[isLhs ? 1 : 0] *= 2;
+    values = tile::ReshapeOp::create(builder, location,
+                                     RankedTensorType::get(unpacked, f32), joined);
+  } else if (format == "e4m3" || format == "e5m2") {
+    Type fp8 = format == "e4m3" ? Type(builder.getType<Float8E4M3FNType>())
+                                : Type(builder.getType<Float8E5M2Type>());
+    if (element.isInteger(8))
+      v = arith::BitcastOp::create(builder, location, tile::withElementType(type, fp8), v);
+    else if (element != fp8)
+      fail(l, "tl.dot_scaled: " + format.str() + " operands are uint8 or " +
+                  describe(fp8) + " tiles, got " + describe(v.getType()));
+    checkFP8Target(l);
+    values = cast(v, f32, l);
+  } else if (format == "bf16" || format == "fp16") {
+    Type want = format == "bf16" ? Type(builder.getBF16Type()) : Type(builder.getF16Type());
+    if (element != want)
+      fail(l, "tl.dot_scaled: " + format.str() + " operands are " +
+                  describe(want) + " tiles, got " + describe(v.getType()));
+    values = cast(v, f32, l);
+  } else {
+    fail(l, "tl.dot_scaled: format '" + format.str() +
+                "' is not one of e2m1, e4m3, e5m2, bf16 and fp16");
+  }
+
+  if (!scale || scale->kind == TValue::Kind::None)
+    return values;
+  ArrayRef<int64_t> shape = llvm::cast<RankedTensorType>(values.getType()).getShape();
+  int64_t rows = isLhs ? shape[0] : shape[1], k = isLhs ? shape[1] : shape[0];
+  Value s = toValue(*scale, scaleLoc, "the scale");
+  auto scaleType = dyn_cast<RankedTensorType>(s.getType());
+  if (!scaleType || !scaleType.getElementType().isInteger(8) || k % 32 ||
+      scaleType.getShape() != ArrayRef<int64_t>{rows, k / 32})
+    fail(scaleLoc, "tl.dot_scaled: the scale must be a uint8 tile of [" +
+                       Twine(rows) + ", " + Twine(k / 32) +
+                       "] (one e8m0 exponent per 32 along K), got " +
+                       describe(s.getType()));
+  // 2^(e - 127) as fp32's bits: e << 23, but 2^-127 (e = 0) is subnormal
+  // and e = 255 is NaN.
+  ArrayRef<int64_t> groups = scaleType.getShape();
+  Value e = cast(s, i32, scaleLoc, /*fromUnsigned=*/true);
+  Value bits = arith::ShLIOp::create(builder, location, e, i32s(groups, 23));
+  bits = select(equals(e, i32s(groups, 0)), i32s(groups, 0x00400000), bits);
+  bits = select(equals(e, i32s(groups, 255)), i32s(groups, 0x7fc00000), bits);
+  Value factor = arith::BitcastOp::create(builder, location,
+                                          RankedTensorType::get(groups, f32), bits);
+  // [rows, K/32] -> [rows, K/32, 32] -> [rows, K], then [K, N] for rhs.
+  factor = broadcastTo(expandDims(factor, 2, scaleLoc), {rows, k / 32, 32},
+                       scaleLoc, "the scale");
+  factor = tile::ReshapeOp::create(builder, location,
+                                   RankedTensorType::get({rows, k}, f32), factor);
+  if (!isLhs)
+    factor = tile::TransOp::create(builder, location, RankedTensorType::get({k, rows}, f32),
+                                   factor, builder.getDenseI32ArrayAttr({1, 0}));
+  return arith::MulFOp::create(builder, location, values, factor);
+}
+
+/// tl.dot_scaled, as Triton runs it on Hopper: both operands decoded and
+/// scaled, then a bf16 product (exact for e2m1, fp8 and bf16 values times
+/// powers of two) or, where an operand is fp16, an fp32 one.
+TValue MLIRGenImpl::genDotScaled(const BoundArgs &args, const ast::CallExpr &c) {
+  auto format = [&](unsigned i) {
+    const TValue &f = *args.get(i);
+    if (f.kind != TValue::Kind::String)
+      fail(args.locs[i], "tl.dot_scaled: a format must be a string such as "
+                         "\"e4m3\", got " + describe(f));
+    return f.text();
+  };
+  std::string lhsFormat = format(2), rhsFormat = format(5);
+  for (unsigned i : {8u, 9u})
+    if (const TValue *pack = args.get(i); pack && !isTrue(*pack, args.locs[i]))
+      fail(args.locs[i], "tl.dot_scaled: e2m1 packed along M or N (k_pack=False) "
+                         "is not supported by tilec");
+  if (const TValue *out = args.get(10); out && out->kind != TValue::Kind::None &&
+                                        !dtypeArg(*out, args.locs[10], "out_dtype").isF32())
+    fail(args.locs[10], "tl.dot_scaled accumulates in float32 only in tilec");
+  Value a = scaledOperand(*args.get(0), args.get(1), lhsFormat, true,
+                          args.locs[0], args.locs[1]);
+  Value b = scaledOperand(*args.get(3), args.get(4), rhsFormat, false,
+                          args.locs[3], args.locs[4]);
+  ArrayRef<int64_t> as = llvm::cast<RankedTensorType>(a.getType()).getShape();
+  ArrayRef<int64_t> bs = llvm::cast<RankedTensorType>(b.getType()).getShape();
+  if (as[1] != bs[0])
+    fail(c.loc, "tl.dot_scaled: incompatible shapes: lhs has K = " +
+                    Twine(as[1]) + ", rhs " + Twine(bs[0]));
+  bool exactInBF16 = lhsFormat != "fp16" && rhsFormat != "fp16";
+  Type operand = exactInBF16 ? Type(builder.getBF16Type()) : Type(builder.getF32Type());
+  a = cast(a, operand, c.loc);
+  b = cast(b, operand, c.loc);
+  Location location = loc(c.loc);
+  auto resultType = RankedTensorType::get({as[0], bs[1]}, builder.getF32Type());
+  Value acc;
+  if (const TValue *given = args.get(6); given && given->kind != TValue::Kind::None) {
+    acc = toValue(*given, args.locs[6], "acc");
+    if (acc.getType() != resultType)
+      fail(args.locs[6], "tl.dot_scaled: acc must be " + describe(resultType) +
+                             ", got " + describe(acc.getType()));
+  } else {
+    acc = arith::ConstantOp::create(
+        builder, location,
+        DenseElementsAttr::get(resultType, builder.getZeroAttr(builder.getF32Type())));
+  }
+  return TValue::ofValue(tile::DotOp::create(
+      builder, location, a, b, acc,
+      exactInBF16 ? tile::InputPrecision::TF32 : tile::InputPrecision::IEEE,
+      IntegerAttr()));
+}
+
 // out_dtype defaults to None, not Triton's tl.float32: without it the dot
 // accumulates in acc's dtype where acc is given (fp32 otherwise).
 static const BuiltinSpec kDot[] = {
@@ -262,6 +451,12 @@ static const BuiltinSpec kDot[] = {
      "max_num_imprecise_acc=None, out_dtype=None",
      BuiltinKind::Function, member<&MLIRGenImpl::genDot>,
      "(M, K) @ (K, N) or batched, plus acc: mma.sync, wgmma or FMAs"},
+    {"tl.dot_scaled",
+     "lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format, acc=None, "
+     "fast_math=False, lhs_k_pack=True, rhs_k_pack=True, out_dtype=None",
+     BuiltinKind::Function, member<&MLIRGenImpl::genDotScaled>,
+     "microscaled (M, K) @ (K, N): e2m1/e4m3/e5m2/bf16/fp16 operands times "
+     "2^(e8m0 scale - 127) per 32 along K, as a bf16 (or fp32) tl.dot"},
 };
 
 ArrayRef<BuiltinSpec> tilec::getDotBuiltins() { return kDot; }

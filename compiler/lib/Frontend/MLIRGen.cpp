@@ -415,10 +415,13 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     return x;
   if (isa<tile::PointerType>(x) || isa<tile::PointerType>(y))
     fail(l, "incompatible operand types " + describe(x) + " and " + describe(y));
-  if (isFloat(x) != isFloat(y))
-    return isFloat(x) ? x : y;
-  // Floats as Triton's computation_type_impl: fp64 with any float is fp64,
-  // bf16 with another float is fp32, two fp8 types fp16.
+  // Floats as Triton's computation_type_impl: fp64 with anything is fp64,
+  // bf16 with anything but bf16 (an integer too) is fp32, two fp8 types
+  // fp16; another float with an integer is that float.
+  if (isFloat(x) != isFloat(y)) {
+    Type f = isFloat(x) ? x : y;
+    return f.isBF16() ? builder.getF32Type() : f;
+  }
   if (isFloat(x) && (x.isF64() || y.isF64()))
     return builder.getF64Type();
   if (isFloat(x) && (x.isBF16() || y.isBF16()))
@@ -806,9 +809,15 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
         fail(e.loc, "tuple index out of range");
       return base.elements[i < 0 ? i + n : i];
     }
-    if (!base.isRuntime() || !isa<RankedTensorType>(base.value.getType()))
+    if (!base.isRuntime())
       fail(e.loc, "only tiles can be subscripted, not " + describe(base));
     Value v = base.value;
+    // A scalar is a 0-d tile here: `ptr[None, :]` makes a [1] tile, and
+    // its ':'s stand for nothing (Triton counts none).
+    bool scalar = !isa<RankedTensorType>(v.getType());
+    if (scalar)
+      v = tile::SplatOp::create(builder, loc(e.loc),
+                                RankedTensorType::get({}, v.getType()), v);
     auto tensor = llvm::cast<RankedTensorType>(v.getType());
     unsigned slices = 0, dim = 0;
     for (const ExprPtr &index : sub.indices) {
@@ -823,7 +832,7 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
       v = expandDims(v, dim, index->loc);
       ++dim;
     }
-    if (slices != tensor.getRank())
+    if (!scalar && slices != tensor.getRank())
       fail(e.loc, "subscript has " + Twine(slices) + " ':' but the tile has " +
                       Twine(tensor.getRank()) + " dimensions");
     return TValue::ofValue(v, base.isUnsigned);

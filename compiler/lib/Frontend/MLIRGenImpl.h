@@ -248,9 +248,10 @@ public:
   TValue compare(ast::CompareOp op, const TValue &a, const TValue &b,
                  const ast::Location &l);
   /// tl.maximum / tl.minimum of two values, one of them runtime (Python's
-  /// max() and min() on runtime values too, as in Triton).
+  /// max() and min() on runtime values too, as in Triton); with
+  /// `propagateNan`, a NaN operand gives NaN.
   TValue minMax(bool max, const TValue &a, const TValue &b,
-                const ast::Location &l);
+                const ast::Location &l, bool propagateNan = false);
   /// A one-argument tl math function of `arg` (tl.exp, tl.rsqrt, ...).
   TValue callMath(const std::string &name, const TValue &arg,
                   const ast::Location &l);
@@ -400,6 +401,11 @@ public:
   static bool isLibdeviceFunction(llvm::StringRef name);
   /// `tl.dot` (Dot.cpp).
   TValue genDot(const BoundArgs &args, const ast::CallExpr &call);
+  TValue genDotScaled(const BoundArgs &args, const ast::CallExpr &call);
+  mlir::Value scaledOperand(const TValue &x, const TValue *scale,
+                            llvm::StringRef format, bool isLhs,
+                            const ast::Location &l,
+                            const ast::Location &scaleLoc);
   /// acc + a @ b of fp32 tiles as `parts` (3 or 6) products of their
   /// bfloat16 parts: input_precision bf16x3 and bf16x6.
   mlir::Value bf16SplitDot(mlir::Value a, mlir::Value b, mlir::Value acc,

@@ -15,12 +15,16 @@ using llvm::StringRef;
 using llvm::Twine;
 
 TValue MLIRGenImpl::minMax(bool max, const TValue &x, const TValue &y,
-                           const ast::Location &l) {
+                           const ast::Location &l, bool propagateNan) {
   Type element = promote(x, y, l);
   if (tile::isFP8(element))
     failFP8Arithmetic(max ? "maximum" : "minimum", l);
   auto [a, b] = unify(x, y, element, l);
   Location location = loc(l);
+  if (isa<FloatType>(element) && propagateNan)
+    return TValue::ofValue(
+        max ? (Value)arith::MaximumFOp::create(builder, location, a, b)
+            : (Value)arith::MinimumFOp::create(builder, location, a, b));
   if (isa<FloatType>(element))
     return TValue::ofValue(
         max ? (Value)arith::MaxNumFOp::create(builder, location, a, b)
@@ -117,15 +121,22 @@ TValue where(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
       hasUnsignedElements(element));
 }
 
-/// tl.maximum and tl.minimum (propagate_nan is accepted; tilec's float
-/// max and min return the number where one operand is NaN).
+/// Whether propagate_nan (args.get(i)) is tl.PropagateNan.ALL.
+static bool propagatesNan(const BoundArgs &args, unsigned i) {
+  const TValue *p = args.get(i);
+  return p && p->kind == TValue::Kind::Int && p->intValue() != 0;
+}
+
+/// tl.maximum and tl.minimum: the number where one operand is NaN, or NaN
+/// with propagate_nan=tl.PropagateNan.ALL.
 TValue maximum(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   const TValue &x = *args.get(0), &y = *args.get(1);
+  bool max = args.function == "tl.maximum";
   // Of two constexprs, as Triton: both become scalar tensors first.
   if (!x.isRuntime() && !y.isRuntime())
-    return g.minMax(args.function == "tl.maximum", g.tensorize(x, args.locs[0]),
-                    y, c.loc);
-  return g.minMax(args.function == "tl.maximum", x, y, c.loc);
+    return g.minMax(max, g.tensorize(x, args.locs[0]), y, c.loc,
+                    propagatesNan(args, 2));
+  return g.minMax(max, x, y, c.loc, propagatesNan(args, 2));
 }
 
 TValue unaryMath(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &) {
@@ -146,8 +157,9 @@ TValue sigmoid(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
 
 /// Triton's: minimum(maximum(x, min), max).
 TValue clamp(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &) {
-  TValue lo = g.minMax(true, *args.get(0), *args.get(1), args.locs[1]);
-  return g.minMax(false, lo, *args.get(2), args.locs[2]);
+  bool nan = propagatesNan(args, 3);
+  TValue lo = g.minMax(true, *args.get(0), *args.get(1), args.locs[1], nan);
+  return g.minMax(false, lo, *args.get(2), args.locs[2], nan);
 }
 
 TValue fusedMultiplyAdd(MLIRGenImpl &g, const BoundArgs &args,
@@ -272,9 +284,11 @@ const BuiltinSpec kMath[] = {
     {"tl.where", "condition, x, y", Kind::Function, where,
      "elementwise x where condition, else y"},
     {"tl.maximum", "x, y, propagate_nan=None", Kind::Function, maximum,
-     "elementwise; a NaN operand yields the other"},
+     "elementwise; a NaN operand yields the other (NaN with "
+     "propagate_nan=tl.PropagateNan.ALL)"},
     {"tl.minimum", "x, y, propagate_nan=None", Kind::Function, maximum,
-     "elementwise; a NaN operand yields the other"},
+     "elementwise; a NaN operand yields the other (NaN with "
+     "propagate_nan=tl.PropagateNan.ALL)"},
     MATH("exp", "e^x, in fp32 for 16-bit floats"),
     MATH("exp2", "2^x"),
     MATH("log", "natural logarithm"),

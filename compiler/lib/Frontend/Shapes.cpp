@@ -40,7 +40,7 @@ std::string shapeString(ArrayRef<int64_t> shape) {
 TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
   Location location = loc(c.loc);
   const std::string &name = bound.function;
-  StringRef fn = StringRef(name).drop_front(3); // "tl."
+  StringRef fn = StringRef(name).rsplit('.').second; // "tl.trans", "tensor.item"
   // The required parameters in order, then what `*dims` / `*shape` took;
   // can_reorder, the one with a default, changes nothing here.
   ShapeArgs args;
@@ -302,6 +302,17 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
     }
     return TValue::ofTuple(std::move(halves));
   }
+  if (fn == "item") {
+    // The one element of a tile, as a scalar (a sum over one element,
+    // which is that element, as tl.split's scalars are).
+    Value x = tile(0);
+    auto type = tensorType(x, 0);
+    if (type.getNumElements() != 1)
+      fail(args.locs[0], "x.item() needs a tile of one element, got a " +
+                             shapeString(type.getShape()) + " tile");
+    return out(tile::ReduceOp::create(builder, location, type.getElementType(),
+                                      reshape(x, {1}), tile::ReduceKind::Sum, 0));
+  }
   if (fn == "gather") {
     Value src = tile(0), index = tile(1);
     auto srcType = dyn_cast<RankedTensorType>(src.getType());
@@ -357,6 +368,8 @@ const BuiltinSpec kShapes[] = {
      "the two tiles one after the other along dimension 0 (in order)"},
     {"tl.split", "a", Kind::Both, kShape,
      "the two halves of a last dimension of 2"},
+    {"tensor.item", "self", Kind::Method, kShape,
+     "the element of a one-element tile, as a scalar"},
     {"tl.gather", "src, index, axis", Kind::Both, kShape,
      "src's elements picked along an axis by an integer tile of indices"},
     {"tl.interleave", "a, b", Kind::Both, kShape,
