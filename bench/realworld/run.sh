@@ -18,13 +18,15 @@
 # mismatching launches with tile-run's buffers to $OUT/failures. SECONDS
 # bounds the capture (default 300): the tests run in parallel and each
 # kernel specialization is captured once, so the first minutes hold most
-# of what a corpus launches.
+# of what a corpus launches. $JOBS sets pytest's workers and the replay's
+# parallel tile-runs (default 16 and 14), for runs side by side.
 set -uo pipefail
 corpus=$1 checkout=$(cd "$2" && pwd) tile_run=$3 out=$4 seconds=${5:-300}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mkdir -p "$out"
 export CAPTURE_DIR="$out/capture" CAPTURE_PER_SPECIALIZATION=1 PYTHONUNBUFFERED=1
 imports=()
+jobs=${JOBS:-16}
 
 case $corpus in
 liger)
@@ -34,7 +36,7 @@ liger)
   export PYTHONPATH="$checkout/src:$checkout:$here"
   tests=$(ls test/transformers/test_*.py | grep -v -E \
     'cute|cutile|monkey_patch|trainer|auto_model|test_transformers|flex_attention|mm_int8int2')
-  timeout "$seconds" python3 -m pytest -q -n 16 -p triton_capture \
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p triton_capture \
     -p no:cacheprovider --timeout 90 $tests > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
   ;;
@@ -45,14 +47,14 @@ unsloth)
   echo "driver: exit $? ($(tail -1 "$out/driver.log"))"
   cd "$checkout/unsloth/kernels/moe"
   export PYTHONPATH="$checkout/unsloth/kernels/moe:$here:$here/drivers"
-  timeout "$seconds" python3 -m pytest -q -n 8 -p unsloth_shims -p triton_capture \
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p unsloth_shims -p triton_capture \
     -p no:cacheprovider --timeout 120 tests/test_grouped_gemm.py > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
   ;;
 flaggems)
   cd "$checkout"
   export PYTHONPATH="$checkout/src:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000}
-  timeout "$seconds" python3 -m pytest -q -n 16 -p flaggems_shims -p triton_capture \
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p flaggems_shims -p triton_capture \
     -p no:cacheprovider --timeout 90 --quick tests/test_*.py > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
   imports=(-I "$checkout/src")
@@ -60,7 +62,7 @@ flaggems)
 triton)
   cd "$checkout/python/test"
   export PYTHONPATH="$here" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-1280}
-  timeout "$seconds" python3 -m pytest -q -n 16 -p triton_capture -p no:cacheprovider \
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p triton_capture -p no:cacheprovider \
     --timeout 90 --rootdir . unit/language/test_core.py > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
   ;;
@@ -71,6 +73,6 @@ triton)
 esac
 
 python3 "$here/replay.py" --tile-run "$tile_run" --project "$corpus=$CAPTURE_DIR" "${imports[@]}" \
-  --jobs 14 --json "$out/results.json" --keep-failures "$out/failures" \
+  --jobs "${JOBS:-14}" --interp-timeout 60 --json "$out/results.json" --keep-failures "$out/failures" \
   > "$out/replay.log" 2>&1
 sed -n '/^== /,$p' "$out/replay.log"

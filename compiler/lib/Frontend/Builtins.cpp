@@ -242,9 +242,12 @@ void tilec::printBuiltins(llvm::raw_ostream &os, BuiltinListFormat format) {
        << "| --- | --- | --- |\n";
     for (const BuiltinSpec &spec : specs) {
       os << "| `" << getSignature(spec) << "` | ";
-      if (spec.isMethod())
-        os << "`" << (spec.receiver() == "tensor" ? "x" : "desc") << "."
-           << spec.methodName() << "(...)`";
+      if (spec.isMethod()) {
+        StringRef self = spec.receiver() == "tensor"  ? "x"
+                         : spec.receiver() == "dtype" ? "dt"
+                                                      : "desc";
+        os << "`" << self << "." << spec.methodName() << "(...)`";
+      }
       os << " | " << spec.summary << " |\n";
     }
     return;
@@ -596,6 +599,15 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
   case TValue::Kind::DType:
     if (attr == "value") // a dtype constexpr's, as tl.constexpr(dt).value
       return base;
+    if (const BuiltinSpec *spec = lookupMethod("dtype", attr))
+      return boundMethod(*spec, base);
+    // tl.dtype's widths: of an integer, and of any scalar type.
+    if (attr == "int_bitwidth" && base.type.isInteger())
+      return TValue::ofInt(base.type.getIntOrFloatBitWidth());
+    if (attr == "primitive_bitwidth" && base.type.isIntOrFloat())
+      return TValue::ofInt(base.type.getIntOrFloatBitWidth());
+    if (attr == "primitive_bitwidth" && isa<tile::PointerType>(base.type))
+      return TValue::ofInt(64);
     if (auto block = dyn_cast<RankedTensorType>(base.type)) {
       // `x.type`: the block type of a tile.
       if (attr == "element_ty" || attr == "scalar")

@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace tilec;
@@ -347,7 +348,42 @@ TValue pythonNumber(MLIRGenImpl &g, const BoundArgs &args,
                 args.locs[0]);
 }
 
+/// A dtype's predicates (`dt.is_floating()`, ...), as tl.dtype has them.
+TValue dtypeQuery(MLIRGenImpl &, const BoundArgs &args, const ast::CallExpr &) {
+  Type t = args.get(0)->type;
+  StringRef query = StringRef(args.function).rsplit('.').second;
+  bool isInt = t.isInteger() && !t.isInteger(1);
+  bool isUnsigned = isUnsignedInt(t);
+  bool result = llvm::StringSwitch<bool>(query)
+                    .Case("is_floating", isa<FloatType>(t))
+                    .Case("is_int", isInt)
+                    .Case("is_int_signed", isInt && !isUnsigned)
+                    .Case("is_int_unsigned", isInt && isUnsigned)
+                    .Case("is_bool", t.isInteger(1))
+                    .Case("is_ptr", isa<tile::PointerType>(t))
+                    .Case("is_fp8", tile::isFP8(t))
+                    .Case("is_fp16", t.isF16())
+                    .Case("is_bf16", t.isBF16())
+                    .Case("is_fp32", t.isF32())
+                    .Case("is_fp64", t.isF64())
+                    .Default(false);
+  return TValue::ofBool(result);
+}
+
+#define DTYPE_QUERY(NAME, WHAT)                                                \
+  { "dtype." NAME, "self", Kind::Method, dtypeQuery, WHAT }
 const BuiltinSpec kCore[] = {
+    DTYPE_QUERY("is_floating", "whether a dtype is a float type"),
+    DTYPE_QUERY("is_int", "whether a dtype is an integer type (not bool)"),
+    DTYPE_QUERY("is_int_signed", "whether a dtype is a signed integer type"),
+    DTYPE_QUERY("is_int_unsigned", "whether a dtype is an unsigned integer type"),
+    DTYPE_QUERY("is_bool", "whether a dtype is tl.int1"),
+    DTYPE_QUERY("is_ptr", "whether a dtype is a pointer type"),
+    DTYPE_QUERY("is_fp8", "whether a dtype is an fp8 type"),
+    DTYPE_QUERY("is_fp16", "whether a dtype is tl.float16"),
+    DTYPE_QUERY("is_bf16", "whether a dtype is tl.bfloat16"),
+    DTYPE_QUERY("is_fp32", "whether a dtype is tl.float32"),
+    DTYPE_QUERY("is_fp64", "whether a dtype is tl.float64"),
     {"tl.program_id", "axis", Kind::Function, programId,
      "this program's index along grid axis 0, 1 or 2"},
     {"tl.num_programs", "axis", Kind::Function, programId,
