@@ -40,7 +40,16 @@ _BITS = {torch.bfloat16: (torch.int16, "bf16"),
          torch.float8_e5m2: (torch.uint8, "fp8e5")}
 _TRITON_DTYPE = {torch.float32: "fp32", torch.float16: "fp16", torch.float64: "fp64",
                  torch.int8: "i8", torch.int16: "i16", torch.int32: "i32",
-                 torch.int64: "i64", torch.uint8: "u8", torch.bool: "i1"}
+                 torch.int64: "i64", torch.uint8: "u8", torch.bool: "i1",
+                 torch.uint16: "u16", torch.uint32: "u32", torch.uint64: "u64"}
+# The torch dtype holding a Triton dtype's values (Triton's TensorWrapper
+# reinterprets a tensor as one of these, by name).
+_TORCH_OF_TRITON = {"int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
+                    "int64": torch.int64, "uint8": torch.uint8, "uint16": torch.uint16,
+                    "uint32": torch.uint32, "uint64": torch.uint64, "int1": torch.bool,
+                    "fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+                    "fp64": torch.float64, "fp8e4nv": torch.float8_e4m3fn,
+                    "fp8e5": torch.float8_e5m2}
 
 _state = {"directory": None, "count": 0, "skipped": {},
           "suspended": 0, "per_specialization": 4, "max_bytes": 64 << 20}
@@ -54,22 +63,25 @@ def _memory(t):
 
 def _buffer_view(obj):
     """A flat tensor over the memory of a tensor-like argument (an object
-    with data_ptr() and a torch dtype that reinterprets a base tensor:
-    Triton's TensorWrapper, `base`; FlagGems' StridedBuffer, `_base`), from
+    with data_ptr() and a torch or Triton dtype that reinterprets a base
+    tensor: Triton's TensorWrapper, `base`; FlagGems' StridedBuffer, `_base`), from
     its pointer to the end of the base's storage; None if it has no base
     tensor to find."""
     base = getattr(obj, "_base", None)
     if base is None:
         base = getattr(obj, "base", None)
-    if not isinstance(base, torch.Tensor) or not isinstance(obj.dtype, torch.dtype):
+    dtype = obj.dtype
+    if not isinstance(dtype, torch.dtype):  # a Triton dtype
+        dtype = _TORCH_OF_TRITON.get(getattr(dtype, "name", None))
+    if not isinstance(base, torch.Tensor) or dtype is None:
         return None
     storage = base.untyped_storage()
     offset = obj.data_ptr() - storage.data_ptr()
-    itemsize = obj.dtype.itemsize
+    itemsize = dtype.itemsize
     if offset < 0 or offset % itemsize:
         return None
     count = (storage.nbytes() - offset) // itemsize
-    return torch.empty(0, dtype=obj.dtype, device=base.device).set_(
+    return torch.empty(0, dtype=dtype, device=base.device).set_(
         storage, offset // itemsize, (count,), (1,))
 
 

@@ -608,6 +608,8 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
       return TValue::ofInt(base.type.getIntOrFloatBitWidth());
     if (attr == "primitive_bitwidth" && isa<tile::PointerType>(base.type))
       return TValue::ofInt(64);
+    if (attr == "scalar" && !isa<RankedTensorType>(base.type))
+      return base; // a scalar type is its own
     if (auto block = dyn_cast<RankedTensorType>(base.type)) {
       // `x.type`: the block type of a tile.
       if (attr == "element_ty" || attr == "scalar")

@@ -902,12 +902,15 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
         return lhs;
       return gen(*b.rhs);
     }
+    // On runtime values, as Triton's logical_and / logical_or: both
+    // operands as booleans, combined elementwise (no short circuit).
     TValue rhs = gen(*b.rhs);
-    if (isa<RankedTensorType>(lhs.value.getType()) ||
-        (rhs.isRuntime() && isa<RankedTensorType>(rhs.value.getType())))
-      fail(e.loc, "'and'/'or' work on scalars; use '&' and '|' on tiles");
+    auto boolean = [&](const TValue &v, const ast::Location &l) {
+      return TValue::ofValue(cast(toValue(v, l, "an operand"),
+                                  builder.getI1Type(), l, v.isUnsigned));
+    };
     return binary(b.op == BoolOpKind::And ? BinaryOp::BitAnd : BinaryOp::BitOr,
-                  lhs, rhs, e.loc);
+                  boolean(lhs, b.lhs->loc), boolean(rhs, b.rhs->loc), e.loc);
   }
   case ExprKind::IfExp: {
     const auto &i = llvm::cast<IfExpExpr>(e);

@@ -67,16 +67,31 @@ struct Words {
 TValue MLIRGenImpl::genRandom(const BoundArgs &args, const ast::CallExpr &c) {
   const std::string &name = args.function;
   Location location = loc(c.loc);
-  Value offset = toValue(*args.get(1), args.locs[1], "the offset");
-  Type element = getElementTypeOrSelf(offset.getType());
-  if (!element.isInteger(32))
-    fail(args.locs[1], name + " takes int32 offsets, got " +
-                           describe(offset.getType()));
+  // tl.philox(seed, c0, c1, c2, c3): the four counters given (32-bit
+  // integers, broadcast together); the others count (offset, 0, 0, 0).
+  bool philox = name == "tl.philox";
+  unsigned roundsArg = philox ? 5 : 2;
+  SmallVector<Value> counters;
+  for (unsigned i = 1; i <= (philox ? 4u : 1u); ++i) {
+    Value v = toValue(*args.get(i), args.locs[i], "the counter");
+    Type element = getElementTypeOrSelf(v.getType());
+    if (!element.isInteger(32))
+      fail(args.locs[i], name + " takes int32 " +
+                             (philox ? "counters" : "offsets") + ", got " +
+                             describe(v.getType()));
+    counters.push_back(v);
+  }
+  SmallVector<int64_t> shape(shapeOf(counters[0]));
+  for (Value v : counters)
+    shape = broadcastShapes(shape, shapeOf(v), c.loc);
+  for (size_t i = 0; i < counters.size(); ++i)
+    counters[i] = broadcastTo(counters[i], shape, args.locs[i + 1], "the counter");
+  Value offset = counters[0];
   int64_t rounds = 10;
-  if (args.get(2) && args.get(2)->kind != TValue::Kind::None)
-    rounds = constInt(*args.get(2), args.locs[2], "n_rounds");
+  if (args.get(roundsArg) && args.get(roundsArg)->kind != TValue::Kind::None)
+    rounds = constInt(*args.get(roundsArg), args.locs[roundsArg], "n_rounds");
   if (rounds < 0)
-    fail(args.locs[2], "n_rounds must not be negative");
+    fail(args.locs[roundsArg], "n_rounds must not be negative");
 
   // The key: the seed as 64 bits (sign-extended from an int, zero-extended
   // from a uint, as Triton's cast to uint64), low and high words.
@@ -97,6 +112,11 @@ TValue MLIRGenImpl::genRandom(const BoundArgs &args, const ast::CallExpr &c) {
   };
   Value key0 = word(seed), key1 = word(seedHigh);
   Value c0 = offset, c1 = w.constant(0), c2 = w.constant(0), c3 = w.constant(0);
+  if (philox) {
+    c1 = counters[1];
+    c2 = counters[2];
+    c3 = counters[3];
+  }
   for (int64_t r = 0; r < rounds; ++r) {
     Value a = w.constant(kRoundA), b = w.constant(kRoundB);
     Value nextC0 = w.xor_(w.xor_(w.mulHigh(b, c2), c1), key0);
@@ -109,7 +129,7 @@ TValue MLIRGenImpl::genRandom(const BoundArgs &args, const ast::CallExpr &c) {
     key1 = w.add(key1, w.constant(kKeyB));
   }
   // Philox's words are tl.uint32, as Triton's.
-  if (name == "tl.randint4x")
+  if (name == "tl.randint4x" || philox)
     return TValue::ofTuple({TValue::ofValue(c0, true), TValue::ofValue(c1, true),
                             TValue::ofValue(c2, true), TValue::ofValue(c3, true)});
   if (name == "tl.randint")
@@ -168,6 +188,9 @@ const BuiltinSpec kRandom[] = {
     RANDOM("rand4x", "four uniform fp32 in [0, 1)"),
     RANDOM("randn", "standard normal fp32 (Box-Muller)"),
     RANDOM("randn4x", "four standard normal fp32"),
+    {"tl.philox", "seed, c0, c1, c2, c3, n_rounds=10", Kind::Function,
+     member<&MLIRGenImpl::genRandom>,
+     "Philox-4x32 of four 32-bit counters: four uint32 words, as Triton's"},
 };
 #undef RANDOM
 

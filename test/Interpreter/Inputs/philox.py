@@ -7,9 +7,12 @@ KEY_A, KEY_B = np.uint32(0x9E3779B9), np.uint32(0xBB67AE85)
 ROUND_A, ROUND_B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 
 
-def philox(seed, offsets, rounds=10):
+def philox(seed, offsets, rounds=10, c1=None, c2=None, c3=None):
+    """The four words; counters (offsets, c1, c2, c3), zeros where absent."""
     c0 = np.asarray(offsets).astype(np.int64).astype(np.uint32)
-    c1 = np.zeros_like(c0); c2 = np.zeros_like(c0); c3 = np.zeros_like(c0)
+    c1, c2, c3 = (np.zeros_like(c0) if c is None else
+                  np.broadcast_to(np.asarray(c).astype(np.int64).astype(np.uint32), c0.shape)
+                  for c in (c1, c2, c3))
     s = np.uint64(np.int64(seed).astype(np.uint64))
     k0 = np.full_like(c0, np.uint32(s & np.uint64(0xFFFFFFFF)))
     k1 = np.full_like(c0, np.uint32(s >> np.uint64(32)))
