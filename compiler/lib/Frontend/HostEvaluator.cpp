@@ -261,6 +261,8 @@ static int64_t asInt(const Value &value, const Location &loc,
                      const std::string &what) {
   if (value.kind != Value::Kind::Int && value.kind != Value::Kind::Bool)
     fail(loc, what + " must be an int, not " + describe(value));
+  if (value.scalar.wide)
+    fail(loc, what + " must fit in 64 bits, got " + value.scalar.repr());
   return value.scalar.intValue;
 }
 

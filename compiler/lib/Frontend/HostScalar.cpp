@@ -93,8 +93,20 @@ std::string HostScalar::repr() const {
   switch (kind) {
   case Kind::None:
     return "None";
-  case Kind::Int:
-    return std::to_string(intValue);
+  case Kind::Int: {
+    if (!wide)
+      return std::to_string(intValue);
+    // Decimal digits of a 128-bit value, from the low end.
+    WideInt v = wideValue();
+    bool negative = v < 0;
+    unsigned __int128 m = negative ? -(unsigned __int128)v : (unsigned __int128)v;
+    std::string digits;
+    while (m) {
+      digits.insert(digits.begin(), char('0' + int(m % 10)));
+      m /= 10;
+    }
+    return (negative ? "-" : "") + digits;
+  }
   case Kind::Float:
     return floatRepr(floatValue);
   case Kind::Bool:
@@ -141,6 +153,7 @@ HostScalar HostScalar::parse(const std::string &text) {
 
 bool HostScalar::operator==(const HostScalar &other) const {
   return kind == other.kind && intValue == other.intValue &&
+         wide == other.wide && intHigh == other.intHigh &&
          (floatValue == other.floatValue ||
           (floatValue != floatValue && other.floatValue != other.floatValue)) &&
          text == other.text;

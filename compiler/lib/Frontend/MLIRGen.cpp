@@ -193,6 +193,15 @@ Value MLIRGenImpl::materialize(const TValue &v, const ast::Location &l) {
     return arith::ConstantOp::create(builder, location,
                                      builder.getBoolAttr(v.intValue() != 0));
   case TValue::Kind::Int: {
+    // Past int64 (Python's ints are unbounded): up to 2^64 - 1 a uint64, as
+    // Triton makes it, and no further.
+    if (v.scalar.wide) {
+      WideInt w = v.scalar.wideValue();
+      if (w < 0 || w > WideInt(UINT64_MAX))
+        fail(l, "the int " + v.scalar.repr() + " does not fit in 64 bits");
+      return arith::ConstantOp::create(builder, location,
+                                       builder.getI64IntegerAttr(v.intValue()));
+    }
     bool fits32 = v.intValue() >= INT32_MIN && v.intValue() <= INT32_MAX;
     Type type = fits32 ? builder.getI32Type() : builder.getI64Type();
     return arith::ConstantOp::create(builder, location,
@@ -376,7 +385,8 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
       return builder.getF32Type();
     if (v.kind == TValue::Kind::Bool)
       return builder.getI1Type();
-    bool fits32 = v.intValue() >= INT32_MIN && v.intValue() <= INT32_MAX;
+    bool fits32 = !v.scalar.wide && v.intValue() >= INT32_MIN &&
+                  v.intValue() <= INT32_MAX;
     return fits32 ? builder.getI32Type() : builder.getI64Type();
   };
   if (!a.isRuntime() && !b.isRuntime())
@@ -394,16 +404,17 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     // As in Triton, an int takes an integer tile's type and must fit in it.
     unsigned bits = t.isInteger() ? t.getIntOrFloatBitWidth() : 64;
     bool isUnsigned = isUnsignedInt(t);
-    if (number.kind == TValue::Kind::Int && isUnsigned && number.intValue() < 0)
-      fail(l, "the number " + Twine(number.intValue()) + " is negative and the "
+    if (number.kind == TValue::Kind::Int && isUnsigned &&
+        number.scalar.wideValue() < 0)
+      fail(l, "the number " + number.scalar.repr() + " is negative and the "
               "other operand is unsigned (" + describe(t) +
               "): cast one of them first, as Triton asks");
-    // Every int64 fits a 64-bit type (the bounds would overflow there).
-    if (number.kind == TValue::Kind::Int && bits < 64) {
-      int64_t low = isUnsigned ? 0 : -(int64_t(1) << (bits - 1));
-      int64_t high = int64_t(1) << (isUnsigned ? bits : bits - 1);
-      if (number.intValue() < low || number.intValue() >= high)
-        fail(l, "the number " + Twine(number.intValue()) +
+    if (number.kind == TValue::Kind::Int && t.isInteger()) {
+      WideInt value = number.scalar.wideValue();
+      WideInt low = isUnsigned ? 0 : -(WideInt(1) << (bits - 1));
+      WideInt high = WideInt(1) << (isUnsigned ? bits : bits - 1);
+      if (value < low || value >= high)
+        fail(l, "the number " + number.scalar.repr() +
                     " is out of range for " + describe(t) +
                     ", the type of the other operand");
     }
@@ -699,6 +710,8 @@ TValue MLIRGenImpl::compare(ast::CompareOp op, const TValue &a,
 
 int64_t MLIRGenImpl::constInt(const TValue &v, const ast::Location &l,
                               StringRef what) {
+  if (v.kind == TValue::Kind::Int && v.scalar.wide)
+    fail(l, what + " must fit in 64 bits, got " + v.scalar.repr());
   if (v.kind == TValue::Kind::Int || v.kind == TValue::Kind::Bool)
     return v.intValue();
   if (v.isRuntime())
@@ -708,8 +721,9 @@ int64_t MLIRGenImpl::constInt(const TValue &v, const ast::Location &l,
 }
 
 TValue MLIRGenImpl::tensorize(const TValue &v, const ast::Location &l) {
-  if (v.isNumber())
-    return TValue::ofValue(materialize(v, l));
+  if (v.isNumber()) // an int past int64 is a uint64
+    return TValue::ofValue(materialize(v, l),
+                           v.kind == TValue::Kind::Int && v.scalar.wide);
   if (v.kind != TValue::Kind::Tuple)
     return v;
   std::vector<TValue> elements;
@@ -762,12 +776,7 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     const auto &literal = llvm::cast<IntExpr>(e);
     if (!literal.unsigned64)
       return TValue::ofInt(literal.value);
-    // Past int64, as Triton: a uint64 scalar (tilec's constexprs are
-    // 64-bit signed, so it is a runtime constant).
-    return TValue::ofValue(arith::ConstantOp::create(
-                               builder, loc(e.loc),
-                               builder.getI64IntegerAttr(literal.value)),
-                           /*isUnsigned=*/true);
+    return TValue::of(HostScalar::ofWideInt(WideInt(uint64_t(literal.value))));
   }
   case ExprKind::Float:
     return TValue::ofFloat(llvm::cast<FloatExpr>(e).value);
@@ -1818,6 +1827,10 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
       return builder.getArrayAttr(elements);
     }
     default:
+      // Past 64 bits (a heuristic's 3 ** 40), by its digits: the kernel
+      // fails where it uses the value.
+      if (constant.scalar.wide)
+        return builder.getStringAttr(constant.scalar.repr());
       return builder.getI64IntegerAttr(constant.intValue());
     }
   };

@@ -13,6 +13,7 @@
 #define TILEC_FRONTEND_PYTHONINT_H
 
 #include "tilec/Frontend/AST.h"
+#include "tilec/Frontend/HostScalar.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
 
@@ -91,6 +92,59 @@ inline Result apply(ast::BinaryOp op, int64_t a, int64_t b) {
   case ast::BinaryOp::BitXor: return a ^ b;
   case ast::BinaryOp::LShift: return shiftLeft(a, b);
   case ast::BinaryOp::RShift: return shiftRight(a, b);
+  case ast::BinaryOp::Div:
+  case ast::BinaryOp::MatMul: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// `a op b` on Python ints held in 128 bits (HostScalar's WideInt), as
+/// apply() on 64: nothing where the result would not fit 127 bits and a
+/// sign. The caller has made the same checks.
+inline std::optional<WideInt> applyWide(ast::BinaryOp op, WideInt a, WideInt b) {
+  WideInt r;
+  switch (op) {
+  case ast::BinaryOp::Add:
+    return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+  case ast::BinaryOp::Sub:
+    return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+  case ast::BinaryOp::Mul:
+    return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional(r);
+  case ast::BinaryOp::FloorDiv: {
+    if (b == -1)
+      return applyWide(ast::BinaryOp::Sub, 0, a);
+    WideInt q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+  }
+  case ast::BinaryOp::Mod: {
+    if (b == -1)
+      return WideInt(0);
+    WideInt m = a % b;
+    return (m != 0 && (m < 0) != (b < 0)) ? m + b : m;
+  }
+  case ast::BinaryOp::Pow: {
+    if (a == 0 || a == 1)
+      return b == 0 ? WideInt(1) : a;
+    if (a == -1)
+      return WideInt(b % 2 ? -1 : 1);
+    std::optional<WideInt> p = WideInt(1);
+    for (WideInt k = 0; k < b && p; ++k)
+      p = applyWide(ast::BinaryOp::Mul, *p, a);
+    return p;
+  }
+  case ast::BinaryOp::BitAnd: return a & b;
+  case ast::BinaryOp::BitOr: return a | b;
+  case ast::BinaryOp::BitXor: return a ^ b;
+  case ast::BinaryOp::LShift: {
+    if (a == 0)
+      return WideInt(0);
+    if (b > 126)
+      return std::nullopt;
+    r = WideInt((unsigned __int128)a << int(b));
+    return (r >> int(b)) == a ? std::optional(r) : std::nullopt;
+  }
+  case ast::BinaryOp::RShift:
+    return a >> int(b > 127 ? 127 : b);
   case ast::BinaryOp::Div:
   case ast::BinaryOp::MatMul: return std::nullopt;
   }

@@ -45,7 +45,7 @@ static Result unsupported(BinaryOp op, const HostScalar &a,
 
 static Result overflow(const std::string &what) {
   return Result::failure(what +
-                         " does not fit in 64 bits (tilec's ints are 64-bit)");
+                         " does not fit in 128 bits (tilec's ints are 128-bit)");
 }
 
 /// Python's float // and %: from fmod, so that the remainder takes the
@@ -130,7 +130,7 @@ Result python::binary(BinaryOp op, const HostScalar &a, const HostScalar &b) {
   if (floats)
     return bitwise ? unsupported(op, a, b)
                    : floatBinary(op, a.asDouble(), b.asDouble());
-  int64_t i = a.intValue, j = b.intValue;
+  WideInt i = a.wideValue(), j = b.wideValue();
   if (op == BinaryOp::Div)
     return floatBinary(op, double(i), double(j));
   if ((op == BinaryOp::FloorDiv || op == BinaryOp::Mod) && j == 0)
@@ -139,16 +139,18 @@ Result python::binary(BinaryOp op, const HostScalar &a, const HostScalar &b) {
     return floatBinary(op, double(i), double(j));
   if ((op == BinaryOp::LShift || op == BinaryOp::RShift) && j < 0)
     return Result::failure("negative shift count");
-  python_int::Result r = python_int::apply(op, i, j);
-  if (!r)
-    return overflow(std::to_string(i) + " " + ast::spelling(op) + " " +
-                    std::to_string(j));
+  std::optional<WideInt> r = python_int::applyWide(op, i, j);
+  if (!r) {
+    HostScalar x = a, y = b;
+    x.kind = y.kind = Kind::Int;
+    return overflow(x.repr() + " " + ast::spelling(op) + " " + y.repr());
+  }
   // Python's bools stay bools under & | ^ (True << True is 2).
   bool logical = op == BinaryOp::BitAnd || op == BinaryOp::BitOr ||
                  op == BinaryOp::BitXor;
   if (logical && a.kind == Kind::Bool && b.kind == Kind::Bool)
     return HostScalar::ofBool(*r != 0);
-  return HostScalar::ofInt(*r);
+  return HostScalar::ofWideInt(*r);
 }
 
 Result python::unary(ast::UnaryOp op, const HostScalar &a) {
@@ -168,13 +170,14 @@ Result python::unary(ast::UnaryOp op, const HostScalar &a) {
                                                        : a.floatValue);
   switch (op) {
   case ast::UnaryOp::Neg:
-    if (python_int::Result r = python_int::negate(a.intValue))
-      return HostScalar::ofInt(*r);
-    return overflow("-(" + std::to_string(a.intValue) + ")");
+    if (std::optional<WideInt> r =
+            python_int::applyWide(BinaryOp::Sub, 0, a.wideValue()))
+      return HostScalar::ofWideInt(*r);
+    return overflow("-(" + a.repr() + ")");
   case ast::UnaryOp::Invert:
-    return HostScalar::ofInt(~a.intValue);
+    return HostScalar::ofWideInt(~a.wideValue());
   default:
-    return HostScalar::ofInt(a.intValue);
+    return HostScalar::ofWideInt(a.wideValue());
   }
 }
 
@@ -200,11 +203,21 @@ static std::optional<int> compareIntFloat(int64_t i, double f) {
 /// -1, 0 or 1 for two numbers; nothing when one is NaN.
 static std::optional<int> order(const HostScalar &a, const HostScalar &b) {
   if (a.kind != Kind::Float && b.kind != Kind::Float)
-    return a.intValue < b.intValue ? -1 : a.intValue > b.intValue;
+    return a.wideValue() < b.wideValue() ? -1 : a.wideValue() > b.wideValue();
+  // An int beyond int64 against a float: its sign decides against any
+  // float of int64's range, and a double of it otherwise.
+  auto intFloat = [](const HostScalar &i, double f) -> std::optional<int> {
+    if (!i.wide)
+      return compareIntFloat(i.intValue, f);
+    if (std::isnan(f))
+      return std::nullopt;
+    double d = double(i.wideValue());
+    return d < f ? -1 : d > f ? 1 : 0;
+  };
   if (a.kind != Kind::Float)
-    return compareIntFloat(a.intValue, b.floatValue);
+    return intFloat(a, b.floatValue);
   if (b.kind != Kind::Float) {
-    std::optional<int> o = compareIntFloat(b.intValue, a.floatValue);
+    std::optional<int> o = intFloat(b, a.floatValue);
     return o ? std::optional<int>(-*o) : std::nullopt;
   }
   double x = a.floatValue, y = b.floatValue;
@@ -270,7 +283,7 @@ bool python::truthy(const HostScalar &v) {
     return false;
   case Kind::Int:
   case Kind::Bool:
-    return v.intValue != 0;
+    return v.wideValue() != 0;
   case Kind::Float:
     return v.floatValue != 0;
   case Kind::String:
@@ -281,7 +294,7 @@ bool python::truthy(const HostScalar &v) {
 }
 
 /// A float's value as an int, truncated toward zero, when it has one in 64
-/// bits.
+/// bits (a float past them is far from exact anyway).
 static Result truncate(double d, const std::string &what) {
   if (std::isnan(d))
     return Result::failure("cannot convert float NaN to integer");
@@ -289,7 +302,7 @@ static Result truncate(double d, const std::string &what) {
     return Result::failure("cannot convert float infinity to integer");
   double whole = std::trunc(d);
   if (whole >= 9223372036854775808.0 || whole < -9223372036854775808.0)
-    return overflow(what);
+    return Result::failure(what + " does not fit in 64 bits");
   return HostScalar::ofInt(int64_t(whole));
 }
 
@@ -297,7 +310,7 @@ Result python::toInt(const HostScalar &v) {
   switch (v.kind) {
   case Kind::Int:
   case Kind::Bool:
-    return HostScalar::ofInt(v.intValue);
+    return HostScalar::ofWideInt(v.wideValue());
   case Kind::Float:
     return truncate(v.floatValue, "int(" + v.repr() + ")");
   case Kind::String: {
@@ -318,8 +331,9 @@ Result python::toFloat(const HostScalar &v) {
   switch (v.kind) {
   case Kind::Int:
   case Kind::Bool:
+    return HostScalar::ofFloat(double(v.wideValue()));
   case Kind::Float:
-    return HostScalar::ofFloat(v.asDouble());
+    return HostScalar::ofFloat(v.floatValue);
   case Kind::String: {
     // Python's spellings: "1.5", " -2e3 ", "inf", "-Infinity", "nan".
     std::string text = llvm::StringRef(v.text).trim().lower();
@@ -350,9 +364,11 @@ Result python::absolute(const HostScalar &v) {
   if (v.kind != Kind::Int && v.kind != Kind::Bool)
     return Result::failure(std::string("bad operand type for abs(): '") +
                            typeName(v) + "'");
-  if (python_int::Result r = python_int::absolute(v.intValue))
-    return HostScalar::ofInt(*r);
-  return overflow("abs(" + std::to_string(v.intValue) + ")");
+  WideInt x = v.wideValue();
+  if (std::optional<WideInt> r =
+          x < 0 ? python_int::applyWide(BinaryOp::Sub, 0, x) : std::optional(x))
+    return HostScalar::ofWideInt(*r);
+  return overflow("abs(" + v.repr() + ")");
 }
 
 Result python::round(const HostScalar &v) {

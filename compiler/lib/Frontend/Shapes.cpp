@@ -114,12 +114,17 @@ TValue MLIRGenImpl::genShape(const BoundArgs &bound, const ast::CallExpr &c) {
     Value x = tile(0);
     auto type = tensorType(x, 0);
     SmallVector<int64_t> dims = intList(1, "a dimension");
+    int64_t rank = type.getRank();
     if (dims.empty()) {
       if (fn == "permute")
         fail(c.loc, "tl.permute needs the order of the dimensions");
-      dims = {1, 0};
+      // As Triton: the last two dimensions swapped (a batched transpose).
+      for (int64_t d = 0; d + 2 < rank; ++d)
+        dims.push_back(d);
+      dims.push_back(rank - 1);
+      if (rank >= 2)
+        dims.push_back(rank - 2);
     }
-    int64_t rank = type.getRank();
     if (int64_t(dims.size()) != rank)
       fail(c.loc, name + ": the order " + shapeString(dims) + " must list each of the " +
                       Twine(rank) + " dimensions of a " + shapeString(type.getShape()) +
@@ -352,7 +357,7 @@ constexpr BuiltinHandler kShape = member<&MLIRGenImpl::genShape>;
 
 const BuiltinSpec kShapes[] = {
     {"tl.trans", "input, *dims", Kind::Both, kShape,
-     "permutes dimensions; (1, 0) by default (also x.T)"},
+     "permutes dimensions; the last two swapped by default (also x.T)"},
     {"tl.permute", "input, *dims", Kind::Both, kShape, "permutes dimensions"},
     {"tl.reshape", "input, *shape, can_reorder=False", Kind::Both, kShape,
      "a new shape of power-of-two dimensions, never reordered"},

@@ -14,11 +14,17 @@
 #define TILEC_FRONTEND_HOSTSCALAR_H
 
 #include <cstdint>
+#include <climits>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace tilec {
+
+/// Python's ints are unbounded; host code and constexprs keep 128 bits of
+/// them, so that `2 ** 63 - 1` (FlagGems' int64 maximum) computes as in
+/// Python. What reaches the IR must fit 64 bits.
+__extension__ typedef __int128 WideInt;
 
 /// A scalar that host code reads or computes: a launch's argument or a
 /// constexpr.
@@ -29,6 +35,26 @@ struct HostScalar {
   double floatValue = 0;
   /// String's text; Pointer's element type ("fp16").
   std::string text;
+  /// An Int beyond int64: `intValue` is then its low 64 bits and
+  /// `intHigh` its high ones (otherwise intValue is the whole value).
+  bool wide = false;
+  int64_t intHigh = 0;
+
+  /// An Int of any 128-bit value, wide only where int64 cannot hold it.
+  static HostScalar ofWideInt(WideInt v) {
+    if (v >= INT64_MIN && v <= INT64_MAX)
+      return ofInt(int64_t(v));
+    HostScalar s = ofInt(int64_t(uint64_t(v)));
+    s.wide = true;
+    s.intHigh = int64_t(v >> 64);
+    return s;
+  }
+  /// An Int's or Bool's value, wide or not.
+  WideInt wideValue() const {
+    return wide ? WideInt((unsigned __int128)(uint64_t(intHigh)) << 64 |
+                          uint64_t(intValue))
+                : WideInt(intValue);
+  }
 
   static HostScalar ofInt(int64_t v) { return {Kind::Int, v, 0, {}}; }
   static HostScalar ofFloat(double v) { return {Kind::Float, 0, v, {}}; }
@@ -54,7 +80,7 @@ struct HostScalar {
   }
   /// An Int's, Float's or Bool's value as a double.
   double asDouble() const {
-    return kind == Kind::Float ? floatValue : double(intValue);
+    return kind == Kind::Float ? floatValue : double(wideValue());
   }
   /// Python's repr, which is also the source text -D takes: "64", "0.1",
   /// "True", "'ieee'", "None".
