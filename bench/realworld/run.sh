@@ -53,7 +53,10 @@ unsloth)
   ;;
 flaggems)
   cd "$checkout"
-  export PYTHONPATH="$checkout/src:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000}
+  # Its pointwise kernels are generated into ~/.flaggems/code_cache and
+  # read globals FlagGems puts there: those are captured with them.
+  export PYTHONPATH="$checkout/src:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000} \
+    CAPTURE_SOURCE_ROOT="$checkout"
   timeout "$seconds" python3 -m pytest -q -n "$jobs" -p flaggems_shims -p triton_capture \
     -p no:cacheprovider --timeout 90 --quick tests/test_*.py > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"

@@ -14,9 +14,11 @@ exceed `max_bytes` (counted in skipped.json with the reason).
 
 A kernel that is not a module-level function of its file as written (one
 defined inside a test, or whose source a test rewrote, as Triton's own
-test_core.py does) is written out as a module of its own, kernel.py in the
-launch's directory: its source as Triton compiled it, after the globals,
-closure values and @triton.jit functions it reads (standalone_module).
+test_core.py does), or whose file lies outside $CAPTURE_SOURCE_ROOT (code a
+project generates at run time), is written out as a module of its own,
+kernel.py in the launch's directory: its source as Triton compiled it,
+after the globals, closure values and @triton.jit functions it reads
+(standalone_module).
 
 As a pytest plugin (-p triton_capture with bench/realworld on PYTHONPATH) it
 installs itself into $CAPTURE_DIR, and a project's own tests become the
@@ -136,9 +138,16 @@ def _python_literal(value):
 
 def _is_module_level(fn):
     """Whether `fn` (a JITFunction) is a module-level function whose source
-    in its file is what Triton compiles."""
+    in its file is what Triton compiles, in the project's checkout where
+    $CAPTURE_SOURCE_ROOT names it (a project's generated code, such as
+    FlagGems' pointwise kernels, may read globals its host code put in the
+    module after loading it)."""
     py = fn.fn
     if "<locals>" in py.__qualname__ or py.__closure__:
+        return False
+    root = os.environ.get("CAPTURE_SOURCE_ROOT")
+    source = inspect.getsourcefile(py) or ""
+    if root and not os.path.abspath(source).startswith(os.path.abspath(root) + os.sep):
         return False
     try:
         written = textwrap.dedent(inspect.getsource(py))
