@@ -34,12 +34,16 @@ double difftest::roundingBound(DType dt, double magnitude) {
 DType difftest::promote(DType a, DType b) {
   if (a == b)
     return a;
-  if (isFloat(a) != isFloat(b))
-    return isFloat(a) ? a : b;
-  if (isFloat(a)) {
+  // Triton's computation_type_impl, in its order (the generator has no
+  // fp64): fp32, then fp16 win; bf16 stays bf16 only with bf16 (with an
+  // integer it is fp32); another float with an integer is that float.
+  if (isFloat(a) || isFloat(b)) {
+    for (DType wins : {DType::F32, DType::F16})
+      if (a == wins || b == wins)
+        return wins;
     if (a == DType::BF16 || b == DType::BF16)
       return DType::F32;
-    return bytesOf(a) >= bytesOf(b) ? a : b;
+    return isFloat(a) ? a : b;
   }
   if (a == DType::I1)
     return b;

@@ -50,9 +50,10 @@ double unitRoundoff(DType dt);
 /// the subnormals.
 double roundingBound(DType dt, double magnitude);
 
-/// Triton's type of `a op b` for two tiles (not Python numbers): the float
-/// if one is, bf16 with another float is fp32, else the wider. The generator
-/// never mixes fp16 with bf16 (Triton and tilec differ there: fp16 vs fp32).
+/// Triton's type of `a op b` for two tiles (not Python numbers), as its
+/// computation_type_impl: fp32, then fp16 win; bf16 is fp32
+/// with anything but bf16; a float with an integer is the float; integers
+/// the wider.
 DType promote(DType a, DType b);
 
 /// `v` as the dtype holds it: floats rounded to nearest even (overflow to

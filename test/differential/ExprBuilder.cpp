@@ -268,7 +268,8 @@ int ExprBuilder::binary(Op op, int ia, int ib) {
   const Node &A = node(ia), &B = node(ib);
   if (A.dt == DType::I1 || B.dt == DType::I1)
     return -1;
-  // fp16 with bf16: Triton computes in fp16, tilec in fp32; stay out.
+  // fp16 with bf16 computes in fp16 (both compilers), where a bf16 value
+  // may overflow; the generator stays out (promotions.tl checks the type).
   if (mixesHalves(A.dt, B.dt))
     return -1;
   // A runtime scalar meets only tiles of its dtype.

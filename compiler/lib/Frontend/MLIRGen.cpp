@@ -426,19 +426,25 @@ Type MLIRGenImpl::promote(const TValue &a, const TValue &b,
     return x;
   if (isa<tile::PointerType>(x) || isa<tile::PointerType>(y))
     fail(l, "incompatible operand types " + describe(x) + " and " + describe(y));
-  // Floats as Triton's computation_type_impl: fp64 with anything is fp64,
-  // bf16 with anything but bf16 (an integer too) is fp32, two fp8 types
-  // fp16; another float with an integer is that float.
-  if (isFloat(x) != isFloat(y)) {
-    Type f = isFloat(x) ? x : y;
-    return f.isBF16() ? builder.getF32Type() : f;
+  // Floats as Triton's computation_type_impl, in its order: fp64 with
+  // anything is fp64, then fp32 fp32, then fp16 fp16 (bf16 and fp8 too);
+  // bf16 stays bf16 only with bf16 and is fp32 with anything else (an
+  // integer too), two fp8 types are fp16; another float with an integer
+  // is that float.
+  if (isFloat(x) || isFloat(y)) {
+    auto either = [&](auto is) { return is(x) || is(y); };
+    if (either([](Type t) { return t.isF64(); }))
+      return builder.getF64Type();
+    if (either([](Type t) { return t.isF32(); }))
+      return builder.getF32Type();
+    if (either([](Type t) { return t.isF16(); }))
+      return builder.getF16Type();
+    if (either([](Type t) { return t.isBF16(); }))
+      return builder.getF32Type();
+    if (tile::isFP8(x) && tile::isFP8(y))
+      return builder.getF16Type();
+    return isFloat(x) ? x : y;
   }
-  if (isFloat(x) && (x.isF64() || y.isF64()))
-    return builder.getF64Type();
-  if (isFloat(x) && (x.isBF16() || y.isBF16()))
-    return builder.getF32Type();
-  if (tile::isFP8(x) && tile::isFP8(y))
-    return builder.getF16Type();
   unsigned wx = x.getIntOrFloatBitWidth(), wy = y.getIntOrFloatBitWidth();
   // Integers as C's usual arithmetic conversions (Triton's
   // integer_promote_impl): the wider wins, and of one width the unsigned.
