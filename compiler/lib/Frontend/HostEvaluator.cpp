@@ -214,14 +214,14 @@ static Value scalarResult(const python::Result &r, const Location &loc) {
   return Value::of(*r);
 }
 
-/// An int operator's result, or an error where Python's would not fit in
-/// 64 bits, saying `what()` it was.
+/// A builtin's int result, or an error where it does not fit in 64 bits
+/// (triton.cdiv's and next_power_of_2's are sizes), saying `what()` it was.
 static Value fitting(python_int::Result r,
                      llvm::function_ref<std::string()> what,
                      const Location &loc) {
-  if (!r)
-    fail(loc, what() + " does not fit in 64 bits (tilec's ints are 64-bit)");
-  return Value::ofInt(*r);
+  if (!r || *r < INT64_MIN || *r > INT64_MAX)
+    fail(loc, what() + " does not fit in 64 bits");
+  return Value::ofInt(int64_t(*r));
 }
 
 /// What `value` is, for messages: "an int", "a list", ...
@@ -973,7 +973,7 @@ Value HostEvaluator::callMethod(const Value &method, Values &args,
 static python_int::Result nextPowerOf2(int64_t n) {
   if (n > (int64_t(1) << 62))
     return std::nullopt;
-  return n <= 1 ? 1 : int64_t(llvm::NextPowerOf2(uint64_t(n - 1)));
+  return n <= 1 ? 1 : WideInt(llvm::NextPowerOf2(uint64_t(n - 1)));
 }
 
 Value HostEvaluator::callBuiltin(
@@ -1037,7 +1037,8 @@ Value HostEvaluator::callBuiltin(
     int64_t b = asInt(args[1], loc, "cdiv's second argument");
     if (b == 0)
       fail(loc, "division by zero");
-    // Python's -(-a // b), which fits wherever a and b do but for b = -1.
+    // Python's -(-a // b), which fits 64 bits wherever a and b do but for
+    // b = -1.
     python_int::Result quotient = python_int::floorDiv(a, b);
     python_int::Result r =
         quotient ? python_int::add(*quotient, python_int::mod(a, b) != 0)

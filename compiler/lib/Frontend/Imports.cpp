@@ -47,7 +47,6 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
     ast::Location loc;
     std::string name;
     ModuleScope::Binding pending;
-    const ast::Expr *value = nullptr; // an unconditional assignment
     bool conditional = false;
   };
   std::vector<Binding> bindings;
@@ -56,22 +55,18 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
       m.wildcards.push_back(&import);
     else
       bindings.push_back({import.loc, import.alias, {&import, nullptr, nullptr},
-                          nullptr, import.conditional});
+                          import.conditional});
   }
   for (const ast::FunctionDef &f : ast.functions) {
-    bindings.push_back({f.loc, f.name, {nullptr, &f, nullptr}, nullptr,
-                        f.conditional});
+    bindings.push_back({f.loc, f.name, {nullptr, &f, nullptr}, f.conditional});
     ownerOf[&f] = &m;
   }
   for (const auto &global : ast.globals)
     for (const ast::ExprPtr &target : global->targets)
-      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get())) {
-        if (global->conditional)
-          bindings.push_back({global->loc, name->name,
-                              {nullptr, nullptr, global.get()}, nullptr, true});
-        else
-          bindings.push_back({global->loc, name->name, {}, global->value.get()});
-      }
+      if (auto *name = llvm::dyn_cast<ast::NameExpr>(target.get()))
+        bindings.push_back({global->loc, name->name,
+                            {nullptr, nullptr, global.get()},
+                            global->conditional});
   std::stable_sort(bindings.begin(), bindings.end(),
                    [](const Binding &a, const Binding &b) {
                      return std::make_pair(a.loc.line, a.loc.col) <
@@ -86,16 +81,12 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
     m.globals.erase(b.name);
     m.pendingGlobals.erase(b.name);
     m.pendingBindings.erase(b.name);
-    if (b.value) {
-      m.pendingGlobals[b.name] = b.value;
-    } else if (b.pending.function && !b.conditional) {
-      TValue fn;
-      fn.kind = TValue::Kind::Function;
-      fn.function = b.pending.function;
-      m.globals[b.name] = fn;
-    } else {
+    if (b.conditional || b.pending.import)
       m.pendingBindings[b.name].push_back(b.pending);
-    }
+    else if (b.pending.function)
+      m.globals[b.name] = TValue::ofFunction(b.pending.function);
+    else
+      m.pendingGlobals[b.name] = b.pending.alias->value.get();
   }
   return m;
 }
@@ -186,12 +177,8 @@ ast::Location MLIRGenImpl::bindingLoc(const ModuleScope::Binding &b) {
 std::optional<TValue> MLIRGenImpl::resolveBinding(const ModuleScope::Binding &b,
                                                   const ast::Location &use,
                                                   std::string &why) {
-  if (b.function) {
-    TValue fn;
-    fn.kind = TValue::Kind::Function;
-    fn.function = b.function;
-    return fn;
-  }
+  if (b.function)
+    return TValue::ofFunction(b.function);
   if (b.import) {
     // "is triton.language.rsqrt (imported at line 3), which tilec does not
     // support".

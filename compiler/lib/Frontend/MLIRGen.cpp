@@ -45,6 +45,12 @@ TValue TValue::of(const HostScalar &scalar) {
   t.scalar = scalar;
   return t;
 }
+TValue TValue::ofFunction(const ast::FunctionDef *function) {
+  TValue t;
+  t.kind = Kind::Function;
+  t.function = function;
+  return t;
+}
 TValue TValue::ofInt(int64_t v) { return of(HostScalar::ofInt(v)); }
 TValue TValue::ofFloat(double v) { return of(HostScalar::ofFloat(v)); }
 TValue TValue::ofBool(bool v) { return of(HostScalar::ofBool(v)); }

@@ -77,6 +77,7 @@ struct TValue {
   static TValue named(Kind kind, std::string name);
   static TValue ofValue(mlir::Value v, bool isUnsigned = false);
   static TValue ofTuple(std::vector<TValue> elements);
+  static TValue ofFunction(const ast::FunctionDef *function);
   /// A constexpr of a host scalar (None, int, float, bool or string).
   static TValue of(const HostScalar &scalar);
 
@@ -128,8 +129,8 @@ struct ModuleScope {
   Scope globals;
   /// Module-level assignments not yet evaluated, by name (the last wins).
   llvm::StringMap<const ast::Expr *> pendingGlobals;
-  /// One way a module-level name is bound: an import, or a function or an
-  /// alias defined inside a module-level `if` or `try`.
+  /// One way a module-level name is bound: an import, a function, or an
+  /// assignment (an alias `f = a.b` where it is inside an `if` or `try`).
   struct Binding {
     const ast::Import *import = nullptr;
     const ast::FunctionDef *function = nullptr;

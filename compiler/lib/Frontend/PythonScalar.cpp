@@ -139,7 +139,7 @@ Result python::binary(BinaryOp op, const HostScalar &a, const HostScalar &b) {
     return floatBinary(op, double(i), double(j));
   if ((op == BinaryOp::LShift || op == BinaryOp::RShift) && j < 0)
     return Result::failure("negative shift count");
-  std::optional<WideInt> r = python_int::applyWide(op, i, j);
+  python_int::Result r = python_int::apply(op, i, j);
   if (!r) {
     HostScalar x = a, y = b;
     x.kind = y.kind = Kind::Int;
@@ -170,8 +170,7 @@ Result python::unary(ast::UnaryOp op, const HostScalar &a) {
                                                        : a.floatValue);
   switch (op) {
   case ast::UnaryOp::Neg:
-    if (std::optional<WideInt> r =
-            python_int::applyWide(BinaryOp::Sub, 0, a.wideValue()))
+    if (python_int::Result r = python_int::sub(0, a.wideValue()))
       return HostScalar::ofWideInt(*r);
     return overflow("-(" + a.repr() + ")");
   case ast::UnaryOp::Invert:
@@ -365,8 +364,7 @@ Result python::absolute(const HostScalar &v) {
     return Result::failure(std::string("bad operand type for abs(): '") +
                            typeName(v) + "'");
   WideInt x = v.wideValue();
-  if (std::optional<WideInt> r =
-          x < 0 ? python_int::applyWide(BinaryOp::Sub, 0, x) : std::optional(x))
+  if (python_int::Result r = x < 0 ? python_int::sub(0, x) : x)
     return HostScalar::ofWideInt(*r);
   return overflow("abs(" + v.repr() + ")");
 }
