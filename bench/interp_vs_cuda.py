@@ -123,6 +123,40 @@ CASES += [
       ("o", np.zeros(5 * 64, np.int32))], 0),
 ]
 
+# libdevice's rounded arithmetic, float classes and ffs
+# (test/Interpreter/libdevice_rounded.tl): the interpreter rounds each as
+# the GPU's add.rz, div.rp, sqrt.rm... do, so they agree exactly.
+_r = np.random.default_rng(41)
+_x = _r.standard_normal(64) * 10.0 ** _r.integers(-6, 7, 64)
+_y = _r.standard_normal(64) * 10.0 ** _r.integers(-6, 7, 64)
+_s = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1.0, -1.0, 1e-40,
+               -1e-40, 3.4e38, -3.4e38, 2.0, -0.5, 1e30, -1e30])
+_i = np.array([0, 1, 2, 3, 8, -1, -2**31, 2**31 - 1, 96, 1 << 20, 12, 7, -8,
+               1 << 30, 5, 64], np.int64)
+CASES += [
+    ("libdevice rounded arithmetic", "test/Interpreter/libdevice_rounded.tl", "1",
+     ["--kernel", "rounded"],
+     [("x", _x.astype(np.float32)), ("y", _y.astype(np.float32)), ("xd", _x),
+      ("yd", _y), ("o32", np.zeros(24 * 64, np.float32)),
+      ("o64", np.zeros(24 * 64, np.float64))], 0),
+    ("libdevice classes and ffs", "test/Interpreter/libdevice_rounded.tl", "1",
+     ["--kernel", "classes"],
+     [("s", _s.astype(np.float32)), ("sd", _s), ("i", _i.astype(np.int32)),
+      ("il", _i * (1 << 31)), ("c", np.zeros(11 * 16, np.int32))], 0),
+]
+
+# Integer / and % by zero (test/Interpreter/integer_division.tl): the
+# interpreter gives what the GPU's divisions give, of every width.
+CASES += [
+    (f"{dt} by zero", "test/Interpreter/integer_division.tl", "1", [],
+     [("a", np.array(v, dt)), ("b", np.zeros(8, dt)), ("q", np.zeros(8, dt)),
+      ("r", np.zeros(8, dt))], 0)
+    for dt, v in (("int8", [-7, 7, -128, 127, 0, 1, -1, 5]),
+                  ("int32", [-7, 7, -2**31, 2**31 - 1, 0, 1, -1, 5]),
+                  ("int64", [-7, 7, 2**32, 2**63 - 1, 0, 1, -1, -2**63]),
+                  ("uint16", [0, 1, 7, 100, 65535, 5, 3, 2]),
+                  ("uint64", [0, 1, 2**32, 2**64 - 1, 2**40, 5, 3, 2]))]
+
 # tl.cat (test/Interpreter/cat.tl): 1-D and 2-D, the order kept.
 CASES += [
     ("cat", "test/Interpreter/cat.tl", "1", ["--kernel", "cat"],

@@ -176,6 +176,17 @@ def e4m3_values():
     return np.where((codes & 0x7F) == 0x7F, np.nan, value)
 
 
+def fp8_window(a, b, k):
+    """The codes lo, hi of a @ b.T for float8e4nv codes a, b: the exact
+    products rounded once, widened by the error of Hopper's fp8 wgmma
+    accumulator (about 14 bits of mantissa: up to 2^-9 of the magnitude per
+    32-element K step, as bench/dot_differential.py's accumulation_bound)."""
+    va, vb = e4m3_values()[a], e4m3_values()[b]
+    exact, magnitude = va @ vb.T, np.abs(va) @ np.abs(vb).T
+    err = (k // 32 + 2) * 2.0 ** -9 * magnitude
+    return to_e4m3(exact - err), to_e4m3(exact + err)
+
+
 def to_e4m3(x):
     """float64 to float8e4nv codes, rounded to nearest (ties to an even
     code) and saturated to +-448, as cvt.rn.satfinite does."""
@@ -193,10 +204,21 @@ def to_e4m3(x):
 
 
 def compare(name, got, want, tolerance):
-    if isinstance(want, list):  # a Table's arrays, all together
-        good, text = compare(name, np.concatenate([g.ravel() for g in got]),
-                             np.concatenate([w.ravel() for w in want]), tolerance)
+    flat = lambda arrays: np.concatenate([a.ravel() for a in arrays])
+    if isinstance(want, list) and isinstance(want[0], tuple):  # windows of a Table
+        good, text = compare(name, flat(got), (flat(w[0] for w in want),
+                                               flat(w[1] for w in want)), tolerance)
         return good, f"{len(want)} arrays: {text}"
+    if isinstance(want, list):  # a Table's arrays, all together
+        good, text = compare(name, flat(got), flat(want), tolerance)
+        return good, f"{len(want)} arrays: {text}"
+    if isinstance(want, tuple):  # float8e4nv codes within a window [lo, hi]
+        order = lambda b: np.where(b & 0x80, -(b.astype(np.int64) & 0x7F), b & 0x7F)
+        g = order(got.reshape(want[0].shape))
+        steps = np.maximum(order(want[0]) - g, 0) + np.maximum(g - order(want[1]), 0)
+        good = int(steps.max()) <= tolerance
+        return good, (f"{int((steps > 0).sum())} of {steps.size} float8 values "
+                      f"{int(steps.max())} step outside" + ("" if good else "  <-- FAIL"))
     if want.dtype == np.uint8 and tolerance:  # float8e4nv bits, `tolerance` steps apart
         order = lambda b: np.where(b & 0x80, -(b.astype(np.int64) & 0x7F), b & 0x7F)
         steps = np.abs(order(got.reshape(want.shape)) - order(want))
@@ -293,10 +315,12 @@ def cases(rng):
         make = fp8 if fp8_output else f16
         out = np.uint8 if fp8_output else np.float16
         groups = [(make(m, k), make(n, k), np.zeros((m, n), out)) for m, n, k in sizes]
-        # FP8: tilec against the exact products rounded once, since Triton's
-        # fp8 wgmma accumulates in less than fp32.
-        exact = {"group_c_ptrs": [to_e4m3(e4m3_values()[a] @ e4m3_values()[b].T)
-                                  for a, b, _ in groups]} if fp8_output else None
+        # FP8: against the exact products rounded once, widened by what
+        # Hopper's fp8 wgmma accumulator may lose (both compilers use it on
+        # sm_90a; the interpreter sums exactly).
+        exact = {"group_c_ptrs": [fp8_window(a, b, k) for a, b, k in
+                                  ((a, b, s[2]) for (a, b, _), s in zip(groups, sizes))]
+                 } if fp8_output else None
         yield ("08-grouped-gemm.py", "grouped_matmul_tma_kernel", (4,),
                [("group_a_ptrs", Table([a for a, _, _ in groups])),
                 ("group_b_ptrs", Table([b for _, b, _ in groups])),
@@ -306,7 +330,7 @@ def cases(rng):
                 ("group_size", len(sizes))],
                {"NUM_SM": 4, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
                 "FP8": fp8_output}, ["group_c_ptrs"],
-               # float8e4nv: at most one step from the exact result.
+               # float8e4nv: at most one step outside the window.
                *((1, exact) if fp8_output else (2e-3,)))
     for kernel, grid, extra in (("matmul_kernel", (4 * 2,), {}),
                                 ("matmul_kernel_persistent", (6,), {"NUM_SMS": 6})):
@@ -442,7 +466,7 @@ def main():
                 for name in outputs:
                     limit = tolerance[backend == "interp"] if isinstance(tolerance, tuple) else tolerance
                     if isinstance(limit, int) and reference:
-                        # Steps from the exact result, Triton's for comparison.
+                        # Steps outside the exact window, Triton's for comparison.
                         if backend == "cuda":
                             print(f"{label:45s} Triton       {name:10s} "
                                   f"{compare(name, triton[name], reference[0][name], 255)[1]}"

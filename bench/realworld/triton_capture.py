@@ -225,6 +225,22 @@ def _skip(reason):
     _state["skipped"][reason] = _state["skipped"].get(reason, 0) + 1
 
 
+def _holds_device_pointers(t):
+    """Whether an integer tensor of 64 bits holds addresses of this
+    process's CUDA memory: a table of pointers the kernel loads through
+    (FlagGems' block_diag), which a replay in another process cannot give
+    memory at those addresses."""
+    if t.dtype not in (torch.int64, torch.uint64) or not 0 < t.numel() <= 1 << 16:
+        return False
+    values = t.detach().reshape(-1).view(torch.int64).cpu()
+    values = values[(values >= 1 << 32) & (values < 1 << 50)][:64].tolist()
+    if not values:
+        return False
+    segments = [(s["address"], s["address"] + s["total_size"])
+                for s in torch.cuda.memory_snapshot()]
+    return any(a <= v < b for v in values for a, b in segments)
+
+
 def _record(fn, args, kwargs, grid):
     params = fn.params
     names = [p.name for p in params]
@@ -247,6 +263,8 @@ def _record(fn, args, kwargs, grid):
             entries.append({"name": p.name, "constexpr": _constexpr(value)})
             key.append(repr(entries[-1]["constexpr"]))
         elif isinstance(value, torch.Tensor):
+            if _holds_device_pointers(value):
+                return _skip("a tensor of device pointers")
             total += _memory(value).numel() * value.element_size()
             tensors[p.name] = value
             entries.append({"name": p.name, "tensor": _dtype_name(value)})

@@ -515,7 +515,9 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
         return TValue::named(TValue::Kind::Builtin, "libdevice." + attr);
       fail(l, "libdevice." + attr + " is not supported by tilec, which "
               "offers libdevice's float functions (sin, asin, erfinv, pow, "
-              "...), popc and clz");
+              "...), its rounded arithmetic (add_rn, div_rz, sqrt_ru, ...), "
+              "popc, clz, ffs and the float classes (isinf, isnan, "
+              "finitef, isfinited, signbit)");
     }
     // tl.PropagateNan.ALL / NONE, for tl.maximum's propagate_nan.
     if (base.name == "tl.PropagateNan") {

@@ -159,14 +159,31 @@ LogicalResult externElementwise(Executor &ex, tile::ExternElementwiseOp op) {
   storeFloats(r, n, [&](size_t i) {
     for (auto [arg, src] : llvm::zip(args, srcs))
       arg = src[i];
-    return function->reference(args);
+    return tile::evaluateLibdevice(*function, args, r.kind == ElemKind::F32);
   });
   return success();
 }
 
+/// What an integer division by zero gives: the GPU's answer for / and %,
+/// an error for the others.
+enum class ByZero { Quotient, Remainder, Error };
+
+/// The GPU's x / 0 and x % 0 (measured on the H100, Triton's the same):
+/// NVPTX's 32-bit division (to which LLVM takes 8-, 16- and 64-bit ones
+/// whose operands fit in 32 bits) gives a quotient of all ones and the
+/// dividend as remainder; ptxas's 64-bit division gives all ones too.
+I divideByZero(ByZero kind, I x, unsigned w) {
+  if (kind == ByZero::Remainder)
+    return x;
+  if (w == 64 && zeroExtend(x, 64) >> 32 == 0)
+    return I(0xFFFFFFFF);
+  return wrapInt(-1, w);
+}
+
 /// Integer division and remainder: `f` runs on nonzero divisors only.
 template <typename F>
-LogicalResult intDivision(Executor &ex, Operation *op, bool isUnsigned, F f) {
+LogicalResult intDivision(Executor &ex, Operation *op, bool isUnsigned,
+                          ByZero byZero, F f) {
   const TValue &a = ex.get(op->getOperand(0)), &b = ex.get(op->getOperand(1));
   TValue &r = ex.define(op->getResult(0));
   size_t n = r.size();
@@ -175,14 +192,16 @@ LogicalResult intDivision(Executor &ex, Operation *op, bool isUnsigned, F f) {
   unsigned w = bitWidth(r.kind);
   for (size_t i = 0; i < n; ++i) {
     I x = a.ints[i], y = b.ints[i];
-    if (y == 0)
+    if (y == 0 && byZero != ByZero::Error)
+      r.ints[i] = divideByZero(byZero, x, w);
+    else if (y == 0)
       return ex.fail(op, "integer division by zero in '" +
                              op->getName().getStringRef() + "'" +
                              (r.isScalar()
                                   ? std::string()
                                   : " at element " + formatIndex(r.shape, i)) +
                              " at " + ex.program());
-    if (isUnsigned)
+    else if (isUnsigned)
       r.ints[i] = wrapInt(I(f(zeroExtend(x, w), zeroExtend(y, w))), w);
     else if (x == std::numeric_limits<I>::min() && y == -1)
       r.ints[i] = wrapInt(I(f(U(x), U(y))), w); // i64 overflow: see below
@@ -495,7 +514,7 @@ bool tilec::interp::isArithOp(Operation *op) {
       math::TanhOp, math::FloorOp, math::CeilOp, math::TruncOp, math::ErfOp,
       math::Log1pOp, math::ExpM1Op, math::FmaOp, math::PowFOp,
       math::CopySignOp, math::CtPopOp, math::CountLeadingZerosOp,
-      tile::ExternElementwiseOp>(op);
+      math::CountTrailingZerosOp, tile::ExternElementwiseOp>(op);
 }
 
 LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
@@ -550,23 +569,25 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
       // Signed division truncates toward zero (C's / and %); the one
       // overflow, MIN / -1, wraps to MIN with remainder 0.
       .Case([&](arith::DivSIOp) {
-        return intDivision(ex, op, false, [](auto x, auto y) {
+        return intDivision(ex, op, false, ByZero::Quotient, [](auto x, auto y) {
           return y == decltype(y)(-1) ? decltype(x)(U(0) - U(x)) : x / y;
         });
       })
       .Case([&](arith::RemSIOp) {
-        return intDivision(ex, op, false, [](auto x, auto y) {
+        return intDivision(ex, op, false, ByZero::Remainder, [](auto x, auto y) {
           return y == decltype(y)(-1) ? decltype(x)(0) : x % y;
         });
       })
       .Case([&](arith::DivUIOp) {
-        return intDivision(ex, op, true, [](auto x, auto y) { return x / y; });
+        return intDivision(ex, op, true, ByZero::Quotient,
+                           [](auto x, auto y) { return x / y; });
       })
       .Case([&](arith::RemUIOp) {
-        return intDivision(ex, op, true, [](auto x, auto y) { return x % y; });
+        return intDivision(ex, op, true, ByZero::Remainder,
+                           [](auto x, auto y) { return x % y; });
       })
       .Case([&](arith::FloorDivSIOp) {
-        return intDivision(ex, op, false, [](auto x, auto y) {
+        return intDivision(ex, op, false, ByZero::Error, [](auto x, auto y) {
           if (y == decltype(y)(-1))
             return decltype(x)(U(0) - U(x));
           auto q = x / y;
@@ -574,7 +595,7 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
         });
       })
       .Case([&](arith::CeilDivSIOp) {
-        return intDivision(ex, op, false, [](auto x, auto y) {
+        return intDivision(ex, op, false, ByZero::Error, [](auto x, auto y) {
           if (y == decltype(y)(-1))
             return decltype(x)(U(0) - U(x));
           auto q = x / y;
@@ -669,7 +690,8 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
               wrapInt(a.ints[i] < 0 ? I(U(0) - U(a.ints[i])) : a.ints[i], w);
         return success();
       })
-      // libdevice.popc and libdevice.clz (clz of 0 is the width, as PTX's).
+      // libdevice.popc, clz and ffs (clz and ctz of 0 are the width, as
+      // PTX's).
       .Case([&](math::CtPopOp) {
         return intUnary(ex, op,
                         [](U x, unsigned) { return I(llvm::popcount(x)); });
@@ -677,6 +699,11 @@ LogicalResult tilec::interp::executeArith(Executor &ex, Operation *op) {
       .Case([&](math::CountLeadingZerosOp) {
         return intUnary(ex, op, [](U x, unsigned w) {
           return I(llvm::countl_zero(x)) - I(64 - w);
+        });
+      })
+      .Case([&](math::CountTrailingZerosOp) {
+        return intUnary(ex, op, [](U x, unsigned w) {
+          return x == 0 ? I(w) : I(llvm::countr_zero(x));
         });
       })
       .Case([&](arith::CmpIOp cmp) { return compareInts(ex, cmp); })

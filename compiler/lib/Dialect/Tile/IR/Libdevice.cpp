@@ -69,6 +69,37 @@ double besselY1(double x) { return ::y1(x); }
 double fmaxD(double x, double y) { return std::fmax(x, y); }
 double fminD(double x, double y) { return std::fmin(x, y); }
 
+// The arithmetic of the rounded functions: the result in double, rounded to
+// nearest, and on which side of it the exact result lies.
+double add(ArrayRef<double> a) { return a[0] + a[1]; }
+double sub(ArrayRef<double> a) { return a[0] - a[1]; }
+double mul(ArrayRef<double> a) { return a[0] * a[1]; }
+double div(ArrayRef<double> a) { return a[0] / a[1]; }
+double rcp(ArrayRef<double> a) { return 1 / a[0]; }
+double sqrtOf(ArrayRef<double> a) { return std::sqrt(a[0]); }
+
+int signOf(double v) { return (v > 0) - (v < 0); }
+/// Knuth's TwoSum: s + its error is exactly a + b.
+int sumSide(double a, double b, double s) {
+  double bb = s - a;
+  return signOf((a - (s - bb)) + (b - bb));
+}
+int addSide(ArrayRef<double> a, double s) { return sumSide(a[0], a[1], s); }
+int subSide(ArrayRef<double> a, double s) { return sumSide(a[0], -a[1], s); }
+// One fma gives each residual exactly: a*b - p, a - q*b, 1 - q*a, a - q*q.
+int mulSide(ArrayRef<double> a, double p) {
+  return signOf(std::fma(a[0], a[1], -p));
+}
+int divSide(ArrayRef<double> a, double q) {
+  return signOf(std::fma(-q, a[1], a[0])) * signOf(a[1]);
+}
+int rcpSide(ArrayRef<double> a, double q) {
+  return signOf(std::fma(-q, a[0], 1.0)) * signOf(a[0]);
+}
+int sqrtSide(ArrayRef<double> a, double q) {
+  return signOf(std::fma(-q, q, a[0]));
+}
+
 #define UNARY(NAME, F) {NAME, 1, unary<F>}
 #define BINARY(NAME, F) {NAME, 2, binary<F>}
 const LibdeviceFunction kFunctions[] = {
@@ -102,9 +133,26 @@ const LibdeviceFunction kFunctions[] = {
     BINARY("hypot", std::hypot), BINARY("nextafter", std::nextafter),
     BINARY("pow", std::pow),     BINARY("remainder", std::remainder),
     {"fma", 3, fma3},
+#define ROUNDED_IN(OP, ARITY, F, SIDE, MODE, ROUNDING)                         \
+  {OP "_" MODE,      ARITY,                  F,                                 \
+   SIDE,             Rounding::ROUNDING,     "__nv_f" OP "_" MODE,              \
+   "__nv_d" OP "_" MODE}
+#define ROUNDED(OP, ARITY, F, SIDE)                                            \
+  ROUNDED_IN(OP, ARITY, F, SIDE, "rn", Nearest),                               \
+      ROUNDED_IN(OP, ARITY, F, SIDE, "rz", TowardZero),                        \
+      ROUNDED_IN(OP, ARITY, F, SIDE, "rd", Down),                              \
+      ROUNDED_IN(OP, ARITY, F, SIDE, "ru", Up)
+    ROUNDED("add", 2, add, addSide),
+    ROUNDED("sub", 2, sub, subSide),
+    ROUNDED("mul", 2, mul, mulSide),
+    ROUNDED("div", 2, div, divSide),
+    ROUNDED("rcp", 1, rcp, rcpSide),
+    ROUNDED("sqrt", 1, sqrtOf, sqrtSide),
 };
 #undef UNARY
 #undef BINARY
+#undef ROUNDED_IN
+#undef ROUNDED
 
 /// libdevice spells a few differently from Triton.
 StringRef symbolStem(StringRef name) { return name == "abs" ? "fabs" : name; }
@@ -120,6 +168,9 @@ const LibdeviceFunction *mlir::tile::lookupLibdevice(StringRef name) {
 
 std::string mlir::tile::getLibdeviceSymbol(const LibdeviceFunction &function,
                                            Type element) {
+  StringRef named = element.isF32() ? function.f32Symbol : function.f64Symbol;
+  if (!named.empty())
+    return named.str();
   return ("__nv_" + symbolStem(function.name) + (element.isF32() ? "f" : ""))
       .str();
 }
@@ -130,4 +181,52 @@ const LibdeviceFunction *mlir::tile::lookupLibdeviceSymbol(StringRef symbol,
     if (getLibdeviceSymbol(f, element) == symbol)
       return &f;
   return nullptr;
+}
+
+double mlir::tile::evaluateLibdevice(const LibdeviceFunction &function,
+                                     ArrayRef<double> args, bool toF32) {
+  double nearest = function.reference(args);
+  // Rounding to nearest is the double's, rounded again to f32 by the
+  // caller: innocuous, as double has more than 2 * 24 + 2 bits.
+  if (!function.exactSide || function.rounding == Rounding::Nearest ||
+      std::isnan(nearest))
+    return nearest;
+  double result = toF32 ? double(float(nearest)) : nearest;
+  // Which side of `result` the exact value lies. Where f32 rounding moved
+  // it, the exact value is on the double's side (a double rounds by half a
+  // double ulp, less than the move); a double overflowed to infinity lies
+  // past the exact, finite value.
+  int side;
+  if (result != nearest)
+    side = nearest > result ? 1 : -1;
+  else if (std::isinf(nearest))
+    side = llvm::all_of(args, [](double a) { return std::isfinite(a); })
+               ? (nearest > 0 ? -1 : 1)
+               : 0;
+  else
+    side = function.exactSide(args, nearest);
+  bool up;
+  switch (function.rounding) {
+  case Rounding::Nearest:
+    return result;
+  case Rounding::Up:
+    if (side <= 0)
+      return result;
+    up = true;
+    break;
+  case Rounding::Down:
+    if (side >= 0)
+      return result;
+    up = false;
+    break;
+  case Rounding::TowardZero:
+    if (!(side > 0 && result < 0) && !(side < 0 && result > 0))
+      return result;
+    up = side > 0;
+    break;
+  }
+  double toward = up ? std::numeric_limits<double>::infinity()
+                     : -std::numeric_limits<double>::infinity();
+  return toF32 ? double(std::nextafter(float(result), float(toward)))
+               : std::nextafter(result, toward);
 }
