@@ -208,6 +208,7 @@ bool Compilation::runFrontend(OwningOpRef<ModuleOp> &module) {
   spec.constexprs = options.constexprs;
   spec.argTypes = options.argTypes;
   spec.numStages = options.numStages;
+  spec.numWarps = options.numWarps;
   spec.debug = options.debug;
   spec.computeCapability = arch.computeCapability;
   size_t diagnosticsBefore = result.diagnostics.size();

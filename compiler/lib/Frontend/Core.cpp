@@ -54,6 +54,14 @@ TValue programId(MLIRGenImpl &g, const BoundArgs &args,
   return TValue::ofValue(v);
 }
 
+/// tl.extra.cuda.num_warps() and num_threads(): constexprs, as in Triton.
+TValue programSize(MLIRGenImpl &g, const BoundArgs &args,
+                   const ast::CallExpr &) {
+  return TValue::ofInt(args.function == "tl.extra.cuda.num_threads"
+                           ? 32 * g.numWarps
+                           : g.numWarps);
+}
+
 TValue arange(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   int64_t start = g.constInt(*args.get(0), args.locs[0], "tl.arange start");
   int64_t end = g.constInt(*args.get(1), args.locs[1], "tl.arange end");
@@ -388,6 +396,10 @@ const BuiltinSpec kCore[] = {
      "this program's index along grid axis 0, 1 or 2"},
     {"tl.num_programs", "axis", Kind::Function, programId,
      "the number of programs along grid axis 0, 1 or 2"},
+    {"tl.extra.cuda.num_warps", "", Kind::Function, programSize,
+     "the program's warps (num_warps), a constexpr"},
+    {"tl.extra.cuda.num_threads", "", Kind::Function, programSize,
+     "the program's threads (32 * num_warps), a constexpr"},
     {"tl.arange", "start, end", Kind::Function, arange,
      "int32 tile [start, end); any extent, not only powers of two"},
     {"tl.zeros", "shape, dtype", Kind::Function, fill, "a tile of zeros"},

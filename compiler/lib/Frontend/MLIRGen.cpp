@@ -2032,6 +2032,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
   kernelFlow.insert(&kernel->body);
   debug = spec.debug;
   computeCapability = spec.computeCapability;
+  numWarps = spec.numWarps;
   for (const ast::ExprPtr &decorator : kernel->decorators)
     if (auto *call = llvm::dyn_cast<ast::CallExpr>(decorator.get()))
       for (const ast::Keyword &keyword : call->keywords)

@@ -440,6 +440,8 @@ public:
   bool debug = false;
   /// Specialization::computeCapability.
   unsigned computeCapability = 90;
+  /// Specialization::numWarps.
+  unsigned numWarps = 4;
   /// A located error unless the target converts and multiplies fp8
   /// (sm_89 and newer).
   void checkFP8Target(const ast::Location &l);

@@ -30,6 +30,8 @@ struct Specialization {
   /// Buffers of the software pipeline of loops with loads feeding a dot
   /// (Triton's num_stages); the module's `tile.num_stages`.
   unsigned numStages = 3;
+  /// Warps per program (Triton's num_warps): tl.extra.cuda.num_warps().
+  unsigned numWarps = 4;
   /// Compiles tl.device_assert and runtime `assert` statements in, as
   /// Triton's debug mode does (`@triton.jit(debug=True)` sets it too).
   bool debug = false;
