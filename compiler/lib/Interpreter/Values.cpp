@@ -94,8 +94,11 @@ double tilec::interp::fromHalfBits(uint16_t bits, ElemKind k) {
 }
 
 double tilec::interp::roundToFormatSlow(double v, ElemKind k) {
+  // An fp16 NaN is the canonical one, of either sign's input: the GPU's
+  // cvt.rn.f16.f32 gives it (measured on the H200: -NaN to fp16 and back
+  // has its sign bit clear), as loads of fp16 NaNs here already do.
   if (std::isnan(v))
-    return v;
+    return k == ElemKind::F16 ? std::nan("") : v;
   return fromHalfBits(toHalfBits(v, k), k);
 }
 
