@@ -10,7 +10,13 @@
 #            (drivers/unsloth_ops.py) and its grouped-GEMM MoE tests;
 #   flaggems FlagGems' op tests (tests/test_*.py, --quick), a spread sample;
 #   triton   Triton's own language tests (python/test/unit/language/
-#            test_core.py), a spread sample.
+#            test_core.py), a spread sample;
+#   vllm     vLLM's tests of its Triton kernels (attention, mamba, FLA,
+#            quantization, LoRA, sampling), the package unbuilt
+#            (drivers/vllm_shims.py);
+#   sglang   SGLang's tests of its Triton kernels (attention, FLA, mamba,
+#            KV cache, MoE, speculative decoding), likewise
+#            (drivers/sglang_shims.py).
 # Packages the GPU machine lacks are stubbed (shims.py), never edited in.
 # CHECKOUT is the project's public repository, read in
 # place and never copied into tilec. Launches go to $OUT/capture, the
@@ -68,6 +74,78 @@ triton)
   timeout "$seconds" python3 -m pytest -q -n "$jobs" -p triton_capture -p no:cacheprovider \
     --timeout 90 --rootdir . unit/language/test_core.py > "$out/pytest.log" 2>&1
   echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  ;;
+vllm)
+  # Its tests of kernels whose modules import only torch, Triton and vLLM's
+  # thin helpers; those of CUDA extension ops, ROCm, XPU, FlashInfer and
+  # Helion are left out. Fewest items first: the attention, layer-norm and
+  # LoRA tests parametrize thousands of shapes, so $CAPTURE_SAMPLE of the
+  # ~9,400 items are kept, spread over them (every file keeps some).
+  cd "$checkout"
+  export PYTHONPATH="$checkout:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000}
+  tests="tests/v1/spec_decode/test_eagle_step_kernel.py
+    tests/kernels/test_fused_recurrent_packed_decode.py
+    tests/kernels/attention/test_pack_unpack_triton.py
+    tests/kernels/attention/test_lightning_attn.py
+    tests/kernels/test_mhc_kernels.py
+    tests/kernels/test_fused_sigmoid_gating_delta_rule.py
+    tests/kernels/attention/test_triton_prefill_attention.py
+    tests/quantization/test_per_token_kv_cache.py
+    tests/kernels/moe/test_silu_mul_per_token_group_quant_fp8_colmajor.py
+    tests/kernels/test_fused_gdn_post_conv.py
+    tests/kernels/mamba/test_mamba_ssm_ssd.py
+    tests/kernels/attention/test_triton_decode_attention.py
+    tests/kernels/quantization/test_per_token_group_quant.py
+    tests/quantization/test_turboquant.py
+    tests/v1/sample/test_topk_topp_sampler.py
+    tests/kernels/mamba/test_causal_conv1d.py
+    tests/kernels/quantization/test_triton_scaled_mm.py
+    tests/kernels/quantization/test_awq_triton.py
+    tests/kernels/attention/test_prefix_prefill.py
+    tests/kernels/test_fla_layernorm_guard.py
+    tests/kernels/attention/test_merge_attn_states.py
+    tests/kernels/attention/test_triton_unified_attention.py
+    tests/lora/test_punica_ops_fp8.py"
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p vllm_shims -p triton_capture \
+    -p no:cacheprovider --noconftest --timeout 90 $tests > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  # The kernels import vllm.triton_utils and their siblings.
+  imports=(-I "$checkout")
+  ;;
+sglang)
+  # Likewise: its tests of Triton kernels (sglang.kernels.ops, jit_kernel's
+  # Triton ones), not of its CUDA JIT kernels, sgl_kernel, ROCm or NPU;
+  # fewest items first (the mamba ones take longest).
+  cd "$checkout"
+  export PYTHONPATH="$checkout/python:$checkout:$here:$here/drivers"
+  tests="test/registered/attention/test_create_kvindices.py
+    test/registered/unit/layers/test_mamba_state_scatter_triton.py
+    test/registered/quant/test_awq_dequant.py
+    test/registered/unit/mem_cache/test_triton_kernel_layout.py
+    test/registered/attention/test_trtllm_mha_page_table.py
+    test/registered/kernels/test_spec_topk1.py
+    test/registered/layers/mamba/test_mamba_slot_fused.py
+    test/registered/kernels/test_dsa_transform_index.py
+    test/registered/kernels/test_gather_spec_extras.py
+    test/registered/attention/test_gdn_noncontiguous_stride.py
+    test/registered/attention/test_verify_splitkv.py
+    test/registered/kernels/test_dsa_metadata.py
+    test/registered/lora/test_virtual_experts_kernels.py
+    test/registered/attention/test_triton_attention_kernels.py
+    test/registered/unit/mem_cache/test_store_cache_4d.py
+    test/registered/jit/test_fused_verify_triton_gdn.py
+    test/registered/attention/test_kda_kernels.py
+    test/registered/jit/diffusion/test_group_norm_silu.py
+    test/registered/attention/test_chunk_gated_delta_rule.py
+    test/registered/jit/diffusion/test_varlen_pack_pad.py
+    test/registered/kernels/test_sigmoid_gate_mul.py
+    test/registered/kernels/test_gemma4_fused_routing.py
+    test/registered/layers/mamba/test_causal_conv1d.py
+    test/registered/layers/mamba/test_mamba_ssm.py"
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p sglang_shims -p triton_capture \
+    -p no:cacheprovider --noconftest --timeout 90 $tests > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  imports=(-I "$checkout/python")
   ;;
 *)
   echo "unknown corpus $corpus" >&2
