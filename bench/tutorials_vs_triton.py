@@ -22,6 +22,8 @@ import tempfile
 import numpy as np
 import torch
 
+from dot_differential import accumulation_bound
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -178,13 +180,17 @@ def e4m3_values():
 
 def fp8_window(a, b, k):
     """The codes lo, hi of a @ b.T for float8e4nv codes a, b: the exact
-    products rounded once, widened by the error of Hopper's fp8 wgmma
-    accumulator (about 14 bits of mantissa: up to 2^-9 of the magnitude per
-    32-element K step, as bench/dot_differential.py's accumulation_bound)."""
+    products rounded once, widened by the error Hopper's fp8 wgmma
+    accumulator may add (dot_differential's accumulation_bound)."""
     va, vb = e4m3_values()[a], e4m3_values()[b]
     exact, magnitude = va @ vb.T, np.abs(va) @ np.abs(vb).T
-    err = (k // 32 + 2) * 2.0 ** -9 * magnitude
+    err = accumulation_bound(k, ("fp8e4nv",)) * magnitude
     return to_e4m3(exact - err), to_e4m3(exact + err)
+
+
+def e4m3_order(codes):
+    """float8e4nv codes as their places on the number line (one step apart)."""
+    return np.where(codes & 0x80, -(codes.astype(np.int64) & 0x7F), codes & 0x7F)
 
 
 def to_e4m3(x):
@@ -213,15 +219,13 @@ def compare(name, got, want, tolerance):
         good, text = compare(name, flat(got), flat(want), tolerance)
         return good, f"{len(want)} arrays: {text}"
     if isinstance(want, tuple):  # float8e4nv codes within a window [lo, hi]
-        order = lambda b: np.where(b & 0x80, -(b.astype(np.int64) & 0x7F), b & 0x7F)
-        g = order(got.reshape(want[0].shape))
-        steps = np.maximum(order(want[0]) - g, 0) + np.maximum(g - order(want[1]), 0)
+        g = e4m3_order(got.reshape(want[0].shape))
+        steps = np.maximum(e4m3_order(want[0]) - g, 0) + np.maximum(g - e4m3_order(want[1]), 0)
         good = int(steps.max()) <= tolerance
         return good, (f"{int((steps > 0).sum())} of {steps.size} float8 values "
                       f"{int(steps.max())} step outside" + ("" if good else "  <-- FAIL"))
     if want.dtype == np.uint8 and tolerance:  # float8e4nv bits, `tolerance` steps apart
-        order = lambda b: np.where(b & 0x80, -(b.astype(np.int64) & 0x7F), b & 0x7F)
-        steps = np.abs(order(got.reshape(want.shape)) - order(want))
+        steps = np.abs(e4m3_order(got.reshape(want.shape)) - e4m3_order(want))
         good = int(steps.max()) <= tolerance
         return good, (f"{int((steps > 0).sum())} of {steps.size} float8 values "
                       f"{int(steps.max())} step apart" + ("" if good else "  <-- FAIL"))
@@ -318,9 +322,8 @@ def cases(rng):
         # FP8: against the exact products rounded once, widened by what
         # Hopper's fp8 wgmma accumulator may lose (both compilers use it on
         # sm_90a; the interpreter sums exactly).
-        exact = {"group_c_ptrs": [fp8_window(a, b, k) for a, b, k in
-                                  ((a, b, s[2]) for (a, b, _), s in zip(groups, sizes))]
-                 } if fp8_output else None
+        exact = {"group_c_ptrs": [fp8_window(a, b, k) for (a, b, _), (_, _, k)
+                                  in zip(groups, sizes)]} if fp8_output else None
         yield ("08-grouped-gemm.py", "grouped_matmul_tma_kernel", (4,),
                [("group_a_ptrs", Table([a for a, _, _ in groups])),
                 ("group_b_ptrs", Table([b for _, b, _ in groups])),

@@ -4,8 +4,9 @@
 // kernel's constexprs in 128 bits (WideInt). These are Python's operators on
 // them, each returning nothing where Python's result would not fit, so that
 // the caller reports an error at the operator rather than going on with a
-// wrapped value Python would never have computed. Division by zero and negative shift
-// counts, which Python rejects, are the caller's to check first.
+// wrapped value Python would never have computed. Division by zero and
+// negative shift counts, which Python rejects, are the caller's to check
+// first.
 //
 //===----------------------------------------------------------------------===//
 
