@@ -105,3 +105,33 @@ module attributes {tilegpu.num_warps = 1 : i32} {
     return %xt, %dr : tensor<32x32xf32, #cols>, tensor<16x8xf32, #rows>
   }
 }
+
+// -----
+
+// Tiles stored once and read by dots share bytes where their lives do not
+// overlap: %sb (the second dot's operand, stored after the first dot, the
+// last use of %sa) takes %sa's bytes at 0; %sc, read by both dots, goes
+// after them at 512. 1024 bytes in all, where one buffer after another
+// took 1280 and more.
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 1 : i32, tilegpu.shared_bytes = 1024 : i32}
+// CHECK-LABEL: llvm.func @buffers_share_bytes(
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem
+// CHECK: llvm.getelementptr %[[SMEM]][512]
+// CHECK: nvvm.mma.sync
+// CHECK-NOT: llvm.getelementptr %[[SMEM]][
+// CHECK: nvvm.mma.sync
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [1, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#sa = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#sb = #tilegpu.shared<{vec = 8, perPhase = 8, maxPhase = 1, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @buffers_share_bytes(%a: tensor<16x16xf16, #bl>, %b: tensor<16x16xf16, #bl>, %c: tensor<16x8xf16, #bl>) -> tensor<16x8xf32, #mma> {
+    %zero = arith.constant dense<0.0> : tensor<16x8xf32, #mma>
+    %sa = tilegpu.local_alloc %a : (tensor<16x16xf16, #bl>) -> !tilegpu.memdesc<16x16xf16, #sa>
+    %sc = tilegpu.local_alloc %c : (tensor<16x8xf16, #bl>) -> !tilegpu.memdesc<16x8xf16, #sb>
+    %d = tile.dot %sa, %sc, %zero, tf32 : !tilegpu.memdesc<16x16xf16, #sa>, !tilegpu.memdesc<16x8xf16, #sb> -> tensor<16x8xf32, #mma>
+    %sb = tilegpu.local_alloc %b : (tensor<16x16xf16, #bl>) -> !tilegpu.memdesc<16x16xf16, #sa>
+    %e = tile.dot %sb, %sc, %d, tf32 : !tilegpu.memdesc<16x16xf16, #sa>, !tilegpu.memdesc<16x8xf16, #sb> -> tensor<16x8xf32, #mma>
+    return %e : tensor<16x8xf32, #mma>
+  }
+}

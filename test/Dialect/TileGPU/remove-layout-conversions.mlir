@@ -125,3 +125,25 @@ func.func @same_type(%p: tensor<128x!tile.ptr<f32>, #v4>) -> tensor<128xf32, #v4
   %0 = tilegpu.convert_layout %v : tensor<128xf32, #v4> -> tensor<128xf32, #v4>
   return %0 : tensor<128xf32, #v4>
 }
+
+// A dot operand's layout has no slices: a triangle mask made from two
+// ranges (fla's cumsum, `o_i[:, None] >= o_i[None, :]`) cannot be made
+// again from ranges in a slice of #dot_op, and stays converted.
+#fma = #tilegpu.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #fma, kWidth = 0}>
+#row_cols = #tilegpu.slice<{dim = 0, parent = #row}>
+// CHECK-LABEL: func.func @no_sliced_dot_operand
+// CHECK: %[[M:.*]] = arith.cmpi sge
+// CHECK: %[[A:.*]] = tilegpu.convert_layout %[[M]] : tensor<16x16xi1, #{{.*}}> -> tensor<16x16xi1, #dot_op>
+// CHECK: return %[[A]]
+func.func @no_sliced_dot_operand() -> tensor<16x16xi1, #a> {
+  %r0 = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #row_rows>
+  %r1 = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32, #row_cols>
+  %e0 = tile.expand_dims %r0 {axis = 1 : i32} : tensor<16xi32, #row_rows> -> tensor<16x1xi32, #row>
+  %e1 = tile.expand_dims %r1 {axis = 0 : i32} : tensor<16xi32, #row_cols> -> tensor<1x16xi32, #row>
+  %b0 = tile.broadcast %e0 : tensor<16x1xi32, #row> -> tensor<16x16xi32, #row>
+  %b1 = tile.broadcast %e1 : tensor<1x16xi32, #row> -> tensor<16x16xi32, #row>
+  %m = arith.cmpi sge, %b0, %b1 : tensor<16x16xi32, #row>
+  %0 = tilegpu.convert_layout %m : tensor<16x16xi1, #row> -> tensor<16x16xi1, #a>
+  return %0 : tensor<16x16xi1, #a>
+}

@@ -1,7 +1,10 @@
 //===- SharedMemoryAllocation.cpp - Offsets in dynamic shared memory ------===//
 //
-// Buffers (tilegpu.local_alloc) are laid out one after the other, each at
-// its own offset for the whole kernel. Scratch space (layout conversions,
+// Buffers (tilegpu.local_alloc) take their own bytes for the whole kernel,
+// except tiles stored once and read by dots that finish in place: two of
+// those whose lives do not overlap share bytes (attention's K tile and its
+// P tile, a loop's first dot operand and its second), so that a kernel's
+// footprint is what is live at once, as in Triton. Scratch space (layout conversions,
 // reductions, atomics that share old values, bulk stores' buffers) is
 // needed only during its op:
 // it starts after the buffers that are live there, so that an epilogue's
@@ -116,8 +119,34 @@ bool usesScratch(Operation *op) {
 struct Buffer {
   LocalAllocOp alloc;
   SmallVector<Operation *> users;
+  bool sharable;
+  int64_t offset;
   int64_t end; // offset + bytes
 };
+
+/// Whether the buffer can share bytes with others outside its life: a tile
+/// stored by its local_alloc and read only by dots. A dot's wgmma reads
+/// until its warpgroup_dot_wait, which joins the users; one left in flight
+/// across iterations (pending > 0), and rings, barriers and staging filled
+/// or drained by asynchronous copies keep their bytes.
+bool isSharable(LocalAllocOp alloc, SmallVector<Operation *> &users) {
+  if (!alloc.getSrc())
+    return false;
+  SmallVector<Operation *> waits;
+  for (Operation *user : users) {
+    auto dot = dyn_cast<tile::DotOp>(user);
+    if (!dot)
+      return false;
+    for (Operation *dotUser : dot->getUsers())
+      if (auto wait = dyn_cast<WarpgroupDotWaitOp>(dotUser)) {
+        if (wait.getPending() != 0)
+          return false;
+        waits.push_back(wait);
+      }
+  }
+  users.append(waits);
+  return true;
+}
 
 /// Whether `buffer` is live while `op` runs: allocated before it and used
 /// by something that may run after it starts.
@@ -150,15 +179,35 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
     return getAlignment(a.getType()) > getAlignment(b.getType());
   });
   SmallVector<Buffer> buffers;
-  int64_t end = 0;
   for (LocalAllocOp alloc : allocs) {
-    int64_t offset = llvm::alignTo(end, getAlignment(alloc.getType()));
+    Buffer buffer{alloc, getUsers(alloc), false, 0, 0};
+    buffer.sharable = isSharable(alloc, buffer.users);
+    // The bytes of the buffers placed already that this one may not
+    // overlap; it takes the lowest aligned gap between them.
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (const Buffer &placed : buffers)
+      if (!buffer.sharable || !placed.sharable ||
+          isLiveAt(placed, alloc) || isLiveAt(buffer, placed.alloc))
+        taken.push_back({placed.offset, placed.end});
+    llvm::sort(taken);
+    int64_t alignment = getAlignment(alloc.getType());
+    int64_t bytes = getSharedAllocBytes(alloc.getType());
+    int64_t offset = 0;
+    for (auto [start, end] : taken) {
+      if (llvm::alignTo(offset, alignment) + bytes <= start)
+        break;
+      offset = std::max(offset, end);
+    }
+    buffer.offset = llvm::alignTo(offset, alignment);
+    buffer.end = buffer.offset + bytes;
     alloc->setAttr(TileGPUDialect::getSharedOffsetAttrName(),
-                   IntegerAttr::get(IntegerType::get(context, 64), offset));
-    end = offset + getSharedAllocBytes(alloc.getType());
-    buffers.push_back({alloc, getUsers(alloc), end});
-    LDBG() << "buffer at " << alloc.getLoc() << ": shared memory [" << offset
-           << ", " << end << "), " << alloc.getType();
+                   IntegerAttr::get(IntegerType::get(context, 64),
+                                    buffer.offset));
+    LDBG() << "buffer at " << alloc.getLoc() << ": shared memory ["
+           << buffer.offset << ", " << buffer.end << ")"
+           << (buffer.sharable ? ", shared outside its life, " : ", ")
+           << alloc.getType();
+    buffers.push_back(std::move(buffer));
   }
   if (buffers.empty())
     return;

@@ -1,6 +1,7 @@
 //===- RemoveLayoutConversions.cpp - Avoids shared-memory round trips -----===//
 
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -41,6 +42,10 @@ public:
       return true; // scalars are shared as they are
     if (type.getEncoding() == encoding)
       return true;
+    // A layout threads cannot hold a value in (a slice of a dot operand's,
+    // reached through expand_dims) ends the recomputation here.
+    if (!ThreadLayout::get(withEncoding(type, encoding)))
+      return false;
     Operation *op = value.getDefiningOp();
     if (!op || depth > kMaxDepth)
       return false;
