@@ -534,9 +534,8 @@ TValue MLIRGenImpl::attribute(const TValue &base, const std::string &attr,
     if (StringRef(base.name).starts_with("tl.extra")) {
       if (attr == "libdevice")
         return TValue::named(TValue::Kind::Module, "libdevice");
-      if (base.name == "tl.extra.cuda" &&
-          (attr == "num_warps" || attr == "num_threads"))
-        return TValue::named(TValue::Kind::Builtin, "tl.extra.cuda." + attr);
+      if (lookupBuiltin(base.name + "." + attr))
+        return TValue::named(TValue::Kind::Builtin, base.name + "." + attr);
       fail(l, base.name + "." + attr + " is not supported by tilec");
     }
     if (attr == "extra")

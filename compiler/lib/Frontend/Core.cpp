@@ -260,6 +260,17 @@ TValue debugBarrier(MLIRGenImpl &g, const BoundArgs &, const ast::CallExpr &c) {
   return TValue::none();
 }
 
+/// tl.extra.cuda.gdc_wait() and gdc_launch_dependents().
+TValue gridDependency(MLIRGenImpl &g, const BoundArgs &args,
+                      const ast::CallExpr &c) {
+  tile::GridDependencyOp::create(
+      g.builder, g.loc(c.loc),
+      args.function == "tl.extra.cuda.gdc_wait"
+          ? tile::GridDependencyKind::Wait
+          : tile::GridDependencyKind::LaunchDependents);
+  return TValue::none();
+}
+
 /// range, tl.range and tl.static_range outside a `for` header (MLIRGen's
 /// genFor reads the row's parameters there).
 TValue loopRange(MLIRGenImpl &g, const BoundArgs &args,
@@ -425,6 +436,12 @@ const BuiltinSpec kCore[] = {
      "the dtype of pointers to element_ty"},
     {"tl.debug_barrier", "", Kind::Function, debugBarrier,
      "synchronizes the threads of a program"},
+    {"tl.extra.cuda.gdc_wait", "", Kind::Function, gridDependency,
+     "waits for the grid this one depends on (programmatic dependent "
+     "launch; a no-op without it)"},
+    {"tl.extra.cuda.gdc_launch_dependents", "", Kind::Function, gridDependency,
+     "lets the dependent grid start (programmatic dependent launch; a "
+     "no-op without it)"},
     {"tl.range",
      "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, "
      "disallow_acc_multi_buffer=False, flatten=False, warp_specialize=None, "

@@ -72,21 +72,30 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
                      return std::make_pair(a.loc.line, a.loc.col) <
                             std::make_pair(b.loc.line, b.loc.col);
                    });
+  // Per name, its alternatives: those of `if`s and `try`s in source order,
+  // then the unconditional binding they may replace (`X = 0` / `if c: X =
+  // 1` leaves 1 or 0).
+  std::map<std::string, std::vector<Binding>> alternatives;
   for (const Binding &b : bindings) {
-    auto pending = m.pendingBindings.find(b.name);
-    if (b.conditional && pending != m.pendingBindings.end()) {
-      pending->second.push_back(b.pending);
+    std::vector<Binding> &list = alternatives[b.name];
+    if (!b.conditional) {
+      list.assign(1, b);
       continue;
     }
-    m.globals.erase(b.name);
-    m.pendingGlobals.erase(b.name);
-    m.pendingBindings.erase(b.name);
-    if (b.conditional || b.pending.import)
-      m.pendingBindings[b.name].push_back(b.pending);
-    else if (b.pending.function)
-      m.globals[b.name] = TValue::ofFunction(b.pending.function);
-    else
-      m.pendingGlobals[b.name] = b.pending.alias->value.get();
+    auto unconditional = llvm::find_if(
+        list, [](const Binding &other) { return !other.conditional; });
+    list.insert(unconditional, b);
+  }
+  for (auto &[name, list] : alternatives) {
+    const Binding &only = list.front();
+    if (list.size() == 1 && !only.conditional && only.pending.function) {
+      m.globals[name] = TValue::ofFunction(only.pending.function);
+    } else if (list.size() == 1 && !only.conditional && only.pending.alias) {
+      m.pendingGlobals[name] = only.pending.alias->value.get();
+    } else {
+      for (const Binding &b : list)
+        m.pendingBindings[name].push_back(b.pending);
+    }
   }
   return m;
 }
@@ -338,26 +347,81 @@ std::string MLIRGenImpl::decoratorName(const ast::Expr &decorator) {
   return "";
 }
 
-bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
+/// Where in Triton's namespace a module or builtin of it lives
+/// ("triton.language.constexpr" for tl.constexpr); empty for anything else.
+static std::string tritonPath(const TValue &value) {
+  if (value.module || (value.kind != TValue::Kind::Builtin &&
+                       value.kind != TValue::Kind::Module))
+    return "";
+  StringRef name = value.name;
+  auto [root, rest] = name.split('.');
+  std::string prefix = root == "tl"          ? "triton.language"
+                       : root == "libdevice" ? "triton.language.extra.libdevice"
+                                             : root.str();
+  if (!StringRef(prefix).starts_with("triton"))
+    return "";
+  return prefix + (rest.empty() ? "" : "." + rest.str());
+}
+
+std::string MLIRGenImpl::resolvedName(const ast::Expr &e) {
   // Resolved through the module's imports as spelled, never evaluated: a
   // decorator of the project's own (a cache, a wrapper) is host code,
   // applied by Python.
-  std::string spelled = decoratorName(decorator);
+  std::string spelled = decoratorName(e);
   auto [root, rest] = StringRef(spelled).split('.');
   std::string path;
   if (auto pending = current->pendingBindings.find(root.str());
       pending != current->pendingBindings.end()) {
     if (const ast::Import *import = pending->second.front().import)
       path = importedPath(*import);
+    // `from vllm.triton_utils import triton`: a project's package that
+    // re-exports Triton. Resolving it reads that package's __init__.py; a
+    // name that does not resolve is some other module's.
+    if (StringRef(path).split('.').first != "triton") {
+      ScopedDiagnosticHandler swallow(&context,
+                                      [](Diagnostic &) { return success(); });
+      size_t depth = resolving.size();
+      std::optional<TValue> value;
+      try {
+        value = lookupGlobal(root.str(), e.loc);
+      } catch (const GenError &) {
+      }
+      resolving.resize(depth);
+      path = value ? tritonPath(*value) : "";
+    }
   } else if (auto it = current->globals.find(root.str());
-             it != current->globals.end() && !it->second.module) {
-    // Resolved already: `triton`, or a Builtin such as "triton.jit".
-    if (it->second.kind == TValue::Kind::Builtin ||
-        (it->second.kind == TValue::Kind::Module &&
-         it->second.name == "triton"))
-      path = it->second.name;
+             it != current->globals.end()) {
+    // Resolved already: `triton`, `tl`, or a Builtin such as "triton.jit".
+    path = tritonPath(it->second);
   }
-  std::string full = path + (rest.empty() ? "" : "." + rest.str());
+  if (path.empty())
+    return "";
+  return path + (rest.empty() ? "" : "." + rest.str());
+}
+
+bool MLIRGenImpl::isJitDecorator(const ast::Expr &decorator) {
+  std::string full = resolvedName(decorator);
   return full == "triton.jit" || full == "triton.autotune" ||
          full == "triton.heuristics";
+}
+
+TValue MLIRGenImpl::parameterAnnotation(const ast::Expr &annotation) {
+  // Triton's own names (tl.constexpr, tl.float32) and their errors are the
+  // kernel's; anything else (torch.Tensor, int, a project's class) says
+  // nothing to Triton's compiler, and its module need not be readable.
+  if (StringRef(resolvedName(annotation)).starts_with("triton"))
+    return gen(annotation);
+  ScopedDiagnosticHandler swallow(&context,
+                                  [](Diagnostic &) { return success(); });
+  size_t depth = resolving.size();
+  try {
+    TValue value = gen(annotation);
+    if (value.kind == TValue::Kind::DType ||
+        value.kind == TValue::Kind::String ||
+        (value.kind == TValue::Kind::Builtin && value.name == "tl.constexpr"))
+      return value;
+  } catch (const GenError &) {
+  }
+  resolving.resize(depth);
+  return TValue();
 }

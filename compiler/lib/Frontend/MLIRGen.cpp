@@ -1858,7 +1858,7 @@ OwningOpRef<ModuleOp> MLIRGenImpl::generate(const Specialization &spec) {
     size_t argIndex = runtimeParams.size() + specializedToOne;
     TValue annotation;
     if (p.annotation)
-      annotation = gen(*p.annotation);
+      annotation = parameterAnnotation(*p.annotation);
     bool isConstexpr = annotation.kind == TValue::Kind::Builtin &&
                        annotation.name == "tl.constexpr";
     std::optional<TValue> constant;

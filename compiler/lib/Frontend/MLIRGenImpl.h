@@ -294,9 +294,18 @@ public:
   /// kernels' attribute chains resolve it; nothing for another module or a
   /// name tilec lacks.
   std::optional<TValue> tritonImport(llvm::StringRef path);
+  /// A dotted name (a decorator, called or not; an annotation) with its
+  /// root resolved through the module's imports and re-exports, without
+  /// evaluating it: "triton.jit" for `@jit` or `@triton.jit()`. Empty where
+  /// the root is no module or builtin, or does not resolve.
+  std::string resolvedName(const ast::Expr &e);
   /// Whether `decorator` is @triton.jit, @triton.autotune or
   /// @triton.heuristics (called or not, under any import alias).
   bool isJitDecorator(const ast::Expr &decorator);
+  /// A parameter's annotation as Triton reads it: tl.constexpr, a dtype or a
+  /// type string. Anything else is no annotation (the launch's argument
+  /// gives the type), as in Triton.
+  TValue parameterAnnotation(const ast::Expr &annotation);
   /// A decorator as spelled, called or not: "triton.jit", "my_cache".
   static std::string decoratorName(const ast::Expr &decorator);
 

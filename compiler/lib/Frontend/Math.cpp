@@ -105,11 +105,14 @@ using Kind = BuiltinKind;
 TValue where(MLIRGenImpl &g, const BoundArgs &args, const ast::CallExpr &c) {
   Value cond = g.cast(g.toValue(*args.get(0), args.locs[0], "the condition"),
                       g.builder.getI1Type(), args.locs[0]);
-  const TValue &x = *args.get(1), &y = *args.get(2);
-  Type element =
-      (x.isRuntime() || y.isRuntime())
-          ? g.promote(x, y, c.loc)
-          : getElementTypeOrSelf(g.toValue(x, args.locs[1], "x").getType());
+  TValue x = *args.get(1), y = *args.get(2);
+  // Of two constexprs, as Triton: both become scalar tensors, whose types
+  // promote (where(c, 0, float("-inf")) is fp32).
+  if (!x.isRuntime() && !y.isRuntime()) {
+    x = g.tensorize(x, args.locs[1]);
+    y = g.tensorize(y, args.locs[2]);
+  }
+  Type element = g.promote(x, y, c.loc);
   auto [a, b] = g.unify(x, y, element, c.loc);
   SmallVector<int64_t> shape =
       g.broadcastShapes(shapeOf(cond), shapeOf(a), c.loc);

@@ -108,7 +108,7 @@ private:
   bool skipHostStatement();
   bool skipHostHeader();
   bool skipLine();
-  bool isAliasAssignment() const;
+  bool isNameAssignment() const;
   bool skipToColon();
   bool skipSuite(StringRef what, unsigned headerLine);
 
@@ -594,16 +594,10 @@ bool Parser::skipLine() {
   return true;
 }
 
-/// Whether the statement here is `name = dotted.name`: an alias, the one
-/// kind of assignment a module-level `if` or `try` keeps (see skipSuite).
-bool Parser::isAliasAssignment() const {
-  if (!is(TokenKind::Identifier) || !peekTok().is(TokenKind::Equal) ||
-      !peekTok(2).is(TokenKind::Identifier))
-    return false;
-  size_t n = 3;
-  while (peekTok(n).is(TokenKind::Dot) && peekTok(n + 1).is(TokenKind::Identifier))
-    n += 2;
-  return peekTok(n).is(TokenKind::Newline);
+/// Whether the statement here is `name = ...`: the one kind of assignment
+/// a module-level `if` or `try` keeps (see skipSuite).
+bool Parser::isNameAssignment() const {
+  return is(TokenKind::Identifier) && peekTok().is(TokenKind::Equal);
 }
 
 /// Skips ':' and the suite after it, at the token level.
@@ -641,14 +635,24 @@ bool Parser::skipSuite(StringRef what, unsigned headerLine) {
         module->functions[i].conditional = true;
       continue;
     }
-    if (collectImports && statementStart && isAliasAssignment()) {
+    // So are assignments (`if is_tf32_supported: PRECISION =
+    // tl.constexpr("tf32")` / `else: ... "ieee"`), evaluated only if a
+    // kernel reads the name. One in Python tilec does not parse (a lambda,
+    // a comprehension) is host code, skipped as the rest of the suite.
+    if (collectImports && statementStart && isNameAssignment()) {
+      size_t start = pos;
+      SourceError before = errorOut;
       Block stmts;
-      if (!parseSimpleStatements(stmts))
-        return false;
-      auto *assign = llvm::cast<AssignStmt>(stmts.front().release());
-      assign->conditional = true;
-      module->globals.emplace_back(assign);
-      continue;
+      if (parseSimpleStatements(stmts) && stmts.size() == 1 &&
+          stmts.front()->kind == StmtKind::Assign) {
+        auto *assign = llvm::cast<AssignStmt>(stmts.front().release());
+        assign->conditional = true;
+        module->globals.emplace_back(assign);
+        continue;
+      }
+      pos = start;
+      failed = false;
+      errorOut = before;
     }
     if (is(TokenKind::Indent))
       ++depth;

@@ -254,7 +254,8 @@ LogicalResult Executor::prepare() {
             tile::ReduceOp, tile::ReduceWithOp, tile::ScanOp, tile::YieldOp,
             tile::DotOp, tile::AddPtrOp, tile::LoadOp,
             tile::StoreOp, tile::AtomicRMWOp, tile::AtomicCASOp,
-            tile::DebugBarrierOp, tile::HintOp, tile::AssumeOp,
+            tile::DebugBarrierOp, tile::GridDependencyOp, tile::HintOp,
+            tile::AssumeOp,
             tile::PrintOp, tile::AssertOp, tile::PtrToIntOp,
             tile::IntToPtrOp, scf::ForOp,
             scf::IfOp,
@@ -818,7 +819,8 @@ LogicalResult Executor::executeTileOp(Operation *op) {
       .Case<tile::AtomicRMWOp, tile::AtomicCASOp>(
           [&](auto) { return executeAtomic(op); })
       // A program runs as one: no thread waits for another.
-      .Case<tile::DebugBarrierOp>([&](auto) { return success(); })
+      .Case<tile::DebugBarrierOp, tile::GridDependencyOp>(
+          [&](auto) { return success(); })
       .Case([&](tile::PrintOp print) {
         // The lines the GPU prints (PrintFormat.h), program by program.
         bool several = print.getArgs().size() > 1;

@@ -630,7 +630,10 @@ TEST(ParserTest, HostCode) {
   EXPECT_EQ(module->hostDefs[2].name, "small_configs");
   ASSERT_TRUE(module->hostDefs[2].function);
   EXPECT_EQ(module->hostDefs[2].function->params.size(), 1u);
-  ASSERT_EQ(module->globals.size(), 4u);
+  // `torch = None` in the except clause is an alternative binding.
+  ASSERT_EQ(module->globals.size(), 5u);
+  EXPECT_TRUE(module->globals[4]->conditional);
+  EXPECT_EQ(sexpr(*module->globals[4]->value), "None");
   EXPECT_EQ(sexpr(*module->globals[1]->value),
             "(list-comp (call triton.Config (dict 'BM' bm ** extra) num_warps=w) "
             "for bm "

@@ -12,6 +12,7 @@
 
 #include "tilec/Conversion/TileGPUToNVVM/TileGPUToNVVM.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -27,6 +28,24 @@ struct DebugBarrierToNVVM : OpConversionPattern<tile::DebugBarrierOp> {
   matchAndRewrite(tile::DebugBarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     emitBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// griddepcontrol, from sm_90; before it no grid starts early, and there
+/// is nothing to wait for or to allow.
+struct GridDependencyToNVVM : OpConversionPattern<tile::GridDependencyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(tile::GridDependencyOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (getComputeCapability(op) >= 90)
+      NVVM::GriddepcontrolOp::create(
+          rewriter, op.getLoc(),
+          op.getKind() == tile::GridDependencyKind::Wait
+              ? NVVM::GridDepActionKind::wait
+              : NVVM::GridDepActionKind::launch_dependents);
     rewriter.eraseOp(op);
     return success();
   }
@@ -49,6 +68,6 @@ struct FenceAsyncSharedToNVVM : OpConversionPattern<FenceAsyncSharedOp> {
 
 void mlir::tilegpu::populateBarrierToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<DebugBarrierToNVVM, FenceAsyncSharedToNVVM>(converter,
-                                                          patterns.getContext());
+  patterns.add<DebugBarrierToNVVM, GridDependencyToNVVM,
+               FenceAsyncSharedToNVVM>(converter, patterns.getContext());
 }

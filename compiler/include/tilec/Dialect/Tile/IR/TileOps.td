@@ -610,6 +610,34 @@ def Tile_DebugBarrierOp : Tile_Op<"debug_barrier", [
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_GridDependencyKind : I32EnumAttr<"GridDependencyKind",
+    "what a program says to the grids it depends on, or that depend on it", [
+    I32EnumAttrCase<"Wait", 0, "wait">,
+    I32EnumAttrCase<"LaunchDependents", 1, "launch_dependents">]> {
+  let cppNamespace = "::mlir::tile";
+}
+
+def Tile_GridDependencyOp : Tile_Op<"grid_dependency", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Programmatic dependent launch (`tl.extra.cuda.gdc_wait`, "
+                "`gdc_launch_dependents`)";
+  let description = [{
+    With programmatic dependent launch (Hopper's), a kernel may start while
+    the grid before it in the stream still runs. `wait` holds the program
+    until that grid has finished and its writes are visible;
+    `launch_dependents` lets the next grid start once every program of this
+    one has said so or finished. Without that launch attribute, and on
+    cards before sm_90 that have none, both are no-ops, as they are on the
+    interpreter, which runs one grid at a time.
+
+    ```mlir
+    tile.grid_dependency wait
+    ```
+  }];
+  let arguments = (ins Tile_GridDependencyKind:$kind);
+  let assemblyFormat = "$kind attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Hints
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,24 @@
+# A module that re-exports Triton, choosing at import time, as vllm's
+# vllm.triton_utils does; kernels import `triton` and `tl` from it.
+from kernels.common import EPS
+
+HAS_TRITON = EPS is not None
+
+if HAS_TRITON:
+    import triton
+    import triton.language as tl
+else:
+    triton = None
+    tl = None
+
+# Bound in both branches of an `if` tilec cannot evaluate: the first
+# alternative that resolves, as for imports (fla's _MERGE_DOT_PRECISION).
+if HAS_TRITON:
+    PRECISION = tl.constexpr("ieee")
+else:
+    PRECISION = tl.constexpr("tf32")
+
+# Rebound by an `if`: the new value, then the old one as the fallback.
+BIAS = 1.0
+if HAS_TRITON:
+    BIAS = 2.0
