@@ -278,6 +278,26 @@ void Dumper::dump(const Expr &expr) {
     os << '"';
     end(expr.loc);
     return;
+  case ExprKind::FString: {
+    const auto &f = llvm::cast<FStringExpr>(expr);
+    line() << "FString";
+    end(expr.loc);
+    ++indent;
+    auto text = [&](const std::string &t) {
+      line() << "Text \"";
+      os.write_escaped(t);
+      os << "\"\n";
+    };
+    for (auto [i, field] : llvm::enumerate(f.fields)) {
+      text(f.texts[i]);
+      if (field.conversion)
+        line() << "Conversion !" << field.conversion << '\n';
+      dump(*field.value);
+    }
+    text(f.texts.back());
+    --indent;
+    return;
+  }
   case ExprKind::Attribute: {
     const auto &attr = llvm::cast<AttributeExpr>(expr);
     line() << "Attribute " << attr.attr;

@@ -260,6 +260,22 @@ TValue debugBarrier(MLIRGenImpl &g, const BoundArgs &, const ast::CallExpr &c) {
   return TValue::none();
 }
 
+/// tl.dtype("uint8"): the dtype of that name, as Triton's dtype(name)
+/// spells them (tl.dtype(f"uint{bits}")).
+TValue dtypeByName(MLIRGenImpl &g, const BoundArgs &args,
+                   const ast::CallExpr &) {
+  const TValue &name = *args.get(0);
+  Type type = name.kind == TValue::Kind::String
+                  ? tritonDTypeByName(&g.context, name.text())
+                  : Type();
+  if (!type)
+    g.fail(args.locs[0], "tl.dtype() takes the name of a dtype as Triton "
+                         "spells it (\"int32\", \"uint8\", \"fp16\", "
+                         "\"bf16\", \"fp32\"...), got " +
+                             g.describe(name));
+  return TValue::ofDType(type);
+}
+
 /// tl.extra.cuda.gdc_wait() and gdc_launch_dependents().
 TValue gridDependency(MLIRGenImpl &g, const BoundArgs &args,
                       const ast::CallExpr &c) {
@@ -455,8 +471,9 @@ const BuiltinSpec kCore[] = {
      "the class of tiles, for isinstance()"},
     {"tl.tensor_descriptor", "", Kind::Function, nullptr,
      "the class of tensor descriptors, for isinstance()"},
-    {"tl.dtype", "", Kind::Function, nullptr,
-     "the class of dtypes, for isinstance() and annotations"},
+    {"tl.dtype", "name", Kind::Function, dtypeByName,
+     "the class of dtypes, for isinstance() and annotations; "
+     "tl.dtype(\"uint8\") is the dtype Triton names so"},
     // Python's builtins, as Triton's code generator treats them.
     {"range", "arg1, arg2=None, step=None", Kind::Function, loopRange,
      "a for loop's range"},

@@ -517,6 +517,8 @@ Value HostEvaluator::eval(const Expr &expr, Frame &frame) const {
     fail(expr.loc, "a starred expression outside a list or call");
   case ExprKind::Host:
     fail(expr.loc, cast<HostExpr>(expr).what + " is not evaluated by tilec");
+  case ExprKind::FString:
+    fail(expr.loc, "an f-string is not evaluated by tilec in host code");
   }
   fail(expr.loc, "an expression tilec does not evaluate");
 }

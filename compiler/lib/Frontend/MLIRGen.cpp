@@ -192,6 +192,24 @@ std::string MLIRGenImpl::describe(const TValue &v) {
   return "value";
 }
 
+std::string MLIRGenImpl::pythonText(const TValue &v, bool repr) {
+  if (v.isScalar())
+    return repr ? v.scalar.repr() : python::str(v.scalar);
+  if (v.kind == TValue::Kind::DType) {
+    std::string name = tritonDTypeName(v.type);
+    return repr ? "triton.language." + name : name;
+  }
+  if (v.kind == TValue::Kind::Tuple) {
+    std::string out = "(";
+    for (auto [i, e] : llvm::enumerate(v.elements))
+      out += (i ? ", " : "") + pythonText(e, /*repr=*/true);
+    return out + (v.elements.size() == 1 ? ",)" : ")");
+  }
+  if (v.kind == TValue::Kind::None)
+    return "None";
+  return describe(v);
+}
+
 Value MLIRGenImpl::materialize(const TValue &v, const ast::Location &l) {
   Location location = loc(l);
   switch (v.kind) {
@@ -798,6 +816,23 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     return TValue::none();
   case ExprKind::String:
     return TValue::ofString(llvm::cast<StringExpr>(e).value);
+  case ExprKind::FString: {
+    // As Triton's code generator: every field a constexpr, formatted with
+    // "{}" or "{!r}".
+    const auto &f = llvm::cast<ast::FStringExpr>(e);
+    std::string text = f.texts[0];
+    for (auto [i, field] : llvm::enumerate(f.fields)) {
+      TValue value = gen(*field.value);
+      if (value.isRuntime())
+        fail(field.value->loc, "an f-string formats constexprs only, as in "
+                               "Triton; this field is a runtime " +
+                                   describe(value));
+      text += pythonText(value, field.conversion == 'r' ||
+                                    field.conversion == 'a');
+      text += f.texts[i + 1];
+    }
+    return TValue::ofString(std::move(text));
+  }
   case ExprKind::Attribute: {
     const auto &attr = llvm::cast<AttributeExpr>(e);
     return attribute(gen(*attr.base), attr.attr, e.loc);

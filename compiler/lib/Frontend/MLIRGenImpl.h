@@ -102,6 +102,11 @@ bool isUnsignedInt(mlir::Type t);
 /// The element type triton.language names `name` (tl.float16: "float16"),
 /// or null (TypeNames.cpp).
 mlir::Type dtypeNamed(mlir::MLIRContext *context, llvm::StringRef name);
+/// Triton's dtype.name, what str() of a dtype gives: "int32", "uint8" and
+/// "int1" for integers, "fp32", "bf16", "fp8e5" for floats; empty for a
+/// type that is no dtype of the table. tritonDTypeByName is its inverse.
+std::string tritonDTypeName(mlir::Type type);
+mlir::Type tritonDTypeByName(mlir::MLIRContext *context, llvm::StringRef name);
 /// Whether the elements of `t` (a scalar, pointer or tile type), or their
 /// pointees, are unsigned integers.
 bool hasUnsignedElements(mlir::Type t);
@@ -191,6 +196,10 @@ public:
   /// "fp32", "*fp32", "fp32[64, 64]": how errors name a type.
   std::string describe(mlir::Type type);
   std::string describe(const TValue &v);
+  /// A constexpr as Python's str() (or repr()) writes it: 8, 'ieee', True,
+  /// fp32 (a dtype's str is Triton's name, its repr triton.language.fp32),
+  /// (2, 3).
+  std::string pythonText(const TValue &v, bool repr);
   /// The dtype named by a Triton type string ("*fp32", "i32", "bf16").
   mlir::Type parseTypeString(llvm::StringRef text);
   /// A parameter's type in Triton's signature syntax, with its hint.

@@ -149,6 +149,8 @@ private:
   ExprPtr parseNumber();
   ExprPtr parseBraces();
   ExprPtr parseLambda();
+  /// An f-string's body (raw, as the lexer keeps it) appended to `out`.
+  bool parseFStringBody(llvm::StringRef body, FStringExpr &out);
   /// The `for ... in ... if ...` clauses after a comprehension's element.
   ExprPtr parseComprehension(Location l, ComprehensionExpr::Result result,
                              ExprPtr key, ExprPtr element);
@@ -806,6 +808,7 @@ bool Parser::checkTarget(const Expr &e, bool allowTuple) {
   case ExprKind::Int:
   case ExprKind::Float:
   case ExprKind::String:
+  case ExprKind::FString:
   case ExprKind::Bool:
   case ExprKind::None:
     return errorAt(e.loc, "cannot assign to literal");
@@ -1389,19 +1392,28 @@ ExprPtr Parser::parseAtom() {
   case TokenKind::String:
   case TokenKind::FString: {
     // Adjacent literals concatenate.
-    std::string value;
+    auto fstring = std::make_unique<FStringExpr>(l);
+    fstring->texts.emplace_back();
+    bool formatted = false;
     while (is(TokenKind::String) || is(TokenKind::FString)) {
       if (is(TokenKind::FString)) {
-        if (inKernel)
-          return error("f-strings are not supported"), nullptr;
-        while (is(TokenKind::String) || is(TokenKind::FString))
-          advance();
-        return std::make_unique<HostExpr>(l, "an f-string");
+        // Host code's f-strings format host values: kept, not read.
+        if (!inKernel) {
+          while (is(TokenKind::String) || is(TokenKind::FString))
+            advance();
+          return std::make_unique<HostExpr>(l, "an f-string");
+        }
+        formatted = true;
+        if (!parseFStringBody(cur().text, *fstring))
+          return nullptr;
+      } else {
+        fstring->texts.back() += cur().text;
       }
-      value += cur().text;
       advance();
     }
-    return std::make_unique<StringExpr>(l, std::move(value));
+    if (!formatted)
+      return std::make_unique<StringExpr>(l, std::move(fstring->texts[0]));
+    return fstring;
   }
   case TokenKind::kw_True:
   case TokenKind::kw_False: {
@@ -1603,6 +1615,127 @@ ExprPtr Parser::parseParenOrList() {
 //===----------------------------------------------------------------------===//
 // Entry point
 //===----------------------------------------------------------------------===//
+
+bool Parser::parseFStringBody(StringRef body, FStringExpr &out) {
+  Location at = curLoc();
+  auto bad = [&](const Twine &what) {
+    return errorAt(at, "f-string: " + what);
+  };
+  size_t i = 0, n = body.size();
+  while (i < n) {
+    char c = body[i];
+    if ((c == '{' || c == '}') && i + 1 < n && body[i + 1] == c) {
+      out.texts.back() += c;
+      i += 2;
+      continue;
+    }
+    if (c == '}')
+      return bad("single '}' is not allowed");
+    if (c == '\\' && i + 1 < n) {
+      // The lexer keeps an f-string's escapes as written.
+      char next = body[i + 1];
+      switch (next) {
+      case 'n': out.texts.back() += '\n'; break;
+      case 't': out.texts.back() += '\t'; break;
+      case 'r': out.texts.back() += '\r'; break;
+      case '\\': case '\'': case '"': out.texts.back() += next; break;
+      default: out.texts.back() += body.substr(i, 2).str(); break;
+      }
+      i += 2;
+      continue;
+    }
+    if (c != '{') {
+      out.texts.back() += c;
+      ++i;
+      continue;
+    }
+    // A field: its expression runs to a top-level '!', ':', '}' or the '='
+    // of `{x=}` (followed by one of those).
+    size_t start = ++i;
+    int depth = 0;
+    char quote = 0;
+    bool selfDocumenting = false;
+    for (; i < n; ++i) {
+      char d = body[i];
+      if (quote) {
+        quote = d == quote ? 0 : quote;
+        continue;
+      }
+      if (d == '\'' || d == '"') {
+        quote = d;
+      } else if (d == '(' || d == '[' || d == '{') {
+        ++depth;
+      } else if (depth && (d == ')' || d == ']' || d == '}')) {
+        --depth;
+      } else if (!depth && (d == '}' || d == ':' ||
+                            (d == '!' && (i + 1 >= n || body[i + 1] != '=')))) {
+        break;
+      } else if (!depth && d == '=') {
+        if (i + 1 < n && body[i + 1] == '=') {
+          ++i; // ==
+          continue;
+        }
+        char before = body[i - 1];
+        if (before == '<' || before == '>' || before == '!' || before == '=')
+          continue;
+        size_t after = body.find_first_not_of(" \t", i + 1);
+        if (after != StringRef::npos && StringRef("!:}").contains(body[after])) {
+          selfDocumenting = true;
+          break;
+        }
+      }
+    }
+    StringRef text = body.slice(start, i);
+    if (text.trim().empty())
+      return bad("empty expression not allowed");
+    if (selfDocumenting) {
+      size_t after = body.find_first_not_of(" \t", i + 1);
+      out.texts.back() += body.slice(start, after).str();
+      i = after;
+    }
+    char conversion = 0;
+    if (i < n && body[i] == '!') {
+      if (i + 1 >= n || !StringRef("sra").contains(body[i + 1]))
+        return bad("invalid conversion character: expected 's', 'r', or 'a'");
+      conversion = body[i + 1];
+      i += 2;
+    }
+    bool spec = false;
+    if (i < n && body[i] == ':') {
+      // Triton formats with "{}": the spec is dropped, nested fields too.
+      spec = true;
+      for (int nested = 0; i < n && (body[i] != '}' || nested); ++i)
+        nested += (body[i] == '{') - (body[i] == '}' && nested);
+    }
+    if (i >= n || body[i] != '}')
+      return bad("expecting '}'");
+    ++i;
+    if (selfDocumenting && !conversion && !spec)
+      conversion = 'r';
+
+    // The expression, parsed as a parenthesized one (so it may span lines)
+    // at the f-string's location.
+    std::vector<Token> tokens = tokenize(("(" + text + ")").str());
+    for (Token &t : tokens) {
+      t.line = at.line;
+      t.col = at.col;
+    }
+    Parser inner(std::move(tokens), file, errorOut);
+    inner.inKernel = true;
+    inner.module = module;
+    inner.failed = failed;
+    ExprPtr value = inner.parseTest();
+    if (!value) {
+      failed = true;
+      return false;
+    }
+    if (!inner.is(TokenKind::Newline) && !inner.is(TokenKind::EndOfFile))
+      return bad("invalid expression '" + text + "'");
+    out.fields.push_back({std::move(value), conversion});
+    out.texts.emplace_back();
+  }
+  return true;
+}
 
 std::unique_ptr<Module> tilec::parseModule(StringRef source,
                                            StringRef filename,

@@ -78,3 +78,23 @@ Type tilec::dtypeNamed(MLIRContext *context, StringRef name) {
       .Case("float8e5b16", b.getType<Float8E5M2FNUZType>())
       .Default(Type());
 }
+
+std::string tilec::tritonDTypeName(Type type) {
+  std::optional<::tile::DType> dtype =
+      mlir::tile::getDType(type, isUnsignedInt(type));
+  if (!dtype)
+    return "";
+  const ::tile::DTypeInfo &row = ::tile::info(*dtype);
+  return std::string(row.typeClass == ::tile::DTypeClass::Float
+                         ? row.name
+                         : row.tritonName);
+}
+
+Type tilec::tritonDTypeByName(MLIRContext *context, StringRef name) {
+  for (const ::tile::DTypeInfo &row : ::tile::kDTypes) {
+    Type type = mlir::tile::getElementType(context, row.dtype);
+    if (tritonDTypeName(type) == name)
+      return type;
+  }
+  return Type();
+}

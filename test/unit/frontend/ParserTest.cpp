@@ -723,8 +723,19 @@ TEST(ParserTest, SyntaxErrors) {
             "3:9: unterminated string literal");
   EXPECT_EQ(parseError("x = 18446744073709551616\n"),
             "1:5: integer literal is too large (2^64 or more)");
-  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y}'\n"),
-            "3:9: f-strings are not supported");
+  // f-strings parse in kernels; their malformed fields are errors.
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y}'\n"), "ok");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{}'\n"),
+            "3:9: f-string: empty expression not allowed");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y!x}'\n"),
+            "3:9: f-string: invalid conversion character: expected 's', "
+            "'r', or 'a'");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'a}'\n"),
+            "3:9: f-string: single '}' is not allowed");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y'\n"),
+            "3:9: f-string: expecting '}'");
+  EXPECT_EQ(parseError("@jit\ndef f():\n    x = f'{y +}'\n"),
+            "3:9: invalid syntax");
   // Unsupported constructs.
   EXPECT_EQ(parseError("@jit\ndef f():\n    return a < b < c\n"),
             "3:18: chained comparisons are not supported");

@@ -36,6 +36,7 @@ enum class ExprKind {
   Bool,      // True, False
   None,      // None
   String,    // "ieee"
+  FString,   // f"uint{nbits}", evaluated at compile time in kernels
   Attribute, // base.attr
   Call,      // f(a, b, key=c)
   Subscript, // x[:, None]
@@ -295,6 +296,21 @@ struct StarredExpr : Expr {
   static bool classof(const Expr *e) { return e->kind == ExprKind::Starred; }
   ExprPtr value;
   bool isDouble;
+};
+
+/// An f-string in a kernel: texts[0], fields[0], texts[1], ..., texts[n].
+/// As in Triton, each field is evaluated at compile time and must be a
+/// constexpr; `!r`, `!s`, `!a` and `{x=}` are Python's, and a format spec
+/// is dropped (Triton formats with "{}").
+struct FStringExpr : Expr {
+  struct Field {
+    ExprPtr value;
+    char conversion = 0; // 0 (str), 's', 'r' or 'a'
+  };
+  explicit FStringExpr(Location loc) : Expr(ExprKind::FString, std::move(loc)) {}
+  static bool classof(const Expr *e) { return e->kind == ExprKind::FString; }
+  std::vector<std::string> texts;
+  std::vector<Field> fields;
 };
 
 /// Other Python that only host code uses (a set, an f-string, `...`). The
