@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 #include <algorithm>
 
@@ -223,9 +224,12 @@ std::optional<TValue> MLIRGenImpl::resolveBinding(const ModuleScope::Binding &b,
 std::optional<TValue> MLIRGenImpl::moduleAttribute(ModuleScope &module,
                                                    const std::string &name,
                                                    const ast::Location &use) {
-  ModuleScope *saved = std::exchange(current, &module);
-  std::optional<TValue> value = lookupGlobal(name, use);
-  current = saved;
+  std::optional<TValue> value;
+  {
+    // Restored on a failure too: an alternative binding may catch it.
+    llvm::SaveAndRestore<ModuleScope *> in(current, &module);
+    value = lookupGlobal(name, use);
+  }
   if (value)
     return value;
   if (module.source->isPackage())
@@ -378,15 +382,9 @@ std::string MLIRGenImpl::resolvedName(const ast::Expr &e) {
     // re-exports Triton. Resolving it reads that package's __init__.py; a
     // name that does not resolve is some other module's.
     if (StringRef(path).split('.').first != "triton") {
-      ScopedDiagnosticHandler swallow(&context,
-                                      [](Diagnostic &) { return success(); });
-      size_t depth = resolving.size();
-      std::optional<TValue> value;
-      try {
-        value = lookupGlobal(root.str(), e.loc);
-      } catch (const GenError &) {
-      }
-      resolving.resize(depth);
+      std::optional<TValue> value = tryQuietly([&]() -> std::optional<TValue> {
+        return lookupGlobal(root.str(), e.loc);
+      });
       path = value ? tritonPath(*value) : "";
     }
   } else if (auto it = current->globals.find(root.str());
@@ -411,17 +409,32 @@ TValue MLIRGenImpl::parameterAnnotation(const ast::Expr &annotation) {
   // nothing to Triton's compiler, and its module need not be readable.
   if (StringRef(resolvedName(annotation)).starts_with("triton"))
     return gen(annotation);
+  std::optional<TValue> value =
+      tryQuietly([&]() -> std::optional<TValue> { return gen(annotation); });
+  if (value && (value->kind == TValue::Kind::DType ||
+                value->kind == TValue::Kind::String ||
+                (value->kind == TValue::Kind::Builtin &&
+                 value->name == "tl.constexpr")))
+    return *value;
+  return TValue();
+}
+
+std::optional<TValue> MLIRGenImpl::tryQuietly(
+    llvm::function_ref<std::optional<TValue>()> evaluate) {
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
+  // A failure unwinds through code that switches module and scope without
+  // restoring them: put everything back.
+  OpBuilder::InsertionGuard insertion(builder);
+  ModuleScope *module = current;
+  Scope saved = scope;
   size_t depth = resolving.size();
   try {
-    TValue value = gen(annotation);
-    if (value.kind == TValue::Kind::DType ||
-        value.kind == TValue::Kind::String ||
-        (value.kind == TValue::Kind::Builtin && value.name == "tl.constexpr"))
-      return value;
+    return evaluate();
   } catch (const GenError &) {
   }
+  current = module;
+  scope = std::move(saved);
   resolving.resize(depth);
-  return TValue();
+  return std::nullopt;
 }

@@ -315,6 +315,10 @@ public:
   /// type string. Anything else is no annotation (the launch's argument
   /// gives the type), as in Triton.
   TValue parameterAnnotation(const ast::Expr &annotation);
+  /// What `evaluate` gives, its diagnostics swallowed; nothing if it fails,
+  /// and then the generator as it was before.
+  std::optional<TValue>
+  tryQuietly(llvm::function_ref<std::optional<TValue>()> evaluate);
   /// A decorator as spelled, called or not: "triton.jit", "my_cache".
   static std::string decoratorName(const ast::Expr &decorator);
 

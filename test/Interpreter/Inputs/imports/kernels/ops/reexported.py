@@ -1,12 +1,15 @@
 # A kernel module whose decorator comes through a project's re-export of
 # Triton (`@triton.jit()` with `triton` from kernels.triton_utils), with
 # parameters annotated by a module tilec cannot read (torch), as sglang's
-# are: Triton takes their types from the arguments, and so does tilec.
+# are: Triton takes their types from the arguments, and so does tilec. A
+# project's decorator whose module tilec cannot evaluate is host code.
 import torch
 
+from kernels.hostutils import libentry
 from kernels.triton_utils import BIAS, PRECISION, tl, triton
 
 
+@libentry()
 @triton.jit()
 def masked_bias(x_ptr: torch.Tensor, y_ptr: torch.Tensor, N: tl.constexpr):
     tl.extra.cuda.gdc_wait()
