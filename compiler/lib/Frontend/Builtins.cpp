@@ -379,8 +379,15 @@ TValue MLIRGenImpl::call(const ast::CallExpr &c) {
   case TValue::Kind::Method:
     return callBuiltin(*lookupBuiltin(callee.name), c,
                        &callee.elements.front());
-  case TValue::Kind::Function:
-    return callFunction(*callee.function, c);
+  case TValue::Kind::Function: {
+    TValue result = callFunction(*callee.function, c);
+    if (constexprFunctions.count(callee.function) && result.isRuntime())
+      fail(c.loc, callee.function->name +
+                      "() is a constexpr function: its result must be known "
+                      "at compile time, but it is a runtime " +
+                      describe(result));
+    return result;
+  }
   default:
     // A name given from outside that is a string and names a function
     // (constexprExpression): called, it is the function.

@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
+#include <set>
 
 namespace tilec {
 
@@ -451,6 +452,10 @@ public:
   ModuleScope *current = nullptr;
   /// The module each @triton.jit function was defined in.
   std::map<const ast::FunctionDef *, ModuleScope *> ownerOf;
+  /// Host functions kernels may call at compile time (`@tl.constexpr`,
+  /// `@triton.constexpr_function`): run as helpers, their results
+  /// constexprs.
+  std::set<const ast::FunctionDef *> constexprFunctions;
   /// `function`'s module (ownerOf), whose globals its body and defaults
   /// read.
   ModuleScope *definingModule(const ast::FunctionDef &function);
