@@ -171,3 +171,14 @@ func.func @butterfly_and_histogram(%x: tensor<4x8xf32>, %v: tensor<64xi32>, %w: 
   %g = tile.histogram %w, %m : tensor<64xi8>, tensor<64xi1> -> tensor<10xi32>
   return
 }
+
+// CHECK-LABEL: func.func @synchronization
+// CHECK: tile.debug_barrier
+// CHECK: tile.grid_dependency wait
+// CHECK: tile.grid_dependency launch_dependents
+func.func @synchronization() {
+  tile.debug_barrier
+  tile.grid_dependency wait
+  tile.grid_dependency launch_dependents
+  return
+}
