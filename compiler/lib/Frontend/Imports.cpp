@@ -156,6 +156,24 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     return result;
   }
 
+  // A host function kernels may call at compile time: Triton runs a
+  // constexpr function's Python there; tilec runs its body as a helper's,
+  // on constexprs (FlagGems' get_prod_accum_type(out.type.element_ty)).
+  for (const ast::HostDef &def : m.ast().hostDefs) {
+    if (def.name != name || !def.function ||
+        !llvm::any_of(def.function->decorators, [&](const ast::ExprPtr &d) {
+          std::string full = resolvedName(*d);
+          return full == "triton.language.constexpr" ||
+                 StringRef(full).ends_with(".constexpr_function");
+        }))
+      continue;
+    constexprFunctions.insert(def.function.get());
+    ownerOf[def.function.get()] = &m;
+    TValue function = TValue::ofFunction(def.function.get());
+    m.globals[name] = function;
+    return function;
+  }
+
   // `from m import *` binds m's public names.
   if (StringRef(name).starts_with("_"))
     return std::nullopt;

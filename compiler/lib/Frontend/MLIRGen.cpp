@@ -797,19 +797,6 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
     for (const ast::HostDef &def : current->ast().hostDefs) {
       if (def.name != name)
         continue;
-      // Triton runs a constexpr function's Python at compile time; tilec
-      // runs its body as a helper's, on constexprs (FlagGems'
-      // get_prod_accum_type(out.type.element_ty)).
-      if (def.function &&
-          llvm::any_of(def.function->decorators, [&](const ExprPtr &d) {
-            std::string full = resolvedName(*d);
-            return full == "triton.language.constexpr" ||
-                   StringRef(full).ends_with(".constexpr_function");
-          })) {
-        constexprFunctions.insert(def.function.get());
-        ownerOf[def.function.get()] = current;
-        return TValue::ofFunction(def.function.get());
-      }
       fail(e.loc, "'" + name + "' is host code (defined at line " +
                         Twine(def.loc.line) +
                         " without @triton.jit); kernels can only call "
