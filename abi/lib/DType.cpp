@@ -69,15 +69,19 @@ std::optional<SignatureType> tile::parseSignatureType(std::string_view text,
   SignatureType entry{*type, 0};
   if (colon == std::string_view::npos)
     return entry;
-  // Triton's hints are these two: its AOT compiler refuses any other.
+  // Triton's hints are 16 and 1; tilec also takes the smaller powers of
+  // two, so that a stride of 5000 fp16 elements can promise its 16-byte
+  // rows (i32:8) and a pointer its real alignment (*fp16:8).
   std::string_view hint = trim(text.substr(colon + 1));
-  if (hint == "16" || hint == "1") {
-    entry.hint = hint == "16" ? 16 : 1;
-    return entry;
-  }
+  for (unsigned value : {16u, 8u, 4u, 2u, 1u})
+    if (hint == std::to_string(value)) {
+      entry.hint = value;
+      return entry;
+    }
   if (error)
-    *error = "the hint after ':' must be 16 (divisible by 16) or 1 (equal "
-             "to 1), not '" +
+    *error = "the hint after ':' must be 16, 8, 4 or 2 (divisible by it; a "
+             "pointer aligned to that many bytes) or 1 (an integer equal to "
+             "1), not '" +
              std::string(hint) + "'";
   return std::nullopt;
 }

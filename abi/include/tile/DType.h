@@ -129,18 +129,20 @@ struct ParamType {
 };
 
 /// One typed entry of a Triton signature: "*fp32:16" (16-byte aligned),
-/// "i32:16" (divisible by 16), "i32:1" (the constant 1), "fp32". The same
-/// text types a string annotation ("*fp32:16") and a JIT's argument.
+/// "i32:16" (divisible by 16), "i32:1" (the constant 1), "fp32"; beyond
+/// Triton's 16 and 1, the powers of two between ("i32:8", "*fp16:8"). The
+/// same text types a string annotation ("*fp32:16") and a JIT's argument.
 struct SignatureType {
   ParamType type;
-  /// The `:16` or `:1` after the type; 0 when there is none.
+  /// The `:16`, `:8`, `:4`, `:2` or `:1` after the type; 0 when there is
+  /// none. A pointer's 1 promises nothing.
   unsigned hint = 0;
 };
 
 /// Parses a typed signature entry. nullopt where `text` is not one (a
 /// constexpr's value, "*fp33"); nullopt and, in `error`, why, where it is a
-/// type with a hint other than 16 or 1 ("i32:x", "*fp32:8"), which Triton
-/// refuses too. The caller names the entry in its message.
+/// type with another hint ("i32:x", "i32:7", "*fp32:32"). The caller names
+/// the entry in its message.
 std::optional<SignatureType> parseSignatureType(std::string_view text,
                                                 std::string *error = nullptr);
 

@@ -154,7 +154,8 @@ TEST(CompileTest, LaunchArgumentTypesTakeTritonsHints) {
   EXPECT_FALSE(result.ok);
   EXPECT_NE(result.diagnostics.find(
                 "k.tl:5:14: error: argument type 'i32:7' for 'n': the hint "
-                "after ':' must be 16 (divisible by 16) or 1 (equal to 1), "
+                "after ':' must be 16, 8, 4 or 2 (divisible by it; a pointer "
+                "aligned to that many bytes) or 1 (an integer equal to 1), "
                 "not '7'"),
             std::string::npos)
       << result.diagnostics;

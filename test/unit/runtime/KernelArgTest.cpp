@@ -159,8 +159,13 @@ TEST(DType, SignatureTypes) {
   EXPECT_FALSE(parse("128", &error));
   EXPECT_FALSE(parse("*fp33", &error));
   EXPECT_EQ(error, "");
-  // Triton's hints are 16 and 1; anything else is refused, saying why.
-  for (const char *bad : {"*fp32:abc", "i32:7", "i32:0", "i32:", "i32:16x"}) {
+  // Triton's hints are 16 and 1; tilec takes the powers of two between
+  // too (a stride's real divisor); anything else is refused, saying why.
+  EXPECT_EQ(parse("i32:8")->hint, 8u);
+  EXPECT_EQ(parse("*fp16:4")->hint, 4u);
+  EXPECT_EQ(parse("i64:2")->hint, 2u);
+  for (const char *bad :
+       {"*fp32:abc", "i32:7", "i32:0", "i32:", "i32:16x", "i32:32"}) {
     error.clear();
     EXPECT_FALSE(parse(bad, &error)) << bad;
     EXPECT_NE(error.find("the hint after ':' must be 16"), std::string::npos)
