@@ -239,9 +239,11 @@ TValue pythonGetattr(MLIRGenImpl &g, const BoundArgs &args,
   {
     ScopedDiagnosticHandler swallow(&g.context,
                                     [](Diagnostic &) { return success(); });
+    MLIRGenImpl::Snapshot before(g);
     try {
       found = g.attribute(args.varargs[0], name.text(), c.loc);
     } catch (const GenError &) {
+      before.restore();
     }
   }
   if (has)

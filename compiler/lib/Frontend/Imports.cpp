@@ -14,6 +14,7 @@
 #include "MLIRGenImpl.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/SaveAndRestore.h"
 
@@ -73,14 +74,25 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
                      return std::make_pair(a.loc.line, a.loc.col) <
                             std::make_pair(b.loc.line, b.loc.col);
                    });
-  // Per name, its alternatives: those of `if`s and `try`s in source order,
-  // then the unconditional binding they may replace (`X = 0` / `if c: X =
-  // 1` leaves 1 or 0).
+  // Per name, its alternatives, those of `if`s and `try`s in source order.
+  // An import, alias or def an `if` chooses (a version check) comes before
+  // the unconditional binding it replaces; a value it computes (`IS_HIP =
+  // False` / `if torch.version.hip: IS_HIP = True`) after it, since tilec
+  // cannot evaluate the condition and the default is what most hosts get.
+  auto isDottedName = [](const ast::Expr *e) {
+    while (auto *attr = llvm::dyn_cast<ast::AttributeExpr>(e))
+      e = attr->base.get();
+    return llvm::isa<ast::NameExpr>(e);
+  };
   std::map<std::string, std::vector<Binding>> alternatives;
   for (const Binding &b : bindings) {
     std::vector<Binding> &list = alternatives[b.name];
     if (!b.conditional) {
       list.assign(1, b);
+      continue;
+    }
+    if (b.pending.alias && !isDottedName(b.pending.alias->value.get())) {
+      list.push_back(b);
       continue;
     }
     auto unconditional = llvm::find_if(
@@ -126,15 +138,17 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     resolving.push_back(key);
     std::optional<TValue> value;
     std::optional<std::string> firstError;
-    for (const ModuleScope::Binding &binding : candidates) {
-      std::string why;
-      value = resolveBinding(binding, use, why);
-      if (value)
-        break;
-      if (!firstError)
-        firstError = "'" + name + "' " + why;
+    {
+      auto pop = llvm::make_scope_exit([&] { resolving.pop_back(); });
+      for (const ModuleScope::Binding &binding : candidates) {
+        std::string why;
+        value = resolveBinding(binding, use, why);
+        if (value)
+          break;
+        if (!firstError)
+          firstError = "'" + name + "' " + why;
+      }
     }
-    resolving.pop_back();
     if (!value)
       fail(use, *firstError);
     m.pendingBindings.erase(name);
@@ -146,6 +160,11 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
       pending != m.pendingGlobals.end()) {
     const ast::Expr *value = pending->second;
     m.pendingGlobals.erase(pending); // `X = X + 1` sees no X
+    // Kept for a later use should this one fail (a quiet probe of it).
+    auto keep = llvm::make_scope_exit([&] {
+      if (!m.globals.count(name))
+        m.pendingGlobals.try_emplace(name, value);
+    });
     Scope kernelScope = std::exchange(scope, {});
     TValue result = gen(*value);
     scope = std::move(kernelScope);
@@ -226,13 +245,14 @@ std::optional<TValue> MLIRGenImpl::resolveBinding(const ModuleScope::Binding &b,
       message = d.str();
     return success();
   });
-  Scope kernelScope = std::exchange(scope, {});
+  Snapshot before(*this);
+  scope.clear();
   std::optional<TValue> value;
   try {
     value = gen(*b.alias->value);
   } catch (const GenError &) {
   }
-  scope = std::move(kernelScope);
+  before.restore();
   if (!value)
     why = "is bound at " + describeLine(b.alias->loc, use) +
           " to what tilec cannot use here: " + message;
@@ -437,22 +457,29 @@ TValue MLIRGenImpl::parameterAnnotation(const ast::Expr &annotation) {
   return TValue();
 }
 
+MLIRGenImpl::Snapshot::Snapshot(MLIRGenImpl &g)
+    : g(g), insertion(g.builder), current(g.current), scope(g.scope),
+      resolving(g.resolving.size()), returned(g.returned),
+      followers(g.followers), callDepth(g.callDepth) {}
+
+void MLIRGenImpl::Snapshot::restore() {
+  g.current = current;
+  g.scope = scope;
+  g.resolving.resize(resolving);
+  g.returned = returned;
+  g.followers = followers;
+  g.callDepth = callDepth;
+}
+
 std::optional<TValue> MLIRGenImpl::tryQuietly(
     llvm::function_ref<std::optional<TValue>()> evaluate) {
   ScopedDiagnosticHandler swallow(&context,
                                   [](Diagnostic &) { return success(); });
-  // A failure unwinds through code that switches module and scope without
-  // restoring them: put everything back.
-  OpBuilder::InsertionGuard insertion(builder);
-  ModuleScope *module = current;
-  Scope saved = scope;
-  size_t depth = resolving.size();
+  Snapshot before(*this);
   try {
     return evaluate();
   } catch (const GenError &) {
   }
-  current = module;
-  scope = std::move(saved);
-  resolving.resize(depth);
+  before.restore();
   return std::nullopt;
 }

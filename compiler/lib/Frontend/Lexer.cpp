@@ -440,15 +440,15 @@ bool Lexer::lexString(StringRef prefix, unsigned startLine, unsigned startCol) {
       continue;
     }
 
-    // A backslash. In raw strings (and f-strings, which are only kept to
-    // be rejected) it stays, but still keeps the next character from
-    // ending the string.
+    // A backslash. In raw strings it stays, but still keeps the next
+    // character from ending the string. An f-string's escapes are decoded
+    // here as any string's; the parser splits its fields after.
     if (pos + 1 >= src.size()) {
       ++pos; // reported as unterminated on the next iteration
       continue;
     }
     char next = peek(1);
-    if (raw || fstring) {
+    if (raw) {
       value += '\\';
       ++pos;
       if (atEnd())

@@ -1668,13 +1668,14 @@ std::optional<TValue> MLIRGenImpl::constexprExpression(StringRef text) {
     return std::nullopt;
   ScopedDiagnosticHandler quiet(&context,
                                 [](Diagnostic &) { return success(); });
-  Scope outer = std::exchange(scope, {});
+  Snapshot before(*this);
+  scope.clear();
   std::optional<TValue> value;
   try {
     value = gen(*parsed->globals.front()->value);
   } catch (const GenError &) {
   }
-  scope = std::move(outer);
+  before.restore();
   std::function<bool(const TValue &)> constant = [&](const TValue &v) {
     if (v.kind == TValue::Kind::Tuple)
       return llvm::all_of(v.elements, constant);

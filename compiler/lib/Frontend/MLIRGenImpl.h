@@ -320,6 +320,21 @@ public:
   /// and then the generator as it was before.
   std::optional<TValue>
   tryQuietly(llvm::function_ref<std::optional<TValue>()> evaluate);
+  /// What a failed evaluation may leave half changed, unwinding through
+  /// code that switches module, scope and call frame by hand: taken before
+  /// an evaluation whose GenError is caught, restored in the catch.
+  struct Snapshot {
+    explicit Snapshot(MLIRGenImpl &g);
+    void restore();
+    MLIRGenImpl &g;
+    mlir::OpBuilder::InsertionGuard insertion;
+    ModuleScope *current;
+    std::map<std::string, TValue> scope;
+    size_t resolving;
+    std::optional<TValue> returned;
+    std::vector<std::pair<const ast::Block *, size_t>> followers;
+    unsigned callDepth;
+  };
   /// A decorator as spelled, called or not: "triton.jit", "my_cache".
   static std::string decoratorName(const ast::Expr &decorator);
 

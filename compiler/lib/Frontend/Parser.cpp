@@ -1631,19 +1631,6 @@ bool Parser::parseFStringBody(StringRef body, FStringExpr &out) {
     }
     if (c == '}')
       return bad("single '}' is not allowed");
-    if (c == '\\' && i + 1 < n) {
-      // The lexer keeps an f-string's escapes as written.
-      char next = body[i + 1];
-      switch (next) {
-      case 'n': out.texts.back() += '\n'; break;
-      case 't': out.texts.back() += '\t'; break;
-      case 'r': out.texts.back() += '\r'; break;
-      case '\\': case '\'': case '"': out.texts.back() += next; break;
-      default: out.texts.back() += body.substr(i, 2).str(); break;
-      }
-      i += 2;
-      continue;
-    }
     if (c != '{') {
       out.texts.back() += c;
       ++i;

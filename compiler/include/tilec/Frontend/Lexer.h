@@ -28,7 +28,7 @@ enum class TokenKind {
   Int,     // text: the spelling without '_', prefix kept ("0x1f")
   Float,   // text: the spelling without '_'
   String,  // text: the decoded value
-  FString, // text: the raw body; the parser rejects it where it is used
+  FString, // text: the body, escapes decoded; the parser splits its fields
 
   // Keywords.
   kw_False, kw_None, kw_True, kw_and, kw_as, kw_assert, kw_async, kw_await,

@@ -233,6 +233,12 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       break;
     if (isa<LocalAllocOp, TensorMapCreateOp>(op) && runsOnEveryThread(&op))
       llvm::append_range(values, op.getResults());
+    // gdc_wait holds every thread, the producer's copies included: under
+    // programmatic dependent launch they may read what the grid before
+    // writes.
+    if (auto grid = dyn_cast<tile::GridDependencyOp>(op);
+        grid && grid.getKind() == tile::GridDependencyKind::Wait)
+      setup.insert(&op);
   }
   while (!values.empty()) {
     Operation *def = values.pop_back_val().getDefiningOp();

@@ -18,7 +18,9 @@ if HAS_TRITON:
 else:
     PRECISION = tl.constexpr("tf32")
 
-# Rebound by an `if`: the new value, then the old one as the fallback.
+# A computed value an `if` sets (IS_HIP = False / if hip: IS_HIP = True)
+# leaves the unconditional default first: tilec cannot evaluate the
+# condition, and the default is what most hosts get.
 BIAS = 1.0
 if HAS_TRITON:
     BIAS = 2.0
