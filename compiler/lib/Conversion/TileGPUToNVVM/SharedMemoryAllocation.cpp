@@ -130,7 +130,9 @@ struct Buffer {
 /// across iterations (pending > 0), and rings, barriers and staging filled
 /// or drained by asynchronous copies keep their bytes.
 bool isSharable(LocalAllocOp alloc, SmallVector<Operation *> &users) {
-  if (!alloc.getSrc())
+  // A warp-specialized producer and its consumers run at once: liveness
+  // in program order says nothing between them.
+  if (!alloc.getSrc() || alloc->getParentOfType<WarpSpecializeOp>())
     return false;
   SmallVector<Operation *> waits;
   for (Operation *user : users) {
