@@ -34,6 +34,15 @@ export CAPTURE_DIR="$out/capture" CAPTURE_PER_SPECIALIZATION=1 PYTHONUNBUFFERED=
 imports=()
 jobs=${JOBS:-16}
 
+# pytest under the capture hook, within $seconds on $jobs workers; $shims
+# names a project's shims plugin, loaded before the hook. Its last line is
+# printed.
+capture_pytest() {
+  timeout "$seconds" python3 -m pytest -q -n "$jobs" ${shims:+-p "$shims"} -p triton_capture \
+    -p no:cacheprovider "$@" > "$out/pytest.log" 2>&1
+  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+}
+
 case $corpus in
 liger)
   # The ops' own tests; the backends for other vendors and DSLs (cute,
@@ -42,9 +51,7 @@ liger)
   export PYTHONPATH="$checkout/src:$checkout:$here"
   tests=$(ls test/transformers/test_*.py | grep -v -E \
     'cute|cutile|monkey_patch|trainer|auto_model|test_transformers|flex_attention|mm_int8int2')
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p triton_capture \
-    -p no:cacheprovider --timeout 90 $tests > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  capture_pytest --timeout 90 $tests
   ;;
 unsloth)
   export PYTHONPATH="$here"
@@ -53,9 +60,7 @@ unsloth)
   echo "driver: exit $? ($(tail -1 "$out/driver.log"))"
   cd "$checkout/unsloth/kernels/moe"
   export PYTHONPATH="$checkout/unsloth/kernels/moe:$here:$here/drivers"
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p unsloth_shims -p triton_capture \
-    -p no:cacheprovider --timeout 120 tests/test_grouped_gemm.py > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  shims=unsloth_shims capture_pytest --timeout 120 tests/test_grouped_gemm.py
   ;;
 flaggems)
   cd "$checkout"
@@ -63,17 +68,13 @@ flaggems)
   # read globals FlagGems puts there: those are captured with them.
   export PYTHONPATH="$checkout/src:$here:$here/drivers" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-3000} \
     CAPTURE_SOURCE_ROOT="$checkout"
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p flaggems_shims -p triton_capture \
-    -p no:cacheprovider --timeout 90 --quick tests/test_*.py > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  shims=flaggems_shims capture_pytest --timeout 90 --quick tests/test_*.py
   imports=(-I "$checkout/src")
   ;;
 triton)
   cd "$checkout/python/test"
   export PYTHONPATH="$here" CAPTURE_SAMPLE=${CAPTURE_SAMPLE:-1280}
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p triton_capture -p no:cacheprovider \
-    --timeout 90 --rootdir . unit/language/test_core.py > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  capture_pytest --timeout 90 --rootdir . unit/language/test_core.py
   ;;
 vllm)
   # Its tests of kernels whose modules import only torch, Triton and vLLM's
@@ -106,9 +107,7 @@ vllm)
     tests/kernels/attention/test_merge_attn_states.py
     tests/kernels/attention/test_triton_unified_attention.py
     tests/lora/test_punica_ops_fp8.py"
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p vllm_shims -p triton_capture \
-    -p no:cacheprovider --noconftest --timeout 90 $tests > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  shims=vllm_shims capture_pytest --noconftest --timeout 90 $tests
   # The kernels import vllm.triton_utils and their siblings.
   imports=(-I "$checkout")
   ;;
@@ -142,9 +141,7 @@ sglang)
     test/registered/kernels/test_gemma4_fused_routing.py
     test/registered/layers/mamba/test_causal_conv1d.py
     test/registered/layers/mamba/test_mamba_ssm.py"
-  timeout "$seconds" python3 -m pytest -q -n "$jobs" -p sglang_shims -p triton_capture \
-    -p no:cacheprovider --noconftest --timeout 90 $tests > "$out/pytest.log" 2>&1
-  echo "pytest: exit $? ($(tail -1 "$out/pytest.log"))"
+  shims=sglang_shims capture_pytest --noconftest --timeout 90 $tests
   imports=(-I "$checkout/python")
   ;;
 *)

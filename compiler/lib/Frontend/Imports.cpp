@@ -160,7 +160,8 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
       pending != m.pendingGlobals.end()) {
     const ast::Expr *value = pending->second;
     m.pendingGlobals.erase(pending); // `X = X + 1` sees no X
-    // Kept for a later use should this one fail (a quiet probe of it).
+    // Pending again unless it folded: a runtime value is made at each use,
+    // and one that failed (a quiet probe of it) fails again at its use.
     auto keep = llvm::make_scope_exit([&] {
       if (!m.globals.count(name))
         m.pendingGlobals.try_emplace(name, value);
@@ -168,9 +169,7 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     Scope kernelScope = std::exchange(scope, {});
     TValue result = gen(*value);
     scope = std::move(kernelScope);
-    if (result.isRuntime())
-      m.pendingGlobals[name] = value;
-    else
+    if (!result.isRuntime())
       m.globals[name] = result;
     return result;
   }
