@@ -178,7 +178,8 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
         kernel, blocks = "batched_dot_kernel", f"{bz}, {bm}, {bn}, {bk}"
         ints = (batch,) + ints
     if specialize:
-        entries, ints = harness.specialize(ints)
+        entries, ints = harness.specialize(
+            ints, min(harness.ELEMENT_BYTES[t] for t in (a_t, c_t)))
         pointers = [f"*{t}:16" for t in (a_t, a_t, c_t)]
     else:
         entries, pointers = ["i32"] * len(ints), [f"*{t}" for t in (a_t, a_t, c_t)]

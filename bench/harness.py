@@ -1,21 +1,55 @@
 """What the benchmarks share that needs no GPU and no Python packages:
 compiling a .tl kernel with the tilec binary to PTX and its launch metadata,
-reading a kernel's parameter list, and Triton's specialization of a launch's
-arguments written as tilec's --signature (so that both compile the same
-kernel)."""
+reading a kernel's parameter list, and the specialization tilec's JIT gives a
+launch's arguments (abi/include/tile/Specialization.h), written as its
+--signature, so that the benchmarks time the kernel a tilec user gets."""
 import ast
 import json
 import os
 import subprocess
 import time
 
+# The widest access the compiler makes: alignment past it changes no code.
+MAX_USEFUL_ALIGNMENT = 16
 
-def specialize(ints):
-    """Triton's JIT specialization of integer arguments: divisible by 16, or
-    equal to 1 (then a constant, no longer a parameter); the signature's
-    entries and the values still passed at launch."""
-    entry = lambda v: "i32:16" if v % 16 == 0 else ("1" if v == 1 else "i32")
-    return [entry(v) for v in ints], [v for v in ints if entry(v) != "1"]
+
+def _power_of_two_divisor(value, cap):
+    divisor = 1
+    while divisor < cap and value % (divisor * 2) == 0:
+        divisor *= 2
+    return divisor
+
+
+def integer_hint(value, narrowest_bytes=1):
+    """An integer argument's hint, as tilec's JIT gives it: 1 where it equals
+    1 (a constant of the kernel), else its largest power-of-two divisor up to
+    16 bytes of the launch's narrowest pointer elements; 0 for none. Triton
+    stops at "divisible by 16": a stride of 5000 fp16 elements promises it
+    nothing, here 8 (16 bytes)."""
+    if value == 1:
+        return 1
+    divisor = _power_of_two_divisor(value, MAX_USEFUL_ALIGNMENT // narrowest_bytes)
+    return divisor if divisor > 1 else 0
+
+
+def pointer_hint(address, element_bytes):
+    """A pointer's hint: its alignment in bytes up to 16, 0 where that is no
+    more than its element's own."""
+    alignment = _power_of_two_divisor(address, MAX_USEFUL_ALIGNMENT)
+    return alignment if alignment > element_bytes else 0
+
+
+def _typed(kind, hint):
+    return "1" if hint == 1 else kind + (f":{hint}" if hint else "")
+
+
+def specialize(ints, narrowest_bytes=1):
+    """tilec's specialization of integer arguments beside pointers whose
+    narrowest element has `narrowest_bytes`: the signature's entries and the
+    values still passed at launch (those equal to 1 become constants)."""
+    entries = [_typed("i32" if -2**31 <= v < 2**31 else "i64",
+                      integer_hint(v, narrowest_bytes)) for v in ints]
+    return entries, [v for v in ints if v != 1]
 
 
 class CompileError(RuntimeError):
@@ -67,29 +101,46 @@ class Constexpr:
 _DTYPES = {"torch.float32": "fp32", "torch.float16": "fp16",
            "torch.bfloat16": "bf16", "torch.int32": "i32", "torch.int64": "i64",
            "torch.int8": "i8", "torch.uint8": "u8", "torch.float64": "fp64"}
+ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "i32": 4, "i64": 8, "i8": 1,
+          "u8": 1, "fp64": 8, "fp8e4nv": 1, "fp8e5": 1, "i16": 2, "u16": 2}
 
 
-def _entry(value):
-    """A runtime argument's type as Triton's JIT specializes it: pointers
-    16-byte aligned (fresh allocations are), integers divisible by 16 or
-    equal to 1 (then a constant), floats fp32."""
+def _pointee(value):
+    """A tensor's (or Pointer's) element type in tilec's names and bytes."""
+    dtype = str(value.dtype)
+    name = _DTYPES.get(dtype, dtype)
+    return name, ELEMENT_BYTES.get(name, 1)
+
+
+def _is_pointer(value):
+    return not isinstance(value, (bool, int, float, Constexpr))
+
+
+def _entry(value, narrowest_bytes):
+    """A runtime argument's type as tilec's JIT specializes it: a tensor by
+    its real alignment (a Pointer stand-in as a fresh, 16-byte aligned
+    allocation), an integer by its divisor or as the constant 1, a float as
+    fp32."""
     if isinstance(value, bool):
         raise TypeError("a bool argument must be a Constexpr")
     if isinstance(value, int):
-        kind = "i32" if -2**31 <= value < 2**31 else "i64"
-        return "1" if value == 1 else kind + (":16" if value % 16 == 0 else "")
+        return _typed("i32" if -2**31 <= value < 2**31 else "i64",
+                      integer_hint(value, narrowest_bytes))
     if isinstance(value, float):
         return "fp32"
-    dtype = str(value.dtype)
-    return f"*{_DTYPES.get(dtype, dtype)}:16"
+    name, size = _pointee(value)
+    address = value.data_ptr() if hasattr(value, "data_ptr") else 0
+    hint = pointer_hint(address, size)
+    return f"*{name}" + (f":{hint}" if hint else "")
 
 
 def signature(values):
     """tilec's --signature for a launch with these arguments in parameter
     order (Constexpr for the constexpr parameters)."""
+    narrowest = min([_pointee(v)[1] for v in values if _is_pointer(v)] or [1])
     return ", ".join(
         (str(v.value) if not isinstance(v.value, str) else repr(v.value))
-        if isinstance(v, Constexpr) else _entry(v) for v in values)
+        if isinstance(v, Constexpr) else _entry(v, narrowest) for v in values)
 
 
 def entry_args(values):

@@ -94,7 +94,7 @@ def blocked(args, tl_module, workdir, dtype, precision, shape, batch, sweep):
                            b.double() if dtype == "ieee" else b)
     ptr = {"fp16": "fp16", "bf16": "bf16", "fp32": "fp32", "ieee": "fp32"}.get(dtype)
     ptrs = [f"*{ptr}:16"] * 3 if ptr else ["*fp8e4nv:16", "*fp8e4nv:16", "*fp16:16"]
-    specs, runtime_ints = specialize((m, n, k) + strides)
+    specs, runtime_ints = specialize((m, n, k) + strides, a.element_size())
     flop = 2.0 * batch * m * n * k
     rows = []
     for bm, bn, bk, warps, stages in sweep:
@@ -142,7 +142,7 @@ def grouped(args, tl_module, workdir, dtype, shape, sweep, group_m=8):
     c = torch.empty(m, n, device="cuda", dtype=TORCH[dtype])
     ref = torch.matmul(a, b)
     strides = (k, 1, n, 1, n, 1)
-    specs, runtime_ints = specialize((m, n, k) + strides)
+    specs, runtime_ints = specialize((m, n, k) + strides, a.element_size())
     flop = 2.0 * m * n * k
     rows = []
     for bm, bn, bk, warps, stages in sweep:
@@ -181,7 +181,7 @@ def descriptor(args, tl_module, workdir, dtype, shape, sweep):
     b = torch.randn(k, n, device="cuda", dtype=TORCH[dtype])
     c = torch.empty(m, n, device="cuda", dtype=TORCH[dtype])
     ref = torch.matmul(a, b)
-    specs, runtime_ints = specialize((m, n, k))
+    specs, runtime_ints = specialize((m, n, k), a.element_size())
     programs = torch.cuda.get_device_properties(0).multi_processor_count
     flop = 2.0 * m * n * k
     rows = []

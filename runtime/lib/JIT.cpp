@@ -6,9 +6,11 @@
 #include "tile/Driver.h"
 #include "tile/Error.h"
 #include "tile/Module.h"
+#include "tile/Specialization.h"
 #include "tilec/Compiler.h"
 #include "tilec/Tuning.h"
 
+#include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
@@ -104,22 +106,23 @@ struct ArgKey {
   /// Whether it is a pointer, and its dtype (a pointer's elements'), as
   /// one number: pointer << 8 | (dtype + 1), 0 for no dtype.
   uint16_t type;
-  /// 16: a 16-byte aligned pointer or an integer divisible by 16; 1: an
-  /// integer equal to 1 (on the GPU); 0: neither.
+  /// Its signature hint (tile/Specialization.h): a pointer's alignment in
+  /// bytes, an integer's power-of-two divisor (16, 8, 4, 2), 1 for an
+  /// integer equal to 1 (on the GPU), 0 for none.
   uint8_t hint;
   Backend backend;
 
-  static ArgKey of(const KernelArg &arg, bool ones) {
+  /// `narrowest`: the launch's narrowestElementBytes.
+  static ArgKey of(const KernelArg &arg, unsigned narrowest, bool ones) {
     std::optional<DType> dtype = arg.dtype();
     ArgKey key{uint16_t(uint16_t(arg.isPointer()) << 8 |
                         (dtype ? unsigned(*dtype) + 1 : 0)),
                0, arg.backend()};
-    if (arg.isPointer()) {
-      key.hint = arg.pointerValue() % 16 == 0 ? 16 : 0;
-    } else if (isInteger(*dtype)) {
-      int64_t value = arg.intValue();
-      key.hint = ones && value == 1 ? 1 : value % 16 == 0 ? 16 : 0;
-    }
+    if (arg.isPointer())
+      key.hint = uint8_t(pointerHint(arg.pointerValue(),
+                                     dtype ? byteSize(*dtype) : 1));
+    else if (isInteger(*dtype))
+      key.hint = uint8_t(integerHint(arg.intValue(), narrowest, ones));
     return key;
   }
   bool operator==(const ArgKey &other) const {
@@ -146,6 +149,17 @@ struct Hasher {
   }
 };
 
+/// The narrowest element, in bytes, of the launch's pointers whose dtype
+/// is known (1 where there are none): integers' hints stop at 16 bytes of
+/// it.
+unsigned narrowestElementBytes(KernelArgs args) {
+  unsigned narrowest = kMaxUsefulAlignment;
+  for (const KernelArg &arg : args)
+    if (arg.isPointer() && arg.dtype())
+      narrowest = std::min(narrowest, byteSize(*arg.dtype()));
+  return narrowest == kMaxUsefulAlignment ? 1 : narrowest;
+}
+
 /// Integers equal to 1 are specialized on the GPU only: the interpreter
 /// takes every argument.
 bool specializesOnes(const JITOptions &options) {
@@ -160,8 +174,9 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
                     const JITOptions &options) {
   Hasher h;
   bool ones = specializesOnes(options);
+  unsigned narrowest = narrowestElementBytes(args);
   for (const KernelArg &arg : args) {
-    ArgKey key = ArgKey::of(arg, ones);
+    ArgKey key = ArgKey::of(arg, narrowest, ones);
     h.add(uint64_t(key.type) | uint64_t(key.hint) << 16 |
           uint64_t(key.backend) << 24);
   }
@@ -202,8 +217,9 @@ struct JITFunction::Entry {
         options.backend != backend || deviceOf(options) != device)
       return false;
     bool ones = specializesOnes(options);
+    unsigned narrowest = narrowestElementBytes(launchArgs);
     for (size_t i = 0; i < args.size(); ++i) {
-      if (!(ArgKey::of(launchArgs[i], ones) == args[i]))
+      if (!(ArgKey::of(launchArgs[i], narrowest, ones) == args[i]))
         return false;
     }
     size_t i = 0;
@@ -245,13 +261,20 @@ DiskCache JITFunction::cacheDirectory() const {
   return diskCache;
 }
 
-std::string JITFunction::argType(const KernelArg &arg, bool ones) {
-  ArgKey key = ArgKey::of(arg, ones);
-  std::optional<DType> dtype = arg.dtype();
-  if (!dtype)
-    return "";
-  std::string hint = key.hint ? ":" + std::to_string(key.hint) : "";
-  return ParamType{*dtype, arg.isPointer()}.str() + hint;
+std::vector<std::string> JITFunction::argTypes(KernelArgs args, bool ones) {
+  unsigned narrowest = narrowestElementBytes(args);
+  std::vector<std::string> types;
+  for (const KernelArg &arg : args) {
+    std::optional<DType> dtype = arg.dtype();
+    if (!dtype) {
+      types.emplace_back();
+      continue;
+    }
+    ArgKey key = ArgKey::of(arg, narrowest, ones);
+    std::string hint = key.hint ? ":" + std::to_string(key.hint) : "";
+    types.push_back(ParamType{*dtype, arg.isPointer()}.str() + hint);
+  }
+  return types;
 }
 
 tilec::CompileOptions
@@ -267,18 +290,19 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   }
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, detail::toScalar(value));
+  std::vector<std::string> types = argTypes(args, specializesOnes(options));
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].isPointer() && args[i].backend() != options.backend)
       throw Error(filename + ": argument " + std::to_string(i) +
                   " is a buffer of the " + backendName(args[i].backend()) +
                   " backend, but the kernel runs on the " +
                   backendName(options.backend));
-    std::string type = argType(args[i], specializesOnes(options));
+    std::string &type = types[i];
     if (type.empty())
       throw Error(filename + ": argument " + std::to_string(i) +
                   " is a pointer of unknown element type: create its buffer "
                   "with DeviceBuffer::fromHost or call setDType");
-    compile.argTypes.push_back(type);
+    compile.argTypes.push_back(std::move(type));
   }
   return compile;
 }
@@ -339,10 +363,9 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
   auto entry = std::make_unique<Entry>();
   entry->hash = hash;
   bool ones = specializesOnes(options);
-  for (const KernelArg &arg : args) {
-    ArgKey key = ArgKey::of(arg, ones);
-    entry->args.push_back(key);
-  }
+  unsigned narrowest = narrowestElementBytes(args);
+  for (const KernelArg &arg : args)
+    entry->args.push_back(ArgKey::of(arg, narrowest, ones));
   entry->constexprs.assign(constexprs.begin(), constexprs.end());
   entry->options = options;
   entry->backend = options.backend;

@@ -69,8 +69,7 @@ tilec::CompileOptions compileOptions(const KernelCase &c,
   o.arch = c.arch;
   for (const auto &[name, value] : c.constexprs)
     o.constexprs.emplace_back(name, tilec::HostScalar::ofInt(value));
-  for (const tile::KernelArg &arg : kernelArgs(c, addresses))
-    o.argTypes.push_back(tile::JITFunction::argType(arg, ones));
+  o.argTypes = tile::JITFunction::argTypes(kernelArgs(c, addresses), ones);
   return o;
 }
 

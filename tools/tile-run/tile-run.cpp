@@ -19,6 +19,7 @@
 #include "tile/JIT.h"
 #include "tile/Kernel.h"
 #include "tile/Module.h"
+#include "tile/Specialization.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -459,6 +460,31 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
   return true;
 }
 
+/// The types the ARGs give unannotated parameters, with the hints their
+/// values promise (tile/Specialization.h): "*fp16:16" for a buffer (ours
+/// are 64-byte aligned), "i32:8" for a stride of 5000 beside fp16 buffers,
+/// as the JIT would specialize the same launch.
+std::vector<std::string> inferredTypes(const std::vector<Arg> &args) {
+  unsigned narrowest = tile::kMaxUsefulAlignment;
+  for (const Arg &arg : args) {
+    if (arg.isBuffer && arg.entries.empty())
+      narrowest = std::min(narrowest, tile::byteSize(defaultDType(arg.array)));
+    for (const tilec::npy::Array &entry : arg.entries)
+      narrowest = std::min(narrowest, tile::byteSize(defaultDType(entry)));
+  }
+  if (narrowest == tile::kMaxUsefulAlignment) // no buffers
+    narrowest = 1;
+  std::vector<std::string> types;
+  for (const Arg &arg : args) {
+    types.push_back(arg.type);
+    if (arg.isBuffer || arg.kind != Arg::Kind::Int)
+      continue;
+    if (unsigned hint = tile::integerHint(arg.intValue, narrowest, false))
+      types.back() += ":" + std::to_string(hint);
+  }
+  return types;
+}
+
 /// Checks each ARG against its parameter's type (from the annotation,
 /// --signature or the ARG itself).
 bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
@@ -648,8 +674,7 @@ int main(int argc, char **argv) {
   std::vector<Arg> args;
   if (!readArgs(argTexts, args, error))
     return fail(error, kExitUsageError);
-  for (const Arg &arg : args)
-    options.argTypes.push_back(arg.type);
+  options.argTypes = inferredTypes(args);
   // Without --arch, the device's own (sm_90a on Hopper), as the JIT.
   bool archGiven = app.get_option("--arch")->count() != 0;
   if (backend == "cuda" && !archGiven && tile::cudaAvailable())

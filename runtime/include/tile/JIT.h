@@ -191,10 +191,11 @@ public:
   /// Compiles the specialization these arguments need (once) and launches
   /// it, or runs it on the interpreter (synchronously). Compile errors, and
   /// errors the interpreter finds, throw tile::Error with the diagnostics.
-  /// Like Triton, a specialization is the constexprs, the options, each
-  /// pointer's dtype and 16-byte alignment, and whether each integer is
-  /// divisible by 16 or (on the GPU) equal to 1, which makes it a constant
-  /// of the kernel. A launch of a compiled specialization allocates
+  /// Like Triton's, a specialization is the constexprs, the options, each
+  /// pointer's dtype and alignment, and each integer's divisibility or
+  /// (on the GPU) its being 1, which makes it a constant of the kernel;
+  /// unlike Triton's, alignments and divisors below 16 count where they
+  /// can change the code (tile/Specialization.h). A launch of a compiled specialization allocates
   /// nothing and builds no strings.
   void launch(Grid grid, KernelArgs args, ConstexprArgs constexprs = {},
               const JITOptions &options = {});
@@ -257,9 +258,11 @@ public:
   void setCacheDirectory(std::string directory);
   DiskCache cacheDirectory() const;
 
-  /// The type string a launch argument specializes its parameter to:
-  /// "*fp32:16", "i32", "i64:16", "i32:1" (with `ones`), "fp32".
-  static std::string argType(const KernelArg &arg, bool ones = false);
+  /// The type strings a launch's arguments specialize their parameters to
+  /// (tile/Specialization.h): "*fp32:16", "*fp16:8", "i32", "i64:16",
+  /// "i32:8" (a stride of 5000 beside fp16 pointers), "i32:1" (with
+  /// `ones`), "fp32"; "" for a pointer of unknown dtype.
+  static std::vector<std::string> argTypes(KernelArgs args, bool ones = false);
 
 private:
   struct Entry;

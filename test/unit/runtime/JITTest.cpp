@@ -100,13 +100,12 @@ TEST(JIT, NumStagesIsPartOfTheSpecialization) {
 // Raw device addresses name their dtype by their type: the JIT
 // specializes them as it does buffers (alignment included).
 TEST(JIT, TypedRawPointers) {
-  EXPECT_EQ(JITFunction::argType(Ptr<float>(uint64_t(0x1000))), "*fp32:16");
-  EXPECT_EQ(JITFunction::argType(Ptr<bf16>(uint64_t(0x1008))), "*bf16");
-  EXPECT_EQ(JITFunction::argType(Ptr<fp16>(uint64_t(0x2000))), "*fp16:16");
-  EXPECT_EQ(JITFunction::argType(Ptr<int32_t>(uint64_t(0x2004))), "*i32");
-  EXPECT_EQ(JITFunction::argType(Ptr<uint8_t>(uint64_t(0x2010))), "*u8:16");
-  EXPECT_EQ(JITFunction::argType(Ptr<fp8e4nv>(uint64_t(0x2010))),
-            "*fp8e4nv:16");
+  auto types = JITFunction::argTypes(
+      {Ptr<float>(uint64_t(0x1000)), Ptr<bf16>(uint64_t(0x1008)),
+       Ptr<fp16>(uint64_t(0x2000)), Ptr<int32_t>(uint64_t(0x2004)),
+       Ptr<uint8_t>(uint64_t(0x2010)), Ptr<fp8e4nv>(uint64_t(0x2010))});
+  EXPECT_EQ(types, (std::vector<std::string>{"*fp32:16", "*bf16:8", "*fp16:16",
+                                             "*i32", "*u8:16", "*fp8e4nv:16"}));
   KernelArg arg = Ptr<double>(reinterpret_cast<const void *>(0x3000));
   EXPECT_TRUE(arg.isPointer());
   EXPECT_EQ(arg.pointerValue(), 0x3000u);
@@ -163,10 +162,11 @@ TEST(JIT, ConstexprsCompareByValue) {
 // Triton's integer specializations: divisible by 16, and (on the GPU)
 // equal to 1, which the kernel takes as a constant rather than a parameter.
 TEST(JIT, IntegersEqualToOneBecomeConstants) {
-  EXPECT_EQ(JITFunction::argType(int32_t(1), true), "i32:1");
-  EXPECT_EQ(JITFunction::argType(int32_t(1)), "i32");
-  EXPECT_EQ(JITFunction::argType(int64_t(32), true), "i64:16");
-  EXPECT_EQ(JITFunction::argType(int32_t(7), true), "i32");
+  using Types = std::vector<std::string>;
+  EXPECT_EQ(JITFunction::argTypes({int32_t(1)}, true), Types{"i32:1"});
+  EXPECT_EQ(JITFunction::argTypes({int32_t(1)}), Types{"i32"});
+  EXPECT_EQ(JITFunction::argTypes({int64_t(32)}, true), Types{"i64:16"});
+  EXPECT_EQ(JITFunction::argTypes({int32_t(7)}, true), Types{"i32"});
 
   JITFunction f(kStrided, "strided.tl");
   f.setCacheDirectory("");
@@ -184,6 +184,30 @@ TEST(JIT, IntegersEqualToOneBecomeConstants) {
       {{"BLOCK", 256}}, sm90());
   EXPECT_EQ(two.metadata.params.size(), 4u);
   EXPECT_EQ(f.compileCount(), 2u);
+}
+
+// Beyond Triton's 16: an integer's largest power-of-two divisor, as far as
+// 16 bytes of the launch's narrowest pointer elements, and a pointer's
+// alignment above its element's. A row of 5000 fp16 elements is 16-byte
+// aligned; a stride of 4096 says no more than 8 beside fp16 pointers.
+TEST(JIT, AlignmentAsItIs) {
+  using Types = std::vector<std::string>;
+  Ptr<fp16> a(uint64_t(0x1000)), b(uint64_t(0x1008));
+  EXPECT_EQ(JITFunction::argTypes({a, b, int32_t(5000), int32_t(4096),
+                                   int32_t(3002), int32_t(1004), int32_t(7)}),
+            (Types{"*fp16:16", "*fp16:8", "i32:8", "i32:8", "i32:2", "i32:4",
+                   "i32"}));
+  // fp32 pointers: 4 elements are 16 bytes.
+  EXPECT_EQ(JITFunction::argTypes({Ptr<float>(uint64_t(0x1004)), int32_t(4096),
+                                   int64_t(-24)}),
+            (Types{"*fp32", "i32:4", "i64:4"}));
+  // The narrowest pointer decides: an int8 row takes 16 elements.
+  EXPECT_EQ(JITFunction::argTypes({Ptr<float>(uint64_t(0x1000)),
+                                   Ptr<int8_t>(uint64_t(0x1002)), int32_t(4096)}),
+            (Types{"*fp32:16", "*i8:2", "i32:16"}));
+  // No pointers: integers as Triton keeps them, up to 16.
+  EXPECT_EQ(JITFunction::argTypes({int32_t(48), int32_t(0)}),
+            (Types{"i32:16", "i32:16"}));
 }
 
 /// Runs `strided` on the GPU with `stride` and checks y against the CPU.

@@ -13,7 +13,10 @@
 #include "tile/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <numeric>
 #include <sstream>
 
 using namespace tilec;
@@ -460,6 +463,35 @@ std::string getCondition(const tile::KernelMetadata &spec,
   return text;
 }
 
+/// How much a specialization assumes: log2 of each divisibility and
+/// alignment, and more than any of them for an integer made the constant 1.
+/// One whose assumptions imply another's scores higher.
+unsigned getStrength(const tile::KernelMetadata &spec,
+                     const std::vector<tile::ParamInfo> &all) {
+  unsigned strength = 0;
+  for (const tile::ParamInfo &param : all) {
+    auto it = llvm::find_if(spec.params, [&](const tile::ParamInfo &p) {
+      return p.name == param.name;
+    });
+    strength += it == spec.params.end() ? 8 : llvm::Log2_32(it->divisibility);
+  }
+  return strength;
+}
+
+/// The order a dispatcher tries the specializations in: the strongest
+/// first, so that the arguments get the one that assumes the most they meet
+/// (their real alignment, not the first listed); ties in the order given.
+std::vector<size_t> getDispatchOrder(const std::vector<CSpecialization> &specs,
+                                     const tile::KernelMetadata &dispatch) {
+  std::vector<size_t> order(specs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return getStrength(specs[a].metadata, dispatch.params) >
+           getStrength(specs[b].metadata, dispatch.params);
+  });
+  return order;
+}
+
 /// The dispatcher's parameters: those of the specialization with the most
 /// (none of its integers specialized to 1); every other one's must be
 /// among them, in order, with the same types, the missing ones integers
@@ -548,10 +580,11 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
       << getSignature(functions.back(), cParams.back()) << ";\n\n";
   }
   if (!single)
-    h << "/* Kernel " << name << " through the first of " << name
-      << "_spec0 to " << name << "_spec" << specs.size() - 1
-      << "\n   whose assumptions the arguments meet; "
-         "CUDA_ERROR_INVALID_VALUE where\n   none's do. */\n"
+    h << "/* Kernel " << name << " through the one of " << name << "_spec0 to "
+      << name << "_spec" << specs.size() - 1
+      << "\n   that assumes the most the arguments meet (alignments, "
+         "divisors, ones);\n   CUDA_ERROR_INVALID_VALUE where none's "
+         "assumptions hold. */\n"
       << getSignature(name, dispatchParams) << ";\n\n";
   h << "/* Loads the kernel" << (single ? "" : "s")
     << " into the current context now rather than at the first\n   launch. */\n"
@@ -577,7 +610,8 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
 
   if (!single) {
     c << getSignature(name, dispatchParams) << " {\n";
-    for (auto [i, spec] : llvm::enumerate(specs)) {
+    for (size_t i : getDispatchOrder(specs, dispatch)) {
+      const CSpecialization &spec = specs[i];
       c << "  if (" << getCondition(spec.metadata, dispatch.params, dispatchParams)
         << ")\n    return " << functions[i] << "(stream, grid_x, grid_y, grid_z";
       for (const std::string &param : cParams[i].names)

@@ -1,0 +1,66 @@
+//===- Specialization.h - What argument values promise a kernel -*- C++ -*-===//
+//
+// The hints a launch's values give the kernel it compiles: the ":N" of a
+// signature entry ("*fp16:8", "i32:16", "i32:1"). Every place that picks a
+// specialization from real arguments (the JIT's cache key, tile-run's
+// inferred signature, the benchmarks' harness) uses this one rule, so that a
+// kernel compiled by one of them is the kernel compiled by the others.
+//
+// Triton's rule is "divisible by 16, or equal to 1": a row of 5000 fp16
+// elements, 16-byte aligned, promises nothing, and every load of it is
+// scalar. tilec takes the alignment as it is, a power of two up to 16, but
+// only as far as it can change the code: the compiler uses divisibility
+// for byte alignment (vector accesses, bulk copies) and for how many
+// elements share a mask, neither of which looks past 16 bytes. So an
+// integer's hint stops at 16 bytes' worth of the launch's narrowest pointer
+// elements (8 where those are fp16), and a pointer's starts above its
+// element's own alignment. A kernel then compiles one variant per level that
+// matters, never one per stride.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_SPECIALIZATION_H
+#define TILE_SPECIALIZATION_H
+
+#include <cstdint>
+
+namespace tile {
+
+/// The widest access the compiler makes, in bytes: alignment past it
+/// changes no code.
+inline constexpr unsigned kMaxUsefulAlignment = 16;
+
+/// The largest power of two dividing `value`, at most `cap` (a power of
+/// two); 0 is divisible by anything.
+constexpr unsigned powerOfTwoDivisor(uint64_t value, unsigned cap) {
+  unsigned divisor = 1;
+  while (divisor < cap && value % (uint64_t(divisor) * 2) == 0)
+    divisor *= 2;
+  return divisor;
+}
+
+/// A pointer's hint: the bytes it is aligned to, up to 16; 0 where that is
+/// no more than its element's own alignment (`elementBytes`), which every
+/// pointer has.
+constexpr unsigned pointerHint(uint64_t address, unsigned elementBytes) {
+  unsigned alignment = powerOfTwoDivisor(address, kMaxUsefulAlignment);
+  return alignment > elementBytes ? alignment : 0;
+}
+
+/// An integer's hint: 1 where it equals 1 and `ones` (the GPU makes it a
+/// constant of the kernel); else its largest power-of-two divisor up to 16
+/// bytes of the launch's narrowest pointer elements
+/// (`narrowestElementBytes`, 1 where there are none); 0 where that is 1.
+constexpr unsigned integerHint(int64_t value, unsigned narrowestElementBytes,
+                               bool ones) {
+  if (ones && value == 1)
+    return 1;
+  unsigned cap = kMaxUsefulAlignment /
+                 (narrowestElementBytes ? narrowestElementBytes : 1);
+  unsigned divisor = powerOfTwoDivisor(uint64_t(value), cap ? cap : 1);
+  return divisor > 1 ? divisor : 0;
+}
+
+} // namespace tile
+
+#endif // TILE_SPECIALIZATION_H
