@@ -5,7 +5,9 @@ here from the arguments' values (cuTensorMapEncodeTiled, as tilec's runtime
 does), then, when "global_scratch_bytes" is set, each program's scratch.
 
 CuPy loads the module; the launch goes through cuLaunchKernel because a
-tensor map is a 128-byte parameter passed by value."""
+tensor map is a 128-byte parameter passed by value, or, where the .json has
+"cluster_dims" (each program a thread-block cluster), cuLaunchKernelEx with
+the grid's CTAs (grid * cluster_dims) and the cluster as an attribute."""
 import ctypes
 import os
 import re
@@ -24,6 +26,24 @@ _cuda.cuTensorMapEncodeTiled.argtypes = [
     ctypes.POINTER(ctypes.c_uint32), ctypes.POINTER(ctypes.c_uint32),
     ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int]
 
+
+
+class _LaunchAttribute(ctypes.Structure):
+    """CUDA 12's CUlaunchAttribute: the id, padded to 8 bytes, and a 64-byte
+    value, here CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION's (x, y, z)."""
+    _fields_ = [("id", ctypes.c_int), ("pad", ctypes.c_char * 4),
+                ("cluster", ctypes.c_uint * 3), ("rest", ctypes.c_char * 52)]
+
+
+class _LaunchConfig(ctypes.Structure):
+    """CUDA 12's CUlaunchConfig."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared", ctypes.c_uint), ("stream", ctypes.c_void_p),
+                ("attrs", ctypes.POINTER(_LaunchAttribute)),
+                ("num_attrs", ctypes.c_uint)]
+
+
+_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4
 _DATA_TYPES = {1: 0, 2: 1, 4: 2, 8: 4}  # unsigned integers of 1 to 8 bytes
 _SWIZZLES = {0: 0, 32: 1, 64: 2, 128: 3}
 
@@ -147,6 +167,28 @@ def bind(function, meta, grid, args):
     # A RawKernel wraps the driver's function (cupy.cuda.Function).
     handle = ctypes.c_void_p(getattr(function, "kernel", function).ptr)
     threads, shared = meta["threads_per_block"], meta["shared_bytes"]
+
+    cluster = tuple(meta.get("cluster_dims", (1, 1, 1)))
+    if cluster != (1, 1, 1):
+        # Each program a cluster: the grid in CTAs, the scratch still per
+        # program. (Older drivers lack cuLaunchKernelEx: CUDA 12.)
+        launch_ex = _cuda.cuLaunchKernelEx
+        launch_ex.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
+                              ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
+        attribute = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                     cluster=(ctypes.c_uint * 3)(*cluster))
+        config = _LaunchConfig(
+            grid=(ctypes.c_uint * 3)(*[g * c for g, c in zip(grid, cluster)]),
+            block=(ctypes.c_uint * 3)(threads, 1, 1), shared=shared,
+            attrs=ctypes.pointer(attribute), num_attrs=1)
+
+        def launch_clusters():
+            keep = (slots, scratch, attribute)
+            config.stream = cupy.cuda.get_current_stream().ptr
+            _check(launch_ex(ctypes.byref(config), handle, params, None),
+                   "cuLaunchKernelEx", kernel)
+            return keep
+        return launch_clusters
 
     def launch():
         keep = (slots, scratch)  # alive as long as the launch is

@@ -83,6 +83,14 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                "Floating-point atomic adds give the same bits on every\n"
                "run: programs along the grid's last axis with more than\n"
                "one take turns (split-K's splits add in order)");
+  app.add_option("--cluster-split-k", options.clusterSplitK,
+                 "CTAs of a thread-block cluster that split a dot\n"
+                 "kernel's K loop, summing in a fixed order (sm_90+):\n"
+                 "1 never; 0 as the launch's grid decides (tile-run's\n"
+                 "cuda backend; tilec alone: never); 2 to 8 that many\n"
+                 "(default 1)")
+      ->check(CLI::Range(0u, 8u))
+      ->option_text("N");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

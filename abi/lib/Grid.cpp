@@ -4,8 +4,8 @@
 
 using namespace tile;
 
-std::string tile::validateGrid(const std::string &kernel, Grid grid,
-                               Grid limit) {
+std::string tile::validateGrid(const std::string &kernel, Grid grid, Grid limit,
+                               std::array<unsigned, 3> clusterDims) {
   std::string text = "kernel " + kernel + ": grid (" + std::to_string(grid.x) +
                      ", " + std::to_string(grid.y) + ", " +
                      std::to_string(grid.z) + ")";
@@ -13,10 +13,29 @@ std::string tile::validateGrid(const std::string &kernel, Grid grid,
     return text + " has a zero dimension";
   const unsigned extents[] = {grid.x, grid.y, grid.z};
   const unsigned limits[] = {limit.x, limit.y, limit.z};
-  for (int d = 0; d < 3; ++d)
-    if (extents[d] > limits[d])
-      return text + " has " + std::to_string(extents[d]) +
-             " programs along " + "xyz"[d] + ", more than the limit of " +
-             std::to_string(limits[d]);
+  bool clustered = clusterDims != std::array<unsigned, 3>{1, 1, 1};
+  for (int d = 0; d < 3; ++d) {
+    // In 64 bits: 2^31 - 1 programs of 8 CTAs pass 32.
+    uint64_t ctas = uint64_t(extents[d]) * clusterDims[d];
+    if (ctas <= limits[d])
+      continue;
+    if (!clustered)
+      return text + " has " + std::to_string(extents[d]) + " programs along " +
+             "xyz"[d] + ", more than the limit of " + std::to_string(limits[d]);
+    return text + " in clusters of (" + std::to_string(clusterDims[0]) + ", " +
+           std::to_string(clusterDims[1]) + ", " +
+           std::to_string(clusterDims[2]) + ") CTAs starts " +
+           std::to_string(ctas) + " CTAs along " + "xyz"[d] +
+           ", more than the limit of " + std::to_string(limits[d]);
+  }
   return {};
+}
+
+unsigned tile::chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
+                                   unsigned computeCapability) {
+  // programs > multiprocessors / 2 is programs * 2 > multiprocessors,
+  // without the overflow.
+  if (computeCapability < 90 || programs == 0 || programs > multiprocessors / 2)
+    return 1;
+  return programs * 4 <= multiprocessors ? 4 : 2;
 }

@@ -375,6 +375,17 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.globalScratchBytes = getUnsigned(*v, "global_scratch_bytes");
   if (const json *v = find(root, "turnstiles"))
     md.turnstiles = getBool(*v, "turnstiles");
+  if (const json *v = find(root, "cluster_dims")) {
+    if (!v->is_array() || v->size() != 3)
+      fail("field \"cluster_dims\" must be an array of 3 positive integers, "
+           "got " + v->dump());
+    for (unsigned d = 0; d < 3; ++d) {
+      md.clusterDims[d] = getUnsigned((*v)[d], "cluster_dims");
+      if (md.clusterDims[d] == 0)
+        fail("field \"cluster_dims\" must hold positive integers, got " +
+             v->dump());
+    }
+  }
   if (md.numWarps == 0 || md.numWarps > 32)
     fail("field \"num_warps\" must be 1 to 32, got " +
          std::to_string(md.numWarps));
@@ -451,6 +462,8 @@ std::string KernelMetadata::toJSON() const {
     out["global_scratch_bytes"] = globalScratchBytes;
   if (turnstiles)
     out["turnstiles"] = true;
+  if (ctasPerCluster() != 1)
+    out["cluster_dims"] = clusterDims;
   out["params"] = json::array();
   for (const ParamInfo &param : params)
     out["params"].push_back({{"name", param.name},

@@ -529,8 +529,18 @@ bool Compilation::run() {
     (*module)->setAttr(
         mlir::tilegpu::TileGPUDialect::getDeviceTensorMapsAttrName(),
         UnitAttr::get(module->getContext()));
+  // Asked for; tilegpu-cluster-split-k removes it where the kernel does not
+  // qualify.
+  if (options.clusterSplitK > 1)
+    (*module)->setAttr(
+        mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName(),
+        IntegerAttr::get(IntegerType::get(module->getContext(), 32),
+                         options.clusterSplitK));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
+  if (auto split = (*module)->getAttrOfType<IntegerAttr>(
+          mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName()))
+    result.metadata.clusterDims = {unsigned(split.getInt()), 1, 1};
   // A warp-specialized kernel's producer warps come on top of num_warps.
   result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
   module->walk([&](func::FuncOp kernel) {
@@ -556,10 +566,12 @@ bool Compilation::run() {
     result.metadata.sharedBytes = unsigned(shared.getInt());
   // The PTX's `.version`: what the lowering's instructions need.
   result.metadata.ptxVersion = mlir::tilegpu::getMinPTXVersion(*module);
-  // 128 bytes per tensor map (see TensorMapCreateOp).
+  // 128 bytes per tensor map (see TensorMapCreateOp), per CTA: each CTA of
+  // a program's cluster builds its own.
   if (auto maps = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getTensorMapCountAttrName()))
-    result.metadata.globalScratchBytes = unsigned(128 * maps.getInt());
+    result.metadata.globalScratchBytes = unsigned(
+        128 * maps.getInt() * result.metadata.ctasPerCluster());
   return emitMachineCode(*module);
 }
 

@@ -62,22 +62,13 @@ static tilec::HostScalar toScalar(const KernelArg &arg) {
   return tilec::HostScalar::ofInt(arg.intValue());
 }
 
-/// The compute capability host code sees as the target's arch.
-static unsigned targetCapability(const JITOptions &options) {
-  std::string arch = options.arch;
-  if (arch.empty() && options.backend == Backend::CUDA && cudaAvailable())
-    return unsigned(computeCapability());
-  if (arch.rfind("sm_", 0) == 0)
-    return unsigned(std::atoi(arch.c_str() + 3));
-  return 90;
-}
-
 JITFunction::Tuning *JITFunction::readTuning(const JITOptions &options) {
   std::lock_guard<std::mutex> lock(mutex);
   if (!tuningRead.load(std::memory_order_acquire)) {
     std::string diagnostics;
     auto decorators = tilec::KernelTuning::read(
-        source, filename, kernelName, targetCapability(options), diagnostics);
+        source, filename, kernelName, detail::targetCapability(options),
+        diagnostics);
     if (!decorators)
       throw Error(diagnostics);
     auto t = std::make_unique<Tuning>();

@@ -25,6 +25,13 @@ namespace {
 /// Devices beyond this many are refused by setDevice.
 constexpr int kMaxDevices = 64;
 
+/// What a device is and keeps being: read once, for launches that ask on
+/// their hot path (the JIT's cost model). 0 until read.
+struct DeviceFacts {
+  std::atomic<int> capability{0};
+  std::atomic<int> multiprocessors{0};
+};
+
 struct DriverState {
   DriverApi api{};
   bool ok = false;
@@ -33,6 +40,7 @@ struct DriverState {
   /// Each device's primary context, retained on first use.
   std::atomic<CUcontext> contexts[kMaxDevices] = {};
   std::mutex retainMutex;
+  DeviceFacts facts[kMaxDevices];
 };
 
 /// The calling thread's device, and the context this runtime last made
@@ -133,6 +141,8 @@ void initialize(DriverState &s) {
   std::string optional;
   if (!bind(lib, a.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled", optional))
     a.cuTensorMapEncodeTiled = nullptr;
+  if (!bind(lib, a.cuLaunchKernelEx, "cuLaunchKernelEx", optional))
+    a.cuLaunchKernelEx = nullptr;
 
   CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {
@@ -300,18 +310,35 @@ std::string tile::deviceName() {
   return name;
 }
 
-int tile::computeCapability() {
+/// The calling thread's device's facts, read from the driver on first use
+/// (two threads may both read them: the same values).
+static const DeviceFacts &deviceFacts() {
   const DriverApi &api = driver();
-  int major = 0, minor = 0;
-  checkCuda(api.cuDeviceGetAttribute(
-                &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                currentCUdevice()),
-            "cuDeviceGetAttribute");
-  checkCuda(api.cuDeviceGetAttribute(
-                &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                currentCUdevice()),
-            "cuDeviceGetAttribute");
-  return major * 10 + minor;
+  DeviceFacts &facts = state().facts[threadDevice];
+  if (facts.multiprocessors.load(std::memory_order_acquire))
+    return facts;
+  CUdevice device = currentCUdevice();
+  auto attribute = [&](int which) {
+    int value = 0;
+    checkCuda(api.cuDeviceGetAttribute(&value, which, device),
+              "cuDeviceGetAttribute");
+    return value;
+  };
+  int major = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  int minor = attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  int multiprocessors = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  facts.capability.store(major * 10 + minor, std::memory_order_relaxed);
+  facts.multiprocessors.store(multiprocessors > 0 ? multiprocessors : 1,
+                              std::memory_order_release);
+  return facts;
+}
+
+int tile::computeCapability() {
+  return deviceFacts().capability.load(std::memory_order_relaxed);
+}
+
+int tile::multiprocessorCount() {
+  return deviceFacts().multiprocessors.load(std::memory_order_relaxed);
 }
 
 std::string tile::deviceArch() {

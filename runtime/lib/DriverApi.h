@@ -38,12 +38,44 @@ constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z = 7;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 
 // CUfunction_attribute values.
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+// CUlaunchAttributeID values.
+constexpr int CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION = 4;
+
+/// cuLaunchKernelEx's attribute (CUDA 12's CUlaunchAttribute: the id, padded
+/// to 8 bytes, then a 64-byte union of which the runtime sets one member).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char pad[64];
+    /// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION's: the CTAs of a cluster.
+    struct {
+      unsigned x, y, z;
+    } clusterDim;
+    /// The union's alignment (it holds pointers and sizes).
+    unsigned long long align;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "CUDA's CUlaunchAttribute");
+
+/// cuLaunchKernelEx's configuration (CUDA 12's CUlaunchConfig).
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+static_assert(sizeof(CUlaunchConfig) == 56, "CUDA's CUlaunchConfig");
 
 /// Entry points resolved from libcuda.so.1, by their exported (_v2) names.
 struct DriverApi {
@@ -93,6 +125,11 @@ struct DriverApi {
   CUresult (*cuEventSynchronize)(CUevent event);
   CUresult (*cuEventElapsedTime)(float *ms, CUevent start, CUevent end);
   CUresult (*cuEventDestroy)(CUevent event);
+  /// Null before CUDA 12 drivers (kernels whose programs run as clusters
+  /// need it).
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config,
+                               CUfunction function, void **params,
+                               void **extra);
   /// Null before CUDA 12 drivers (kernels with tensor maps need it).
   CUresult (*cuTensorMapEncodeTiled)(
       void *map, int dataType, unsigned rank, void *address,

@@ -5,12 +5,14 @@
 #include "JITSupport.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
+#include "tile/Grid.h"
 #include "tile/Module.h"
 #include "tile/Specialization.h"
 #include "tilec/Compiler.h"
 #include "tilec/Tuning.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
@@ -44,6 +46,26 @@ std::string detail::compilerIdentity() {
   std::string libdevice = tilec::libdevicePath();
   return "tilec " TILEC_VERSION + library + " libdevice" +
          (libdevice.empty() ? std::string() : fileIdentity(libdevice.c_str()));
+}
+
+unsigned detail::targetCapability(const JITOptions &options) {
+  const std::string &arch = options.arch;
+  if (arch.empty() && options.backend == Backend::CUDA && cudaAvailable())
+    return unsigned(computeCapability());
+  if (arch.rfind("sm_", 0) == 0)
+    return unsigned(std::atoi(arch.c_str() + 3));
+  return 90;
+}
+
+unsigned detail::clusterSplitFor(const JITOptions &options, Grid grid) {
+  if (options.clusterSplitK)
+    return options.clusterSplitK;
+  if (options.backend != Backend::CUDA)
+    return 1;
+  DeviceScope scope(options.device);
+  return chooseClusterSplitK(uint64_t(grid.x) * grid.y * grid.z,
+                             unsigned(multiprocessorCount()),
+                             targetCapability(options));
 }
 
 Constexpr::Constexpr(const std::string &value)
@@ -284,6 +306,10 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   compile.kernel = kernelName;
   compile.importPath = importPath;
   static_cast<KernelOptions &>(compile) = options;
+  // Launches resolve 0 by their grid (clusterSplitFor); a specialization
+  // asked for without one (specialize, compile) runs no clusters.
+  if (!compile.clusterSplitK)
+    compile.clusterSplitK = 1;
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
     compile.arch = options.backend == Backend::CUDA ? deviceArch() : "sm_90";
@@ -401,6 +427,13 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
 
 const Kernel &JITFunction::specialize(KernelArgs args, ConstexprArgs constexprs,
                                       const JITOptions &options) {
+  if (!options.clusterSplitK) {
+    // No grid to decide by: no clusters (compileOptions), under the key a
+    // launch that decides 1 finds.
+    JITOptions single = options;
+    single.clusterSplitK = 1;
+    return *find(args, constexprs, single).kernel;
+  }
   return *find(args, constexprs, options).kernel;
 }
 
@@ -434,20 +467,31 @@ void JITFunction::launch(Grid grid, KernelArgs args, ConstexprArgs constexprs,
   if (Tuning *t = tuningFor(options))
     return launchResolved(resolve(*t, nullptr, grid, args, constexprs, options),
                           args);
-  if (options.backend == Backend::Interpreter)
-    return interpret(grid, args, constexprs, options);
-  const Entry &entry = find(args, constexprs, options);
-  DeviceScope scope(options.device);
-  entry.kernel->launch(grid, args, entry.argOf.data(), options.stream);
+  launchUntuned(grid, args, constexprs, options);
 }
 
 void JITFunction::launchResolved(const Resolved &launch, KernelArgs args) {
-  if (launch.options.backend == Backend::Interpreter)
-    return interpret(launch.grid, args, launch.constexprs, launch.options);
-  const Entry &entry = find(args, launch.constexprs, launch.options);
-  DeviceScope scope(launch.options.device);
-  entry.kernel->launch(launch.grid, args, entry.argOf.data(),
-                       launch.options.stream);
+  launchUntuned(launch.grid, args, launch.constexprs, launch.options);
+}
+
+void JITFunction::launchUntuned(Grid grid, KernelArgs args,
+                                ConstexprArgs constexprs,
+                                const JITOptions &options) {
+  // The interpreter runs no clusters (compileOptions takes 0 as 1).
+  if (options.backend == Backend::Interpreter)
+    return interpret(grid, args, constexprs, options);
+  DeviceScope scope(options.device);
+  // The cluster split is part of the specialization, so it is decided
+  // before the lookup, on the launch's device (the scope above: the
+  // recursion's is a no-op). The copy allocates nothing: an arch fits a
+  // string's own storage.
+  if (!options.clusterSplitK) {
+    JITOptions decided = options;
+    decided.clusterSplitK = detail::clusterSplitFor(options, grid);
+    return launchUntuned(grid, args, constexprs, decided);
+  }
+  const Entry &entry = find(args, constexprs, options);
+  entry.kernel->launch(grid, args, entry.argOf.data(), options.stream);
 }
 
 BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
@@ -463,9 +507,10 @@ BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
 
 BoundLaunch JITFunction::bindResolved(const Resolved &launch,
                                       KernelArgs args) {
-  const JITOptions &options = launch.options;
+  JITOptions options = launch.options;
   ConstexprArgs constexprs = launch.constexprs;
   Grid grid = launch.grid;
+  options.clusterSplitK = detail::clusterSplitFor(options, grid);
   if (options.backend != Backend::CUDA)
     throw Error(filename + ": bind() launches on the GPU; the interpreter "
                 "runs each launch() as it comes");

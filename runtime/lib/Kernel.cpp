@@ -197,7 +197,9 @@ bool passArgument(const ParamInfo &param, const KernelArg &arg,
 std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
                                  KernelArgs args, Backend backend) {
   std::string prefix = "kernel " + md.kernel + ": ";
-  if (std::string error = validateGrid(md.kernel, grid); !error.empty())
+  if (std::string error = validateGrid(md.kernel, grid, kMaxGrid,
+                                       md.clusterDims);
+      !error.empty())
     return error;
   if (args.size() != md.params.size())
     return prefix + "expects " + std::to_string(md.params.size()) +
@@ -220,7 +222,21 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
     throw Error("kernel " + metadata_.kernel + ": null module");
   function_ = module_->function(metadata_.kernel);
   DeviceLimits limits = deviceLimits();
-  maxGrid_ = {limits.maxGrid[0], limits.maxGrid[1], limits.maxGrid[2]};
+  deviceGrid_ = {limits.maxGrid[0], limits.maxGrid[1], limits.maxGrid[2]};
+  // A cluster's CTAs count against the limits: launches compare the
+  // programs against these without multiplying.
+  const std::array<unsigned, 3> &cluster = metadata_.clusterDims;
+  if (!cluster[0] || !cluster[1] || !cluster[2])
+    throw Error("kernel " + metadata_.kernel + ": its clusters (" +
+                std::to_string(cluster[0]) + ", " + std::to_string(cluster[1]) +
+                ", " + std::to_string(cluster[2]) + ") have no CTAs");
+  maxGrid_ = {deviceGrid_.x / cluster[0], deviceGrid_.y / cluster[1],
+              deviceGrid_.z / cluster[2]};
+  if (metadata_.ctasPerCluster() > 1 && !driver().cuLaunchKernelEx)
+    throw Error("kernel " + metadata_.kernel + " runs each program as a "
+                "cluster of " + std::to_string(metadata_.ctasPerCluster()) +
+                " CTAs, which takes cuLaunchKernelEx: the CUDA driver "
+                "predates it (CUDA 12)");
   // Beyond the opt-in limit the driver answers CUDA_ERROR_INVALID_VALUE.
   if (metadata_.sharedBytes > limits.maxSharedBytes)
     throw Error("kernel " + metadata_.kernel + ": " +
@@ -372,10 +388,35 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
 /// programs' global scratch and the turnstiles.
 constexpr size_t kLaunchExtras = 2;
 
+/// Enqueues `grid` programs of `md.clusterDims` CTAs each: a grid of
+/// grid * clusterDims CTAs in clusters of that shape (Kernel::check keeps
+/// the product within the device's limits).
+CUresult launchClusters(const DriverApi &api, const KernelMetadata &md,
+                        CUfunction function, Grid grid, void **params,
+                        CUstream stream) {
+  const std::array<unsigned, 3> &cluster = md.clusterDims;
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim = {cluster[0], cluster[1], cluster[2]};
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x * cluster[0];
+  config.gridDimY = grid.y * cluster[1];
+  config.gridDimZ = grid.z * cluster[2];
+  config.blockDimX = md.threadsPerBlock;
+  config.blockDimY = 1;
+  config.blockDimZ = 1;
+  config.sharedMemBytes = md.sharedBytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return api.cuLaunchKernelEx(&config, function, params, nullptr);
+}
+
 /// Enqueues `function` with `params` (room for kLaunchExtras more: the
 /// programs' global scratch and the turnstiles, each allocated and freed in
 /// stream order where the kernel has it, so that launches on other streams
-/// get their own; the turnstiles zeroed first).
+/// get their own; the turnstiles zeroed first). Both are per program: a
+/// cluster's CTAs take their shares of their program's scratch.
 void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              const char *name, Grid grid, void **params, size_t count,
              void *stream) {
@@ -396,17 +437,25 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
     params[count++] = &turnstiles;
   }
   noteLaunch(name);
-  CUresult launched = api.cuLaunchKernel(
-      static_cast<CUfunction>(function), grid.x, grid.y, grid.z,
-      md.threadsPerBlock, 1, 1, md.sharedBytes, cuStream,
-      count ? params : nullptr, nullptr);
+  CUresult launched;
+  const char *call = "cuLaunchKernel";
+  if (md.ctasPerCluster() == 1) {
+    launched = api.cuLaunchKernel(
+        static_cast<CUfunction>(function), grid.x, grid.y, grid.z,
+        md.threadsPerBlock, 1, 1, md.sharedBytes, cuStream,
+        count ? params : nullptr, nullptr);
+  } else {
+    launched = launchClusters(api, md, static_cast<CUfunction>(function),
+                              grid, count ? params : nullptr, cuStream);
+    call = "cuLaunchKernelEx";
+  }
   if (scratch)
     checkCuda(api.cuMemFreeAsync(scratch, cuStream),
               "cuMemFreeAsync(global scratch)", md.kernel);
   if (turnstiles)
     checkCuda(api.cuMemFreeAsync(turnstiles, cuStream),
               "cuMemFreeAsync(turnstiles)", md.kernel);
-  checkCuda(launched, "cuLaunchKernel", md.kernel);
+  checkCuda(launched, call, md.kernel);
 }
 
 /// validateBuffers, with parameter p's argument `args[argOf[p]]`.
@@ -444,7 +493,8 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
   bool gridOk = grid.x && grid.y && grid.z && grid.x <= maxGrid_.x &&
                 grid.y <= maxGrid_.y && grid.z <= maxGrid_.z;
   if (!gridOk)
-    throw Error(validateGrid(metadata_.kernel, grid, maxGrid_));
+    throw Error(validateGrid(metadata_.kernel, grid, deviceGrid_,
+                             metadata_.clusterDims));
   size_t count = metadata_.params.size();
   bool ok = argOf || args.size() == count;
   for (size_t p = 0; ok && p < count; ++p) {

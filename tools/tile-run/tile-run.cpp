@@ -16,6 +16,7 @@
 #include "tile/DeviceBuffer.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
+#include "tile/Grid.h"
 #include "tile/JIT.h"
 #include "tile/Kernel.h"
 #include "tile/Module.h"
@@ -73,7 +74,10 @@ Grids:
   --grid takes extents as numbers or as Python over the scalar ARGs and the
   constexprs, named by their parameters: "cdiv(n, BLOCK), 4" (cdiv and
   triton.cdiv, meta["BLOCK"] as in Triton's grid lambdas), for block sizes
-  that --config, --autotune or @triton.heuristics choose.
+  that --config, --autotune or @triton.heuristics choose. On the GPU,
+  with --cluster-split-k 0, a dot kernel whose grid leaves most of an
+  sm_90 GPU's SMs idle runs each program as a cluster of 2 or 4 CTAs that
+  split its K loop (the .json's cluster_dims); 1, the default, never.
 
 Autotuning:
   --config N runs the kernel's Nth @triton.autotune config; --autotune
@@ -337,6 +341,8 @@ int autotuneConfig(const std::string &source, const std::string &filename,
     tile::JITOptions jitOptions;
     jitOptions.backend = backend;
     jitOptions.debug = options.debug;
+    // 0: each config's grid decides, as for the run that follows.
+    jitOptions.clusterSplitK = options.clusterSplitK;
     if (archGiven)
       jitOptions.arch = options.arch;
     auto grid = [&](const tile::Meta &meta) {
@@ -769,6 +775,16 @@ int main(int argc, char **argv) {
   error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
+  // --cluster-split-k 0: as the JIT, the cost model decides
+  // by the grid and the GPU; the interpreter runs no clusters.
+  if (options.clusterSplitK == 0)
+    options.clusterSplitK =
+        backend == "cuda" && tile::cudaAvailable()
+            ? tile::chooseClusterSplitK(
+                  uint64_t(grid[0]) * grid[1] * grid[2],
+                  unsigned(tile::multiprocessorCount()),
+                  tilec::archCapability(options.arch))
+            : 1;
 
   // Outputs: never over an input file.
   namespace fs = std::filesystem;

@@ -39,6 +39,15 @@ struct KernelOptions {
   /// launcher could build them from the arguments (the metadata's
   /// "tensor_maps"): for launchers that pass the parameters alone.
   bool deviceTensorMaps = false;
+  /// The CTAs of a thread-block cluster that split a dot kernel's K loop
+  /// and sum their accumulators in a fixed order through distributed
+  /// shared memory, so that a small grid fills the GPU (sm_90+; the
+  /// metadata's "cluster_dims"). 1: never. 0: as the launch's cost model
+  /// decides (the JIT and tile-run know the grid and the GPU; the compiler
+  /// alone, never). 2 to 8: that many, where the kernel allows it. Off
+  /// (1) by default until the split is measured on the GPU against one CTA
+  /// per program (issue 39); a launch asks for the decision with 0.
+  unsigned clusterSplitK = 1;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
@@ -46,11 +55,11 @@ struct KernelOptions {
   /// Every field, for comparing and hashing.
   auto fields() const {
     return std::tie(numWarps, numStages, debug, deterministic,
-                    deviceTensorMaps, arch);
+                    deviceTensorMaps, clusterSplitK, arch);
   }
   static constexpr const char *kFieldNames[] = {
       "num_warps", "num_stages", "debug", "deterministic",
-      "device_tensor_maps", "arch"};
+      "device_tensor_maps", "cluster_split_k", "arch"};
 
   bool operator==(const KernelOptions &other) const {
     return fields() == other.fields();

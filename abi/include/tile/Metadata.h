@@ -176,6 +176,17 @@ struct KernelMetadata {
   /// turnstiles by which programs take turns at their floating-point atomic
   /// adds (the runtime allocates and zeroes it on the launch's stream).
   bool turnstiles = false;
+  /// The thread-block cluster each program runs as (tilec's
+  /// --cluster-split-k: the CTAs split the program's K loop and sum in a
+  /// fixed order), {1, 1, 1} for none. A launch of grid (x, y, z) programs
+  /// starts (x * clusterDims[0], y * clusterDims[1], z * clusterDims[2])
+  /// CTAs in clusters of this shape (cuLaunchKernelEx's cluster dimension);
+  /// "cluster_dims" in the JSON, absent for none.
+  std::array<unsigned, 3> clusterDims = {1, 1, 1};
+  /// The CTAs of one cluster.
+  unsigned ctasPerCluster() const {
+    return clusterDims[0] * clusterDims[1] * clusterDims[2];
+  }
   /// Tensor maps the launch builds and passes after `params` (before the
   /// global scratch).
   std::vector<TensorMapInfo> tensorMaps;

@@ -34,6 +34,7 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(tilegpu::createTileGPURemoveLayoutConversions());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tilegpu::createTileGPUClusterSplitK());
   pm.addPass(tilegpu::createTileGPUPipeline());
   pm.addPass(tilegpu::createTileGPUBulkStores());
   pm.addPass(tilegpu::createTileGPUVersionMasks());

@@ -67,8 +67,13 @@ int currentDevice();
 std::string deviceName();
 
 /// The calling thread's device's compute capability as major * 10 + minor,
-/// e.g. 90.
+/// e.g. 90. Read from the driver once per device.
 int computeCapability();
+
+/// The calling thread's device's streaming multiprocessors
+/// (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT), e.g. 132 on an H100 SXM.
+/// Read from the driver once per device.
+int multiprocessorCount();
 
 /// The --arch that uses all of the calling thread's device: sm_90a on
 /// Hopper (wgmma, which only the arch-specific target has), sm_XY

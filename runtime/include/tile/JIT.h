@@ -103,8 +103,19 @@ using ConstexprArgs = Borrowed<NamedConstexpr>;
 
 /// How the JIT compiles and launches: the kernel's options
 /// (tile/KernelOptions.h: numWarps, numStages, debug, deterministic,
-/// deviceTensorMaps, arch, each part of the specialization; an empty arch
-/// is the device's), where it runs and on which stream.
+/// deviceTensorMaps, clusterSplitK, arch, each part of the specialization;
+/// an empty arch is the device's), where it runs and on which stream.
+///
+/// clusterSplitK 0 (the default) is decided per launch, before the
+/// specialization is looked up: on the GPU by tile::chooseClusterSplitK
+/// (tile/Grid.h) from the grid's programs, the device's SMs and the
+/// target's compute capability, so that a dot kernel whose grid leaves most
+/// of an sm_90 GPU idle runs each program as a cluster of 2 or 4 CTAs that
+/// split its K loop; a launch whose grid fills the GPU, and every launch on
+/// the interpreter, gets 1. A grid that crosses the threshold is another
+/// specialization (compiled once, like any). specialize() and compile(),
+/// which have no grid, take 0 as 1. 1 never clusters; 2 to 8 ask for that
+/// many CTAs where the kernel allows it.
 struct JITOptions : KernelOptions {
   /// CUDA, or the CPU interpreter (the buffers must live where the kernel
   /// runs: DeviceBuffer's backend).
@@ -293,6 +304,11 @@ private:
               Grid fixed, KernelArgs args, ConstexprArgs constexprs,
               const JITOptions &options);
   void launchResolved(const Resolved &launch, KernelArgs args);
+  /// A launch with its config and heuristics applied: runs on the
+  /// interpreter, or decides the cluster split (0) by the grid and then
+  /// finds the specialization and launches it.
+  void launchUntuned(Grid grid, KernelArgs args, ConstexprArgs constexprs,
+                     const JITOptions &options);
   void launchWith(const GridFunction &grid, KernelArgs args,
                   ConstexprArgs constexprs, const JITOptions &options);
   BoundLaunch bindWith(const GridFunction &grid, KernelArgs args,

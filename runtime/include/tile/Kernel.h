@@ -119,15 +119,16 @@ private:
 using KernelArgs = Borrowed<KernelArg>;
 
 /// Checks a launch without performing it: the grid (validateGrid, against
-/// kMaxGrid), the argument count, each argument against its parameter's
-/// type (an integer passes for an integer parameter whose width holds its
-/// value, or that has its width: a signed argument's bits for an unsigned
-/// parameter; a float for a float parameter, rounded to its precision;
-/// bools for i1), a buffer's dtype against its pointer's (dtypeHolds) and its
-/// memory against `backend` (where the kernel runs), pointer alignment and
-/// integer divisibility against `divisibility`. Returns "" when the launch
-/// is valid, else the error message, e.g. "kernel add_kernel: argument 2
-/// (out_ptr) expects *fp32, got i32". Needs no GPU.
+/// kMaxGrid, in CTAs where the programs run as clusters), the argument
+/// count, each argument against its parameter's type (an integer passes for
+/// an integer parameter whose width holds its value, or that has its width:
+/// a signed argument's bits for an unsigned parameter; a float for a float
+/// parameter, rounded to its precision; bools for i1), a buffer's dtype
+/// against its pointer's (dtypeHolds) and its memory against `backend`
+/// (where the kernel runs), pointer alignment and integer divisibility
+/// against `divisibility`. Returns "" when the launch is valid, else the
+/// error message, e.g. "kernel add_kernel: argument 2 (out_ptr) expects
+/// *fp32, got i32". Needs no GPU.
 std::string validateLaunch(const KernelMetadata &metadata, Grid grid,
                            KernelArgs args, Backend backend = Backend::CUDA);
 
@@ -168,8 +169,11 @@ public:
   /// limits, and validateBuffers) and enqueues the kernel on `stream` (a
   /// CUstream; null is the default stream) with blockDim =
   /// (threadsPerBlock, 1, 1) and sharedBytes of dynamic shared memory.
-  /// Asynchronous: faults during execution surface at synchronize(). The
-  /// calling thread's device must be the kernel's.
+  /// A kernel whose programs run as thread-block clusters (the metadata's
+  /// clusterDims) starts grid * clusterDims CTAs through cuLaunchKernelEx,
+  /// and the device's limits hold for those. Asynchronous: faults during
+  /// execution surface at synchronize(). The calling thread's device must
+  /// be the kernel's.
   void launch(Grid grid, KernelArgs args, void *stream = nullptr) const;
 
   /// The launch with these arguments, validated and with its tensor maps
@@ -193,7 +197,10 @@ private:
   KernelMetadata metadata_;
   void *function_ = nullptr;
   int device_ = 0;
-  /// The device's grid limits.
+  /// The device's grid limits, in CTAs.
+  Grid deviceGrid_ = kMaxGrid;
+  /// The most programs along x, y and z: the device's limits over the
+  /// cluster's extents.
   Grid maxGrid_ = kMaxGrid;
   const char *name_ = nullptr; ///< interned, for the driver's last launch
 };

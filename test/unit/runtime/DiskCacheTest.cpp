@@ -210,6 +210,14 @@ TEST(DiskCache, KeyChangesWithEveryInput) {
   JITOptions debug = sm90();
   debug.debug = true;
   EXPECT_FALSE(compileWith(kAdd, addArgs(), {{"BLOCK", 128}}, debug));
+  // The cluster split: 0, which a launch decides by its grid, is 1 where
+  // there is no grid (compile()), and finds 1's entry.
+  JITOptions single = sm90();
+  single.clusterSplitK = 1;
+  EXPECT_TRUE(compileWith(kAdd, addArgs(), {{"BLOCK", 128}}, single));
+  JITOptions split = sm90();
+  split.clusterSplitK = 2;
+  EXPECT_FALSE(compileWith(kAdd, addArgs(), {{"BLOCK", 128}}, split));
   // Alignment (an unaligned x) and divisibility (n = 98: 2 where 100 is 4)
   // are specializations, but only as far as they can change the code: 96
   // and 100 are both 16 bytes of fp32 (tile/Specialization.h).
@@ -220,7 +228,7 @@ TEST(DiskCache, KeyChangesWithEveryInput) {
   EXPECT_FALSE(compileWith(kAdd, {Ptr<fp16>(uint64_t(0x1000)),
                                   Ptr<fp16>(uint64_t(0x2000)), int32_t(100)},
                            {{"BLOCK", 128}}, sm90()));
-  EXPECT_EQ(listFiles(dir).size(), 10u);
+  EXPECT_EQ(listFiles(dir).size(), 11u);
 }
 
 // A truncated entry and one with a flipped byte are misses; the compile

@@ -41,6 +41,8 @@ TEST(NoGPU, DeviceOperationsThrow) {
   }
   EXPECT_THROW(synchronize(), Error);
   EXPECT_THROW(deviceName(), Error);
+  EXPECT_THROW(computeCapability(), Error);
+  EXPECT_THROW(multiprocessorCount(), Error);
   EXPECT_THROW(Kernel::load("/nonexistent/k.ptx"), Error);
 }
 

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <thread>
 
@@ -95,6 +96,115 @@ TEST(JIT, NumStagesIsPartOfTheSpecialization) {
   const Kernel &kernel = scale.specialize({buffer, 3}, constexprs, options);
   EXPECT_EQ(kernel.metadata().numStages, 4u);
   EXPECT_EQ(scale.compileCount(), 2u);
+}
+
+// C = A @ B for an M x K and a K x N matrix of fp16, one BLOCK_M x BLOCK_N
+// tile of C per program: a skinny GEMM's grid is a few programs.
+const char *kMatmul = R"(import triton
+import triton.language as tl
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+           BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    a = a_ptr + rows[:, None] * K + ks[None, :]
+    b = b_ptr + ks[:, None] * N + cols[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        left = K - k * BLOCK_K
+        x = tl.load(a, mask=(rows[:, None] < M) & (ks[None, :] < left), other=0.0)
+        y = tl.load(b, mask=(ks[:, None] < left) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(x, y, acc)
+        a += BLOCK_K
+        b += BLOCK_K * N
+    c = c_ptr + rows[:, None] * N + cols[None, :]
+    tl.store(c, acc, mask=(rows[:, None] < M) & (cols[None, :] < N))
+)";
+
+const Constexprs kMatmulBlocks = {
+    {"BLOCK_M", 64}, {"BLOCK_N", 64}, {"BLOCK_K", 64}};
+
+// clusterSplitK reaches the compiler as given; 0 without a grid
+// (compile(), specialize()) is 1. Needs no GPU.
+TEST(JIT, ClusterSplitReachesTheCompiler) {
+  JITFunction f(kMatmul, "matmul.tl");
+  f.setCacheDirectory("");
+  std::vector<KernelArg> args = {Ptr<fp16>(uint64_t(0x1000)),
+                                 Ptr<fp16>(uint64_t(0x2000)),
+                                 Ptr<float>(uint64_t(0x3000)), 64, 64, 4096};
+  JITOptions options;
+  options.arch = "sm_90a";
+  options.clusterSplitK = 4;
+  EXPECT_EQ(f.compile(args, kMatmulBlocks, options).metadata.clusterDims,
+            (std::array<unsigned, 3>{4, 1, 1}));
+  options.clusterSplitK = 0;
+  EXPECT_EQ(f.compile(args, kMatmulBlocks, options).metadata.clusterDims,
+            (std::array<unsigned, 3>{1, 1, 1}));
+}
+
+// A launch decides clusterSplitK 0 by its grid (tile::chooseClusterSplitK)
+// before the lookup: one program of a skinny GEMM runs as a cluster on
+// sm_90 and computes what one CTA does; a grid past half the SMs is
+// another specialization, of one CTA per program.
+TEST(JIT, ClusterSplitIsDecidedByTheGrid) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  if (computeCapability() < 90)
+    GTEST_SKIP() << "thread-block clusters need sm_90";
+  const int32_t M = 64, N = 64, K = 4096;
+  std::vector<fp16> a(size_t(M) * K), b(size_t(K) * N);
+  std::vector<float> expected(size_t(M) * N, 0);
+  for (int32_t i = 0; i < M; ++i)
+    for (int32_t k = 0; k < K; ++k)
+      a[size_t(i) * K + k] =
+          fp16{uint16_t(encodeFloat(DType::FP16, (i + k) % 5 - 2))};
+  for (int32_t k = 0; k < K; ++k)
+    for (int32_t j = 0; j < N; ++j)
+      b[size_t(k) * N + j] =
+          fp16{uint16_t(encodeFloat(DType::FP16, (k * 3 + j) % 3 - 1))};
+  for (int32_t i = 0; i < M; ++i)
+    for (int32_t j = 0; j < N; ++j)
+      for (int32_t k = 0; k < K; ++k)
+        expected[size_t(i) * N + j] +=
+            float((i + k) % 5 - 2) * float((k * 3 + j) % 3 - 1);
+  auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b);
+  auto dc = DeviceBuffer::fromHost(std::vector<float>(size_t(M) * N, -1));
+  std::vector<KernelArg> args = {da, db, dc, M, N, K};
+
+  JITFunction f(kMatmul, "matmul.tl");
+  f.setCacheDirectory("");
+  JITOptions byGrid;
+  byGrid.clusterSplitK = 0;
+  f.launch({1, 1}, args, kMatmulBlocks, byGrid);
+  synchronize();
+  EXPECT_EQ(dc.toHost<float>(), expected);
+  EXPECT_EQ(f.compileCount(), 1u);
+  // The launch's specialization, found rather than compiled again.
+  unsigned split = chooseClusterSplitK(1, unsigned(multiprocessorCount()),
+                                       unsigned(computeCapability()));
+  ASSERT_GT(split, 1u);
+  JITOptions decided;
+  decided.clusterSplitK = split;
+  const Kernel &kernel = f.specialize(args, kMatmulBlocks, decided);
+  EXPECT_EQ(f.compileCount(), 1u);
+  EXPECT_EQ(kernel.metadata().clusterDims,
+            (std::array<unsigned, 3>{split, 1, 1}));
+
+  dc.fill(0xFF);
+  f.launch({unsigned(multiprocessorCount()), 1}, args, kMatmulBlocks, byGrid);
+  synchronize();
+  EXPECT_EQ(dc.toHost<float>(), expected);
+  EXPECT_EQ(f.compileCount(), 2u);
+  // Bound, the same decision.
+  dc.fill(0xFF);
+  f.bind({1, 1}, args, kMatmulBlocks, byGrid).launch();
+  synchronize();
+  EXPECT_EQ(dc.toHost<float>(), expected);
+  EXPECT_EQ(f.compileCount(), 2u);
 }
 
 // Raw device addresses name their dtype by their type: the JIT

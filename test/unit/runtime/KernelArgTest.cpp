@@ -200,6 +200,19 @@ TEST(KernelArg, GridBeyondCudaLimits) {
             "limit of 4");
 }
 
+// A kernel whose programs run as clusters starts grid * clusterDims CTAs:
+// those meet the limits.
+TEST(KernelArg, ClusterGridBeyondCudaLimits) {
+  auto p = KernelArg::pointer(kAligned);
+  KernelMetadata md = addKernel();
+  md.clusterDims = {4, 1, 1};
+  EXPECT_EQ(validateLaunch(md, {536870911u, 65535, 65535}, {p, p, p, 1}), "");
+  EXPECT_EQ(validateLaunch(md, {536870912u, 1, 1}, {p, p, p, 1}),
+            "kernel add_kernel: grid (536870912, 1, 1) in clusters of (4, 1, "
+            "1) CTAs starts 2147483648 CTAs along x, more than the limit of "
+            "2147483647");
+}
+
 // A pointer's dtype must be the parameter's, or integers that carry its
 // bits (the other signedness, fp16/bf16 in 16 bits, fp8 in 8).
 TEST(KernelArg, PointerDTypes) {

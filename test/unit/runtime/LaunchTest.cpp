@@ -134,6 +134,7 @@ void runAdd(const Kernel &kernel, int n) {
 TEST_F(GPU, DeviceInfo) {
   EXPECT_FALSE(deviceName().empty());
   EXPECT_GE(computeCapability(), 50);
+  EXPECT_GT(multiprocessorCount(), 0);
   EXPECT_GT(driverVersion(), 0);
 }
 
@@ -291,6 +292,86 @@ TEST_F(GPU, BufferTooSmallForTheMasks) {
   kernel.bind({8}, {x, x, out, 999}).launch();
   synchronize();
   EXPECT_EQ(out.toHost<float>(), std::vector<float>(999, 2.0f));
+}
+
+// Each CTA stores its cluster's id * 16 + its rank in the cluster at
+// out[ctaid.x] (sm_90: thread-block clusters).
+const char *const kClusterIdsPTX = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+
+.visible .entry cluster_ids(
+    .param .u64 out_ptr)
+{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<5>;
+
+    ld.param.u64 %rd1, [out_ptr];
+    cvta.to.global.u64 %rd2, %rd1;
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %clusterid.x;
+    mov.u32 %r3, %cluster_ctarank;
+    shl.b32 %r4, %r2, 4;
+    add.s32 %r5, %r4, %r3;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd2, %rd3;
+    st.global.u32 [%rd4], %r5;
+    ret;
+}
+)";
+
+// Programs that run as clusters (the metadata's clusterDims): the launch
+// starts grid * clusterDims CTAs in clusters of that shape, through
+// cuLaunchKernelEx, bound or not; the device's limits hold for the CTAs.
+TEST_F(GPU, ClusterLaunch) {
+  if (computeCapability() < 90)
+    GTEST_SKIP() << "thread-block clusters need sm_90";
+  KernelMetadata md;
+  md.kernel = "cluster_ids";
+  md.arch = "sm_90";
+  md.clusterDims = {2, 1, 1};
+  md.params = {{"out_ptr", ParamType::pointer(DType::I32), 1}};
+  Kernel kernel(Module::loadPTX(kClusterIdsPTX, md), md);
+  std::vector<int32_t> expected;
+  for (int32_t cta = 0; cta < 6; ++cta)
+    expected.push_back(cta / 2 * 16 + cta % 2);
+  expected.push_back(-1); // past the CTAs: untouched
+  DeviceBuffer out = DeviceBuffer::fromHost(std::vector<int32_t>(7, -1));
+  kernel.launch({3}, {out});
+  synchronize();
+  EXPECT_EQ(out.toHost<int32_t>(), expected);
+  out.fill(0xFF);
+  kernel.bind({3}, {out}).launch();
+  synchronize();
+  EXPECT_EQ(out.toHost<int32_t>(), expected);
+
+  unsigned limit = deviceLimits().maxGrid[0];
+  std::string x = std::to_string(limit / 2 + 1);
+  try {
+    kernel.launch({limit / 2 + 1}, {out});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string ctas = std::to_string(uint64_t(limit / 2 + 1) * 2);
+    EXPECT_EQ(std::string(e.what()),
+              "kernel cluster_ids: grid (" + x + ", 1, 1) in clusters of (2, "
+              "1, 1) CTAs starts " + ctas + " CTAs along x, more than the "
+              "limit of " + std::to_string(limit));
+  }
+
+  // Beyond the portable 8 CTAs without the function's opt-in the driver
+  // refuses the cluster: the error names cuLaunchKernelEx and the kernel.
+  md.clusterDims = {16, 1, 1};
+  Kernel wide(Module::loadPTX(kClusterIdsPTX, md), md);
+  try {
+    wide.launch({1}, {out});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string message = e.what();
+    EXPECT_EQ(message.rfind("cuLaunchKernelEx failed: ", 0), 0u) << message;
+    EXPECT_NE(message.find("[kernel cluster_ids]"), std::string::npos)
+        << message;
+  }
 }
 
 // A launch the driver refuses (more threads than the entry's .maxntid)

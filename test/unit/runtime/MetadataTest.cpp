@@ -111,6 +111,48 @@ TEST(Metadata, PTXVersion) {
             "non-negative integer, got 8.4");
 }
 
+// Programs that run as thread-block clusters: written only for a cluster
+// of more than one CTA, read back, absent meaning (1, 1, 1).
+TEST(Metadata, ClusterDims) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "cluster_dims": [4, 1, 1], "params": []})");
+  EXPECT_EQ(md.clusterDims, (std::array<unsigned, 3>{4, 1, 1}));
+  EXPECT_EQ(md.ctasPerCluster(), 4u);
+  EXPECT_NE(md.toJSON().find(R"("num_stages":3,"cluster_dims":[4,1,1],)"),
+            std::string::npos)
+      << md.toJSON();
+  md.clusterDims = {2, 2, 2};
+  KernelMetadata back = KernelMetadata::fromJSON(md.toJSON());
+  EXPECT_EQ(back.clusterDims, (std::array<unsigned, 3>{2, 2, 2}));
+  EXPECT_EQ(back.ctasPerCluster(), 8u);
+  EXPECT_EQ(back.toJSON(), md.toJSON());
+  // None: not written, and read as one CTA.
+  md.clusterDims = {1, 1, 1};
+  EXPECT_EQ(md.toJSON().find("cluster_dims"), std::string::npos);
+  KernelMetadata plain = KernelMetadata::fromJSON(md.toJSON());
+  EXPECT_EQ(plain.clusterDims, (std::array<unsigned, 3>{1, 1, 1}));
+  EXPECT_EQ(plain.ctasPerCluster(), 1u);
+  // Three positive integers.
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "cluster_dims": [2, 1], "params": []})"),
+            "invalid kernel metadata: field \"cluster_dims\" must be an array "
+            "of 3 positive integers, got [2,1]");
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "cluster_dims": 2, "params": []})"),
+            "invalid kernel metadata: field \"cluster_dims\" must be an array "
+            "of 3 positive integers, got 2");
+  EXPECT_EQ(
+      errorOf(R"({"kernel": "k", "cluster_dims": [0, 1, 1], "params": []})"),
+      "invalid kernel metadata: field \"cluster_dims\" must hold positive "
+      "integers, got [0,1,1]");
+  EXPECT_NE(
+      errorOf(R"({"kernel": "k", "cluster_dims": [2, "1", 1], "params": []})")
+          .find("cluster_dims"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(R"({"kernel": "k", "cluster_dims": [-2, 1, 1], "params": []})")
+          .find("cluster_dims"),
+      std::string::npos);
+}
+
 TEST(Metadata, DriverForPTXVersion) {
   // PTX's release history: 7.x with CUDA 11.x, 8.0-8.5 with 12.0-12.5,
   // 8.6-8.8 with 12.7-12.9, 9.x with 13.x.

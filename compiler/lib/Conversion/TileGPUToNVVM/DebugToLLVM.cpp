@@ -123,9 +123,9 @@ struct PrintToLLVM : OpConversionPattern<tile::PrintOp> {
     Location loc = op.getLoc();
     MLIRContext *context = rewriter.getContext();
     Type i32 = rewriter.getI32Type();
-    SmallVector<Value> pids = {NVVM::BlockIdXOp::create(rewriter, loc, i32),
-                               NVVM::BlockIdYOp::create(rewriter, loc, i32),
-                               NVVM::BlockIdZOp::create(rewriter, loc, i32)};
+    SmallVector<Value> pids = {emitProgramId(rewriter, loc, op, 0),
+                               emitProgramId(rewriter, loc, op, 1),
+                               emitProgramId(rewriter, loc, op, 2)};
     bool several = op.getArgs().size() > 1;
     if (op.getArgs().empty()) {
       // Only text: once per program, from thread 0.

@@ -185,6 +185,7 @@ struct ConvertTileGPUToNVVM
     populateAtomicToLLVMPatterns(converter, widths, fences, patterns);
     populateBarrierToLLVMPatterns(converter, patterns);
     populateTurnstileToLLVMPatterns(converter, patterns);
+    populateClusterToLLVMPatterns(converter, patterns);
     populateBulkCopyToLLVMPatterns(converter, patterns);
     populateDebugToLLVMPatterns(converter, patterns);
     populateHintToLLVMPatterns(converter, patterns);

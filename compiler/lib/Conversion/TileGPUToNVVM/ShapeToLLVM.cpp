@@ -18,26 +18,18 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-template <typename OpTy, typename X, typename Y, typename Z>
+/// tl.program_id and tl.num_programs: the CTA's, or the cluster's where
+/// programs run as clusters.
+template <typename OpTy>
 struct GridQueryToNVVM : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type i32 = rewriter.getI32Type();
-    Value value;
-    switch (op.getAxis()) {
-    case 0:
-      value = X::create(rewriter, op.getLoc(), i32);
-      break;
-    case 1:
-      value = Y::create(rewriter, op.getLoc(), i32);
-      break;
-    default:
-      value = Z::create(rewriter, op.getLoc(), i32);
-      break;
-    }
-    rewriter.replaceOp(op, value);
+    unsigned axis = unsigned(op.getAxis());
+    rewriter.replaceOp(op, std::is_same_v<OpTy, tile::ProgramIdOp>
+                               ? emitProgramId(rewriter, op.getLoc(), op, axis)
+                               : emitNumPrograms(rewriter, op.getLoc(), op, axis));
     return success();
   }
 };
@@ -160,10 +152,8 @@ struct RenameToLLVM : OpConversionPattern<OpTy> {
 void mlir::tilegpu::populateShapeToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<GridQueryToNVVM<tile::ProgramIdOp, NVVM::BlockIdXOp,
-                               NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
-               GridQueryToNVVM<tile::NumProgramsOp, NVVM::GridDimXOp,
-                               NVVM::GridDimYOp, NVVM::GridDimZOp>,
+  patterns.add<GridQueryToNVVM<tile::ProgramIdOp>,
+               GridQueryToNVVM<tile::NumProgramsOp>,
                MakeRangeToLLVM, SplatToLLVM, ConstantToLLVM, BroadcastToLLVM,
                ExpandDimsToLLVM, RenameToLLVM<tile::TransOp>,
                RenameToLLVM<tile::ReshapeOp>, RenameToLLVM<tile::JoinOp>,

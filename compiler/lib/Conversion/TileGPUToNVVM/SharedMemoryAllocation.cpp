@@ -113,7 +113,8 @@ bool mayRunAfter(Operation *user, Operation *op, Block *outer) {
 bool usesScratch(Operation *op) {
   return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
              tile::ScanOp, tile::ButterflyOp, tile::HistogramOp, tile::GatherOp,
-             tile::AtomicRMWOp, tile::AtomicCASOp, AsyncTMAStoreOp>(op);
+             tile::AtomicRMWOp, tile::AtomicCASOp, AsyncTMAStoreOp,
+             ClusterSumOp>(op);
 }
 
 struct Buffer {

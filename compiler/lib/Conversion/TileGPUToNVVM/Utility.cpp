@@ -18,6 +18,49 @@ Value mlir::tilegpu::i32Constant(OpBuilder &b, Location loc, int64_t value) {
                                   b.getI32IntegerAttr(value));
 }
 
+/// Whether the programs of `from`'s kernel run as thread-block clusters.
+static bool runsAsClusters(Operation *from) {
+  auto module = from->getParentOfType<ModuleOp>();
+  auto split = module ? module->getAttrOfType<IntegerAttr>(
+                            TileGPUDialect::getClusterSplitAttrName())
+                      : IntegerAttr();
+  return split && split.getInt() > 1;
+}
+
+Value mlir::tilegpu::emitProgramId(OpBuilder &b, Location loc, Operation *from,
+                                   unsigned axis) {
+  Type i32 = b.getI32Type();
+  if (runsAsClusters(from)) {
+    if (axis == 0)
+      return NVVM::ClusterIdXOp::create(b, loc, i32);
+    if (axis == 1)
+      return NVVM::ClusterIdYOp::create(b, loc, i32);
+    return NVVM::ClusterIdZOp::create(b, loc, i32);
+  }
+  if (axis == 0)
+    return NVVM::BlockIdXOp::create(b, loc, i32);
+  if (axis == 1)
+    return NVVM::BlockIdYOp::create(b, loc, i32);
+  return NVVM::BlockIdZOp::create(b, loc, i32);
+}
+
+Value mlir::tilegpu::emitNumPrograms(OpBuilder &b, Location loc,
+                                     Operation *from, unsigned axis) {
+  Type i32 = b.getI32Type();
+  if (runsAsClusters(from)) {
+    if (axis == 0)
+      return NVVM::ClusterDimXOp::create(b, loc, i32);
+    if (axis == 1)
+      return NVVM::ClusterDimYOp::create(b, loc, i32);
+    return NVVM::ClusterDimZOp::create(b, loc, i32);
+  }
+  if (axis == 0)
+    return NVVM::GridDimXOp::create(b, loc, i32);
+  if (axis == 1)
+    return NVVM::GridDimYOp::create(b, loc, i32);
+  return NVVM::GridDimZOp::create(b, loc, i32);
+}
+
 /// The side of a tilegpu.warp_specialize that code in `block` runs on.
 enum class Side { All, Producer, Consumers };
 static Side getSide(Block *block) {

@@ -20,6 +20,14 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 /// the consumers'.
 Value emitIsFirstThread(OpBuilder &b, Location loc);
 
+/// The id along `axis` (0 to 2) of the program `from` belongs to
+/// (tl.program_id): its CTA's, or where programs run as clusters
+/// (tilegpu.cluster_split), its cluster's.
+Value emitProgramId(OpBuilder &b, Location loc, Operation *from, unsigned axis);
+/// The number of programs along `axis` (tl.num_programs), likewise.
+Value emitNumPrograms(OpBuilder &b, Location loc, Operation *from,
+                      unsigned axis);
+
 /// A barrier of the threads that run the code at `b`'s insertion point:
 /// the whole CTA (bar.sync 0), or, in a tilegpu.warp_specialize consumer,
 /// the consumers alone (bar.sync 1 with their count), since the producer

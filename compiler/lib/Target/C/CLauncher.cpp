@@ -11,11 +11,13 @@
 #include "tilec/Target/C/CLauncher.h"
 
 #include "tile/Error.h"
+#include "tile/Grid.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <sstream>
 
@@ -132,6 +134,9 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
   std::ostringstream os;
   os << md.arch << ", " << md.numWarps << " warps, " << md.sharedBytes
      << " bytes of shared memory";
+  if (md.ctasPerCluster() > 1)
+    os << ", each program a cluster of (" << md.clusterDims[0] << ", "
+       << md.clusterDims[1] << ", " << md.clusterDims[2] << ") CTAs";
   // The driver it needs: an older one refuses the PTX, though not the cubin.
   if (int driver = tile::getMinDriverVersion(md.ptxVersion))
     os << ", PTX ISA " << md.ptxVersion / 10 << "." << md.ptxVersion % 10
@@ -161,7 +166,7 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
 /// The code every launcher of a file shares: the driver's entry points,
 /// resolved once, and the per-context loading of an image.
 void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
-                 bool scratch, bool zeroes) {
+                 bool scratch, bool zeroes, bool clusters) {
   c << "static struct {\n"
        "  CUresult status;\n"
        "  CUresult (*getCurrent)(CUcontext *);\n"
@@ -189,6 +194,9 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
          "  CUresult (*free)(CUdeviceptr, CUstream);\n";
   if (zeroes)
     c << "  CUresult (*memset)(CUdeviceptr, unsigned char, size_t, CUstream);\n";
+  if (clusters)
+    c << "  CUresult (*launchEx)(const CUlaunchConfig *, CUfunction, void **, "
+         "void **);\n";
   c << "} " << name << "_driver;\n"
     << "static pthread_once_t " << name
     << "_driver_once = PTHREAD_ONCE_INIT;\n\n";
@@ -226,6 +234,9 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (zeroes)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.memset, \"cuMemsetD8Async\");\n";
+  if (clusters)
+    c << "  TILEC_SYM(lib, " << name
+      << "_driver.launchEx, \"cuLaunchKernelEx\");\n";
   c << "  return init(0);\n}\n\n#undef TILEC_SYM\n\n"
     << "static void " << name << "_driver_once_init(void) {\n  " << name
     << "_driver.status = " << name << "_driver_init();\n}\n\n";
@@ -328,8 +339,30 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
     << "_ptx, \"" << md.kernel << "\", " << md.sharedBytes << "};\n\n";
 
   bool scratch = md.globalScratchBytes != 0, turnstiles = md.turnstiles;
-  c << getSignature(function, params) << " {\n"
-    << "  CUfunction tl_function;\n"
+  const std::array<unsigned, 3> &cluster = md.clusterDims;
+  bool clustered = md.ctasPerCluster() > 1;
+  c << getSignature(function, params) << " {\n";
+  if (clustered) {
+    // The CTAs, not the programs, meet CUDA's limits (the same on every
+    // device since compute capability 3.0): refused before anything is
+    // loaded or allocated.
+    c << "  /* Each program is a cluster of (" << cluster[0] << ", "
+      << cluster[1] << ", " << cluster[2]
+      << ") CTAs: the grid in CTAs\n     within CUDA's limits. */\n"
+      << "  if (";
+    const unsigned limits[] = {tile::kMaxGrid.x, tile::kMaxGrid.y,
+                               tile::kMaxGrid.z};
+    bool first = true;
+    for (unsigned d = 0; d < 3; ++d) {
+      if (cluster[d] == 1)
+        continue;
+      c << (first ? "" : " ||\n      ") << "(uint64_t)grid_" << "xyz"[d]
+        << " * " << cluster[d] << " > " << limits[d] << "u";
+      first = false;
+    }
+    c << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
+  }
+  c << "  CUfunction tl_function;\n"
     << "  CUresult tl_r = " << name << "_function(&" << function
     << "_image, &tl_function);\n"
     << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n";
@@ -394,8 +427,34 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << "  }\n";
     }
   }
+  if (clustered) {
+    c << "  /* cuLaunchKernelEx: the grid's CTAs, in clusters of the "
+         "program's. */\n"
+      << "  CUlaunchAttribute tl_cluster;\n"
+      << "  CUlaunchConfig tl_config;\n"
+      << "  memset(&tl_cluster, 0, sizeof(tl_cluster));\n"
+      << "  memset(&tl_config, 0, sizeof(tl_config));\n"
+      << "  tl_cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n";
+    for (unsigned d = 0; d < 3; ++d)
+      c << "  tl_cluster.value.clusterDim." << "xyz"[d] << " = " << cluster[d]
+        << ";\n";
+    for (unsigned d = 0; d < 3; ++d) {
+      c << "  tl_config.gridDim" << "XYZ"[d] << " = grid_" << "xyz"[d];
+      if (cluster[d] != 1)
+        c << " * " << cluster[d];
+      c << ";\n";
+    }
+    c << "  tl_config.blockDimX = " << md.threadsPerBlock << ";\n"
+      << "  tl_config.blockDimY = 1;\n"
+      << "  tl_config.blockDimZ = 1;\n"
+      << "  tl_config.sharedMemBytes = " << md.sharedBytes << ";\n"
+      << "  tl_config.hStream = stream;\n"
+      << "  tl_config.attrs = &tl_cluster;\n"
+      << "  tl_config.numAttrs = 1;\n";
+  }
   if (scratch || turnstiles)
-    c << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n"
+    c << "  /* Per program: a cluster's CTAs share their program's. */\n"
+      << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n"
       << "  CUdeviceptr tl_scratch = 0, tl_turnstiles = 0;\n";
   size_t extra = md.params.size() + md.tensorMaps.size();
   if (scratch) {
@@ -418,9 +477,13 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
       << "  tl_params[" << extra++ << "] = &tl_turnstiles;\n"
       << "  if (tl_r == CUDA_SUCCESS)\n  ";
   }
-  c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
-    << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    " << md.sharedBytes
-    << ", stream, tl_params, NULL);\n";
+  if (clustered)
+    c << "  tl_r = " << name
+      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
+  else
+    c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
+      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    "
+      << md.sharedBytes << ", stream, tl_params, NULL);\n";
   if (scratch || turnstiles) {
     c << "  CUresult tl_freed = CUDA_SUCCESS;\n";
     for (const char *buffer : {"tl_scratch", "tl_turnstiles"})
@@ -576,7 +639,13 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     h << "/* Kernel " << name << " (" << describe(spec.metadata, cParams.back())
       << "\n   Enqueues grid_x x grid_y x grid_z programs on `stream` (0: the "
          "default\n   stream) in the current context; returns the driver's "
-         "error, if any. */\n"
+         "error, if any."
+      << (spec.metadata.ctasPerCluster() > 1
+              ? "\n   The programs' CTAs start through cuLaunchKernelEx "
+                "(CUDA 12+ drivers);\n   CUDA_ERROR_INVALID_VALUE where "
+                "they pass CUDA's grid limits."
+              : "")
+      << " */\n"
       << getSignature(functions.back(), cParams.back()) << ";\n\n";
   }
   if (!single)
@@ -591,9 +660,10 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "CUresult " << name << "_load(void);\n\n"
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
-  bool maps = false, scratch = false, zeroes = false;
+  bool maps = false, scratch = false, zeroes = false, clusters = false;
   for (const CSpecialization &spec : specs) {
     maps |= !spec.metadata.tensorMaps.empty();
+    clusters |= spec.metadata.ctasPerCluster() > 1;
     scratch |= spec.metadata.globalScratchBytes != 0 || spec.metadata.turnstiles;
     zeroes |= spec.metadata.turnstiles;
   }
@@ -601,8 +671,9 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
   c << "/* " << name << ": generated by tilec from " << origin
     << ". Do not edit. */\n"
     << "#include \"" << headerName << "\"\n\n"
-    << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n\n";
-  writeDriver(c, name, maps, scratch, zeroes);
+    << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n"
+    << (clusters ? "#include <string.h>\n" : "") << "\n";
+  writeDriver(c, name, maps, scratch, zeroes, clusters);
   if (maps)
     c << kRecipeHelpers << "\n";
   for (auto [i, spec] : llvm::enumerate(specs))

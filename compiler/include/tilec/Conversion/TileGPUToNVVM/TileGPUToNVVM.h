@@ -56,6 +56,9 @@ using AtomicFenceMap = llvm::DenseMap<Operation *, AtomicFences>;
 /// lowering: a fence is left out where its order has nothing to act on.
 AtomicFenceMap computeAtomicFences(ModuleOp module);
 
+/// tilegpu.cluster_rank and tilegpu.cluster_sum (ClusterToLLVM.cpp).
+void populateClusterToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                   RewritePatternSet &patterns);
 /// tile.atomic_rmw as predicated PTX atomics, vectors where the target has
 /// them, one per element and program.
 void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,

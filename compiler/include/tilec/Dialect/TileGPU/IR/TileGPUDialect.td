@@ -67,6 +67,14 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTensorMapCountAttrName() {
       return "tilegpu.tensor_maps";
     }
+    /// Name of the module attribute (i32): the CTAs each program runs as,
+    /// a thread-block cluster along x that splits the program's K loop and
+    /// sums its accumulators in a fixed order (tilegpu-cluster-split-k writes
+    /// it; absent, 1). The lowering reads it for program ids (the cluster's
+    /// id) and tilec for the metadata's "cluster_dims".
+    static constexpr ::llvm::StringLiteral getClusterSplitAttrName() {
+      return "tilegpu.cluster_split";
+    }
     /// Name of the module attribute (i32): the dynamic shared memory, in
     /// bytes, the lowering allocated. The lowering raises it as it takes
     /// shared memory (getSharedMemoryAt); tilec reads it into the

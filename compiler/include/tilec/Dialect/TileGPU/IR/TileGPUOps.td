@@ -205,6 +205,44 @@ def TileGPU_TensorMapPrefetchOp : TileGPU_Op<"tensormap_prefetch", [
   let assemblyFormat = "$tensormap attr-dict";
 }
 
+def TileGPU_ClusterRankOp : TileGPU_Op<"cluster_rank", [Pure]> {
+  let summary = "This CTA's rank among the CTAs of its program's cluster";
+  let description = [{
+    In a kernel whose programs run as thread-block clusters
+    (`tilegpu.cluster_split`), the CTA's rank in its cluster (0 to the
+    cluster's size minus 1; %cluster_ctarank). tilegpu-cluster-split-k
+    gives each rank its share of the K loop.
+    ```mlir
+    %rank = tilegpu.cluster_rank : i32
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def TileGPU_ClusterSumOp : TileGPU_Op<"cluster_sum", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Sums a tensor over the CTAs of a cluster, in rank order, on rank 0";
+  let description = [{
+    Every CTA of the cluster but rank 0 writes its `input` (an f32 or i32
+    accumulator) into its scratch shared memory; after a cluster barrier,
+    rank 0 reads the others' through distributed shared memory and adds
+    them to its own in rank order (((r0 + r1) + r2) + ...), so the result has
+    the same bits on every run; a second cluster barrier keeps the others'
+    shared memory alive until rank 0 has read it. Only rank 0's `result`
+    is the sum (the others' is unspecified). Each thread reads back
+    exactly the registers it wrote, in the same layout, so no layout
+    conversion is needed. Every thread of every CTA must reach it.
+    ```mlir
+    %sum = tilegpu.cluster_sum %acc {ctas = 4 : i32} : tensor<64x128xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I32Attr:$ctas);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+}
+
 def TileGPU_TurnstileWaitOp : TileGPU_Op<"turnstile_wait", [
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Waits for this program's turn to do its atomics";

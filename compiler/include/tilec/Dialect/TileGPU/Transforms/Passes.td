@@ -39,6 +39,29 @@ def TileGPURemoveLayoutConversions
   }];
 }
 
+def TileGPUClusterSplitK : Pass<"tilegpu-cluster-split-k", "::mlir::ModuleOp"> {
+  let summary = "A program's K loop split over the CTAs of a thread-block cluster";
+  let description = [{
+    In a module marked `tilegpu.cluster_split = S`, each program runs as a
+    cluster of S CTAs (program ids become cluster ids in the lowering). The
+    kernel's K loop (a top-level `scf.for` whose results include `tile.dot`
+    accumulators, its other loop-carried values advancing by loop-invariant
+    steps) is cut into S contiguous chunks of its iterations, one per rank
+    (`tilegpu.cluster_rank`); the carried values start where the chunk
+    starts, the accumulators at zero except on rank 0. After the loop,
+    `tilegpu.cluster_sum` adds the accumulators on rank 0 in rank order
+    through distributed shared memory, and everything that follows the loop
+    (the epilogue: its stores) runs on rank 0 alone. The sum's order is
+    fixed, so a launch gives the same bits every time, with no atomics and
+    no zeroed output.
+
+    The kernel must have no stores, atomics or prints before the loop or in
+    it, no other loop-carried value used after it, and a constant positive
+    step. Where it does not qualify, the attribute is removed and the kernel
+    is left as it is (a program is one CTA).
+  }];
+}
+
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   let summary = "Dot operands in shared memory, loaded num-stages iterations ahead";
   let description = [{

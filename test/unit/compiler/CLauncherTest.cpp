@@ -1,0 +1,171 @@
+//===- CLauncherTest.cpp - The C launcher of hand-made metadata -----------===//
+//
+// Specializations the compiler does not make on every machine (programs
+// that run as thread-block clusters), as --emit=c would write them; where
+// a C compiler and CUDA's headers are there (lit's `cuda-headers`), the
+// source compiles as C99 and as C++ without a warning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tilec/Target/C/CLauncher.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <unistd.h>
+
+using namespace tilec;
+
+namespace {
+
+/// A split-K kernel's specialization: `cluster` CTAs per program.
+CSpecialization splitK(std::array<unsigned, 3> cluster,
+                       unsigned divisibility = 16) {
+  CSpecialization spec;
+  tile::KernelMetadata &md = spec.metadata;
+  md.kernel = "splitk";
+  md.arch = "sm_90a";
+  md.numWarps = 4;
+  md.threadsPerBlock = 128;
+  md.sharedBytes = 65536;
+  md.ptxVersion = 84;
+  md.clusterDims = cluster;
+  md.params = {{"a_ptr", tile::ParamType::pointer(tile::DType::FP16), 16},
+               {"c_ptr", tile::ParamType::pointer(tile::DType::FP32), 16},
+               {"K", tile::ParamType::scalar(tile::DType::I32), divisibility}};
+  md.constexprs = {{"BLOCK_K", "64"}};
+  spec.ptx = ".version 8.4\n.target sm_90a\n";
+  return spec;
+}
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Where lit finds cuda.h (CUDA_HOME, else /usr/local/cuda); "" without.
+std::string cudaInclude() {
+  const char *home = std::getenv("CUDA_HOME");
+  std::string include =
+      std::string(home ? home : "/usr/local/cuda") + "/include";
+  return std::ifstream(include + "/cuda.h").good() ? include : "";
+}
+
+/// Where the test writes the C, one directory per process.
+std::string scratchDirectory() {
+  return ::testing::TempDir() + "tilec-clauncher-" + std::to_string(getpid());
+}
+
+/// Compiles `launcher` with cc and `flags`: the command's status.
+int compileC(const CLauncher &launcher, const std::string &name,
+             const std::string &flags) {
+  std::string dir = scratchDirectory();
+  std::string mkdir = "mkdir -p '" + dir + "'";
+  if (std::system(mkdir.c_str()) != 0)
+    return -1;
+  std::ofstream(dir + "/" + name + ".h") << launcher.header;
+  std::ofstream(dir + "/" + name + ".c") << launcher.source;
+  std::string command = "cc " + flags + " -Wall -Wextra -Werror -I'" +
+                        cudaInclude() + "' -c '" + dir + "/" + name +
+                        ".c' -o '" + dir + "/" + name + ".o'";
+  return std::system(command.c_str());
+}
+
+// Each program a cluster: the launch goes through cuLaunchKernelEx with
+// the grid's CTAs, the programs' times the cluster's, and the cluster as
+// its attribute, once the CTAs are found within CUDA's limits.
+TEST(CLauncher, ClusterLaunch) {
+  CLauncher launcher =
+      emitCLauncher({splitK({4, 1, 1})}, "splitk.h", "splitk.tl");
+  const std::string &c = launcher.source;
+  EXPECT_TRUE(
+      contains(launcher.header, "each program a cluster of (4, 1, 1) CTAs"))
+      << launcher.header;
+  EXPECT_TRUE(contains(launcher.header, "through cuLaunchKernelEx"));
+  EXPECT_TRUE(contains(c, "#include <string.h>"));
+  EXPECT_TRUE(contains(c, "CUresult (*launchEx)(const CUlaunchConfig *, "
+                          "CUfunction, void **, void **);"));
+  EXPECT_TRUE(contains(
+      c, "TILEC_SYM(lib, splitk_driver.launchEx, \"cuLaunchKernelEx\");"))
+      << c;
+  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_x * 4 > 2147483647u)\n"
+                          "    return CUDA_ERROR_INVALID_VALUE;\n"
+                          "  CUfunction tl_function;\n"));
+  EXPECT_TRUE(
+      contains(c, "tl_cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
+                  "  tl_cluster.value.clusterDim.x = 4;\n"
+                  "  tl_cluster.value.clusterDim.y = 1;\n"
+                  "  tl_cluster.value.clusterDim.z = 1;\n"
+                  "  tl_config.gridDimX = grid_x * 4;\n"
+                  "  tl_config.gridDimY = grid_y;\n"
+                  "  tl_config.gridDimZ = grid_z;\n"
+                  "  tl_config.blockDimX = 128;\n"))
+      << c;
+  EXPECT_TRUE(contains(c, "tl_config.sharedMemBytes = 65536;\n"
+                          "  tl_config.hStream = stream;\n"
+                          "  tl_config.attrs = &tl_cluster;\n"
+                          "  tl_config.numAttrs = 1;\n"));
+  EXPECT_TRUE(contains(c, "tl_r = splitk_driver.launchEx(&tl_config, "
+                          "tl_function, tl_params, NULL);"));
+  // The large shared memory is still opted into when the image loads.
+  EXPECT_TRUE(contains(c, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"));
+  EXPECT_FALSE(contains(c, "splitk_driver.launch(tl_function"));
+}
+
+// Clusters along more than x check and multiply each extent they span.
+TEST(CLauncher, ClusterAlongSeveralAxes) {
+  std::string c =
+      emitCLauncher({splitK({2, 2, 1})}, "splitk.h", "splitk.tl").source;
+  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_x * 2 > 2147483647u ||\n"
+                          "      (uint64_t)grid_y * 2 > 65535u)\n"))
+      << c;
+  EXPECT_TRUE(contains(c, "tl_config.gridDimY = grid_y * 2;"));
+}
+
+// Without clusters the launcher is as it was: cuLaunchKernel, and no
+// cuLaunchKernelEx to resolve (an older driver still launches it).
+TEST(CLauncher, NoClusterNoLaunchEx) {
+  CLauncher launcher =
+      emitCLauncher({splitK({1, 1, 1})}, "splitk.h", "splitk.tl");
+  EXPECT_FALSE(contains(launcher.source, "cuLaunchKernelEx"));
+  EXPECT_FALSE(contains(launcher.source, "string.h"));
+  EXPECT_FALSE(contains(launcher.header, "cluster"));
+  EXPECT_TRUE(contains(launcher.source,
+                       "tl_r = splitk_driver.launch(tl_function, grid_x, "
+                       "grid_y, grid_z, 128, 1, 1,\n    65536, stream, "
+                       "tl_params, NULL);"));
+}
+
+// A dispatcher over a clustered and a plain specialization resolves
+// cuLaunchKernelEx once, and each launcher launches its own way.
+TEST(CLauncher, DispatcherMixesClusters) {
+  CLauncher launcher = emitCLauncher({splitK({1, 1, 1}, 1), splitK({2, 1, 1})},
+                                     "splitk.h", "splitk.tl");
+  const std::string &c = launcher.source;
+  EXPECT_TRUE(contains(c, "TILEC_SYM(lib, splitk_driver.launchEx"));
+  size_t plain = c.find("CUresult splitk_spec0(");
+  size_t clustered = c.find("CUresult splitk_spec1(");
+  ASSERT_NE(plain, std::string::npos);
+  ASSERT_NE(clustered, std::string::npos);
+  ASSERT_LT(plain, clustered);
+  std::string spec0 = c.substr(plain, clustered - plain);
+  std::string spec1 = c.substr(clustered);
+  EXPECT_TRUE(contains(spec0, "splitk_driver.launch(tl_function"));
+  EXPECT_FALSE(contains(spec0, "tl_config"));
+  EXPECT_TRUE(contains(spec1, "tl_config.gridDimX = grid_x * 2;"));
+  EXPECT_TRUE(contains(spec1, "splitk_driver.launchEx(&tl_config"));
+}
+
+// The C compiles, as C99 and as C++, warnings as errors.
+TEST(CLauncher, ClusterLauncherCompiles) {
+  if (cudaInclude().empty() || std::system("cc --version >/dev/null 2>&1"))
+    GTEST_SKIP() << "no C compiler or no cuda.h";
+  CLauncher launcher = emitCLauncher({splitK({1, 1, 1}, 1), splitK({2, 2, 1})},
+                                     "splitk.h", "splitk.tl");
+  EXPECT_EQ(compileC(launcher, "splitk", "-std=c99"), 0) << launcher.source;
+  EXPECT_EQ(compileC(launcher, "splitk", "-x c++"), 0);
+  std::string cleanup = "rm -rf '" + scratchDirectory() + "'";
+  EXPECT_EQ(std::system(cleanup.c_str()), 0);
+}
+
+} // namespace
