@@ -66,92 +66,127 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
     auto toBits = [&](Value v) {
       return isFloat ? LLVM::BitcastOp::create(b, loc, i32, v).getResult() : v;
     };
-    auto fromBits = [&](Value v) {
-      return isFloat ? LLVM::BitcastOp::create(b, loc, element, v).getResult()
-                     : v;
-    };
+    int64_t ctas = op.getCtas();
 
     // The layout's threads: a warp-specialized kernel's producer warps
     // come after them and only take part in the barriers.
     int64_t threads = 32 * getNumWarps(op);
     int64_t chunks = (int64_t(values.size()) + 3) / 4;
-    Value base = getSharedMemoryBase(b, loc, op, chunks * 16 * threads);
-    Value base64 = LLVM::PtrToIntOp::create(b, loc, i64, base);
+    int64_t chunkStride = threads * 16; // bytes from chunk j to j + 1
+    Value base = getSharedMemoryBase(b, loc, op, chunks * chunkStride);
     Value tid = NVVM::ThreadIdXOp::create(b, loc, i32);
     Value rank = NVVM::ClusterId::create(b, loc, i32);
     Value holds = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, tid,
                                        i32Constant(b, loc, threads));
-    Value stores = LLVM::AndOp::create(b, loc, holds, isRank(b, loc, rank, false));
-    Value loads = LLVM::AndOp::create(b, loc, holds, isRank(b, loc, rank, true));
-    // Byte offset of this thread's chunk j: (j * T + tid) * 16.
-    Value tid64 = LLVM::ZExtOp::create(b, loc, i64, tid);
-    auto chunkOffset = [&](int64_t j) -> Value {
-      Value slot = LLVM::AddOp::create(
-          b, loc, tid64,
-          LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(j * threads)));
-      return LLVM::MulOp::create(
-          b, loc, slot, LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(16)));
+    auto i64Constant = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
     };
+    // This thread's chunk j lies at j * chunkStride + tid * 16: the first
+    // one's address in a register, the others' immediate offsets from it.
+    Value mine = LLVM::AddOp::create(
+        b, loc, LLVM::PtrToIntOp::create(b, loc, i64, base),
+        LLVM::MulOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, tid),
+                            i64Constant(16)));
+    auto at = [&](int64_t bytes) { return std::to_string(bytes); };
+    auto mapa = [&](Value address, Value cta) {
+      return emitPTX(b, loc, "mapa.shared::cluster.u64 $0, $1, $2;", "=l,l,r",
+                     ValueRange{address, cta}, {i64}, /*hasSideEffects=*/false)
+          .front();
+    };
+    StringRef add = isFloat ? "add.f32" : "add.s32";
 
-    // The loop's shared buffers (the pipeline's rings) may lie under the
-    // scratch: every warp of the CTA must be done with them.
+    // 1. Every CTA's partial into its scratch, four elements a chunk. The
+    // loop's shared buffers (the pipeline's rings) may lie under it: every
+    // warp of the CTA must be done with them.
     emitBarrier(b, loc);
     for (int64_t j = 0; j < chunks; ++j) {
       int64_t n = std::min<int64_t>(4, int64_t(values.size()) - 4 * j);
-      SmallVector<Value> operands = {
-          LLVM::AddOp::create(b, loc, base64, chunkOffset(j))};
-      for (int64_t k = 0; k < n; ++k)
-        operands.push_back(toBits(values[4 * j + k]));
-      operands.push_back(stores);
-      std::string vector = n == 1 ? "" : ".v" + std::to_string(n == 3 ? 4 : n);
-      if (n == 3) // no .v3: pad with the first register, never read back
-        operands.insert(operands.end() - 1, operands[1]);
-      unsigned count = n == 3 ? 4 : unsigned(n);
+      unsigned count = n == 3 ? 4 : unsigned(n); // no .v3: pad, never read
+      SmallVector<Value> operands = {mine};
+      for (unsigned k = 0; k < count; ++k)
+        operands.push_back(toBits(values[4 * j + std::min<int64_t>(k, n - 1)]));
+      operands.push_back(holds);
+      std::string vector = count == 1 ? "" : ".v" + std::to_string(count);
       emitPTX(b, loc,
-              llvm::formatv("@${0} st.shared{1}.b32 [ $0 + 0 ], {2};", count + 1,
-                            vector, getPTXOperandList(1, count))
+              llvm::formatv("@${0} st.shared{1}.b32 [ $0 + {2} ], {3};",
+                            count + 1, vector, at(j * chunkStride),
+                            getPTXOperandList(1, count))
                   .str(),
               "l," + llvm::join(SmallVector<std::string>(count, "r"), ",") + ",b",
               operands, {}, /*hasSideEffects=*/true);
     }
     emitClusterBarrier(b, loc);
-    unsigned ctas = unsigned(op.getCtas());
-    SmallVector<Value> remotes;
-    for (unsigned r = 1; r < ctas; ++r)
-      remotes.push_back(emitPTX(b, loc, "mapa.shared::cluster.u64 $0, $1, $2;",
-                                "=l,l,r",
-                                ValueRange{base64, i32Constant(b, loc, r)},
-                                {i64}, /*hasSideEffects=*/false)
-                            .front());
-    // Chunk by chunk, each rank's in order: few registers are live beyond
-    // the accumulator.
+
+    // 2. Rank r sums chunks r, r + S, ... of every CTA, in rank order, and
+    // stores the sums over its own partial: each element is summed once,
+    // by one CTA, the CTAs in parallel, few registers live at a time.
+    Value firstOwned = LLVM::AddOp::create(
+        b, loc, mine,
+        LLVM::MulOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, rank),
+                            i64Constant(chunkStride)));
+    SmallVector<Value> sources;
+    for (int64_t r = 0; r < ctas; ++r)
+      sources.push_back(mapa(firstOwned, i32Constant(b, loc, r)));
+    for (int64_t i = 0; i * ctas < chunks; ++i) {
+      // Chunk rank + i * S, where there is one.
+      Value owned = LLVM::AndOp::create(
+          b, loc, holds,
+          LLVM::ICmpOp::create(
+              b, loc, LLVM::ICmpPredicate::slt,
+              LLVM::AddOp::create(b, loc, rank, i32Constant(b, loc, i * ctas)),
+              i32Constant(b, loc, chunks)));
+      std::string offset = at(i * ctas * chunkStride);
+      std::string body = "{\n\t.reg .b32 %cs_a<4>, %cs_b<4>;\n\t";
+      body += llvm::formatv("@${0} ld.shared::cluster.v4.b32 {{ %cs_a0, %cs_a1, "
+                            "%cs_a2, %cs_a3 }, [ $0 + {1} ];",
+                            ctas + 1, offset)
+                  .str();
+      for (int64_t r = 1; r < ctas; ++r) {
+        body += llvm::formatv("\n\t@${0} ld.shared::cluster.v4.b32 {{ %cs_b0, "
+                              "%cs_b1, %cs_b2, %cs_b3 }, [ ${1} + {2} ];",
+                              ctas + 1, r, offset)
+                    .str();
+        for (int k = 0; k < 4; ++k)
+          body += llvm::formatv("\n\t{0} %cs_a{1}, %cs_a{1}, %cs_b{1};", add, k)
+                      .str();
+      }
+      body += llvm::formatv("\n\t@${0} st.shared.v4.b32 [ ${1} + {2} ], {{ "
+                            "%cs_a0, %cs_a1, %cs_a2, %cs_a3 };\n\t}",
+                            ctas + 1, ctas, offset)
+                  .str();
+      SmallVector<Value> operands(sources);
+      operands.append({firstOwned, owned});
+      emitPTX(b, loc, body,
+              llvm::join(SmallVector<std::string>(ctas + 1, "l"), ",") + ",b",
+              operands, {}, /*hasSideEffects=*/true);
+    }
+    emitClusterBarrier(b, loc);
+
+    // 3. Rank 0 reads each chunk's sum from the CTA that made it.
+    Value gathers =
+        LLVM::AndOp::create(b, loc, holds, isRank(b, loc, rank, true));
+    SmallVector<Value> owners;
+    for (int64_t r = 0; r < ctas; ++r)
+      owners.push_back(mapa(mine, i32Constant(b, loc, r)));
+    std::string reg = isFloat ? "=f" : "=r";
     for (int64_t j = 0; j < chunks; ++j) {
       int64_t n = std::min<int64_t>(4, int64_t(values.size()) - 4 * j);
       unsigned count = n == 3 ? 4 : unsigned(n);
       std::string vector = count == 1 ? "" : ".v" + std::to_string(count);
-      std::string constraints;
-      for (unsigned k = 0; k < count; ++k)
-        constraints += "=r,";
-      constraints += "l,b";
-      SmallVector<Type> types(count, i32);
-      Value offset = chunkOffset(j);
-      for (Value remote : remotes) {
-        SmallVector<Value> loaded = emitPTX(
-            b, loc,
-            llvm::formatv("@${0} ld.shared::cluster{1}.b32 {2}, [ ${3} + 0 ];",
-                          count + 1, vector, getPTXOperandList(0, count), count)
-                .str(),
-            constraints,
-            ValueRange{LLVM::AddOp::create(b, loc, remote, offset), loads},
-            types, /*hasSideEffects=*/true);
-        for (int64_t k = 0; k < n; ++k) {
-          Value &v = values[4 * j + k];
-          Value other = fromBits(loaded[k]);
-          v = isFloat ? LLVM::FAddOp::create(b, loc, v, other).getResult()
-                      : LLVM::AddOp::create(b, loc, v, other).getResult();
-        }
-      }
+      SmallVector<Type> types(count, element);
+      SmallVector<Value> sums = emitPTX(
+          b, loc,
+          llvm::formatv("@${0} ld.shared::cluster{1}.b32 {2}, [ ${3} + {4} ];",
+                        count + 1, vector, getPTXOperandList(0, count), count,
+                        at(j * chunkStride))
+              .str(),
+          llvm::join(SmallVector<std::string>(count, reg), ",") + ",l,b",
+          ValueRange{owners[j % ctas], gathers}, types,
+          /*hasSideEffects=*/true);
+      for (int64_t k = 0; k < n; ++k)
+        values[4 * j + k] = sums[k];
     }
+    // The others' shared memory stays until rank 0 has read it.
     emitClusterBarrier(b, loc);
     rewriter.replaceOpWithMultiple(op, {values});
     return success();

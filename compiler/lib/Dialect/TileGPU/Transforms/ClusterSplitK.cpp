@@ -225,9 +225,11 @@ void split(const Plan &plan, unsigned ctas) {
       b, loc, arith::MulIOp::create(b, loc, rank, chunk), trips);
   Value last = arith::MinSIOp::create(
       b, loc, arith::AddIOp::create(b, loc, first, chunk), trips);
+  // Folded as built: the box analysis of the pipeliner that follows reads
+  // a bound of `first` (a step of 1 from 0), or `first * step`.
   auto at = [&](Value i) {
-    return arith::AddIOp::create(b, loc, lb,
-                                 arith::MulIOp::create(b, loc, i, step));
+    return b.createOrFold<arith::AddIOp>(
+        loc, lb, b.createOrFold<arith::MulIOp>(loc, i, step));
   };
   loop.setLowerBound(at(first));
   loop.setUpperBound(at(last));
@@ -242,8 +244,19 @@ void split(const Plan &plan, unsigned ctas) {
     case Carried::Kind::Unchanged:
       break;
     case Carried::Kind::Induction: {
-      Value offset = arith::MulIOp::create(
-          b, loc, carried.step, castSplat(b, loc, first, carried.step.getType()));
+      // A splatted step advances by a splat of step * first, which the
+      // pipeliner's box analysis reads as `first` iterations in.
+      Value offset;
+      if (auto splat = carried.step.getDefiningOp<tile::SplatOp>())
+        offset = tile::SplatOp::create(
+            b, loc, carried.step.getType(),
+            arith::MulIOp::create(
+                b, loc, splat.getSrc(),
+                castSplat(b, loc, first, splat.getSrc().getType())));
+      else
+        offset = arith::MulIOp::create(
+            b, loc, carried.step,
+            castSplat(b, loc, first, carried.step.getType()));
       if (isa<tile::PointerType>(getElementTypeOrSelf(value.getType())))
         init.set(tile::AddPtrOp::create(b, loc, value.getType(), value, offset));
       else

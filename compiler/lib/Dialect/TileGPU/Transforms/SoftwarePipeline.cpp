@@ -321,6 +321,8 @@ Value emitCoordinate(OpBuilder &b, Location loc, const TensorBox &box,
   if (!box.advances[d])
     return offset;
   Value iteration = toI32(b, loc, emitIteration(b, loc, loop));
+  if (box.shift)
+    iteration = arith::AddIOp::create(b, loc, iteration, box.shift);
   Value advance = arith::ConstantOp::create(
       b, loc, b.getI32IntegerAttr(int32_t(box.advances[d])));
   return arith::AddIOp::create(

@@ -195,6 +195,22 @@ std::optional<Advancing> matchAdvancing(Value ptrs, scf::ForOp loop) {
   return Advancing{loop.getInitArgs()[index], delta};
 }
 
+/// `init` as `ptrs + k * delta` (`delta` the scalar each iteration adds),
+/// the pointers of k iterations later (a loop that starts part-way): ptrs
+/// and k, or {init, null}.
+std::pair<Value, Value> peelIterations(Value init, Value delta) {
+  auto add = init.getDefiningOp<tile::AddPtrOp>();
+  Value offset = add ? getSplatted(add.getOffset()) : Value();
+  auto mul = offset ? offset.getDefiningOp<arith::MulIOp>() : nullptr;
+  if (!mul)
+    return {init, Value()};
+  for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
+                          std::pair(mul.getRhs(), mul.getLhs())})
+    if (lhs == delta && rhs.getType().isInteger(32))
+      return {add.getPtr(), rhs};
+  return {init, Value()};
+}
+
 /// The dimension whose index `delta` advances and by how much, given each
 /// dimension's stride: `c` moves c elements along the unit-stride
 /// dimension, `c * stride_d` (or `stride_d * c`) c along dimension d.
@@ -219,11 +235,27 @@ matchAdvance(Value delta, ArrayRef<Value> strides) {
                    *count);
 }
 
+/// Whether `loop` starts `shift` iterations in (its lower bound is shift
+/// steps), or at 0 where there is no shift.
+bool startsAt(scf::ForOp loop, Value shift) {
+  Value lower = loop.getLowerBound();
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!shift)
+    return getConstantIntValue(lower) == 0;
+  if (lower == shift)
+    return step == 1;
+  auto mul = lower.getDefiningOp<arith::MulIOp>();
+  return mul && ((mul.getLhs() == shift && getConstantIntValue(mul.getRhs()) == step) ||
+                 (mul.getRhs() == shift && getConstantIntValue(mul.getLhs()) == step));
+}
+
 /// The extent `E` of a bound `E - x` on the index of a dimension that
 /// advances by `advance` per iteration of `loop`, where x is that many
-/// times the iteration's number: `E - k * advance` for k counting
-/// iterations from 0, or `E - k` for k stepping by `advance`.
-Value matchShrinkingBound(Value bound, scf::ForOp loop, int64_t advance) {
+/// times the iteration's number (counted from the box at its offset, past
+/// `shift` iterations where the loop starts part-way): `E - k * advance`
+/// for k counting iterations, or `E - k` for k stepping by `advance`.
+Value matchShrinkingBound(Value bound, scf::ForOp loop, int64_t advance,
+                          Value shift) {
   auto sub = bound.getDefiningOp<arith::SubIOp>();
   if (!sub || !loop.isDefinedOutsideOfLoop(sub.getLhs()))
     return Value();
@@ -238,9 +270,8 @@ Value matchShrinkingBound(Value bound, scf::ForOp loop, int64_t advance) {
         break;
       }
   }
-  std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (x != loop.getInductionVar() || lower != 0 || !step ||
+  if (x != loop.getInductionVar() || !startsAt(loop, shift) || !step ||
       *step * scale != advance)
     return Value();
   return sub.getLhs();
@@ -320,7 +351,8 @@ bool isUnobservablePast(tile::LoadOp load, unsigned dim, const Index &index,
         continue;
       }
       bool elementwise = user->hasTrait<OpTrait::Elementwise>() ||
-                         isa<ConvertLayoutOp, WarpgroupDotWaitOp>(user);
+                         isa<ConvertLayoutOp, WarpgroupDotWaitOp,
+                             ClusterSumOp>(user);
       if (!elementwise || user->getNumRegions())
         return false;
       llvm::append_range(worklist, user->getResults());
@@ -339,8 +371,9 @@ std::optional<TensorBox> matchBox(Value ptrs, Value mask, tile::LoadOp load,
     return std::nullopt;
   unsigned rank = type.getRank();
   std::optional<Advancing> advancing;
+  Value shift;
   if (loop && (advancing = matchAdvancing(ptrs, loop)))
-    ptrs = advancing->init;
+    std::tie(ptrs, shift) = peelIterations(advancing->init, advancing->delta);
   SmallVector<Term> terms;
   Value base = collectPointerTerms(ptrs, terms);
   SmallVector<std::pair<Index, Value>> bounds;
@@ -349,6 +382,7 @@ std::optional<TensorBox> matchBox(Value ptrs, Value mask, tile::LoadOp load,
 
   TensorBox box;
   box.base = base;
+  box.shift = shift;
   box.offsets.resize(rank);
   box.advances.assign(rank, 0);
   box.extents.resize(rank);
@@ -392,9 +426,13 @@ std::optional<TensorBox> matchBox(Value ptrs, Value mask, tile::LoadOp load,
       if (term.index.dim == int(d) && term.index.modulus)
         return std::nullopt;
     if (box.extents[d]) {
-      box.extents[d] = matchShrinkingBound(box.extents[d], loop, count);
+      box.extents[d] = matchShrinkingBound(box.extents[d], loop, count, shift);
       if (!box.extents[d])
         return std::nullopt;
+    } else if (shift) {
+      // Unmasked, the tensor ends with the whole loop's last box, which a
+      // loop that starts part-way does not know.
+      return std::nullopt;
     }
   }
   return box;

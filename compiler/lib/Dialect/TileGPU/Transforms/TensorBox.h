@@ -52,6 +52,10 @@ struct TensorBox {
   /// tensor ends where the box does (its last box, if it advances).
   SmallVector<Value> extents;
   SmallVector<Value> strides;  ///< integer element stride; null: 1
+  /// Scalar i32: the iterations the loop's first pointers are past the box
+  /// at `offsets` (a loop that starts part-way, as a cluster's share of a K
+  /// loop does: tilegpu-cluster-split-k); null: none.
+  Value shift;
 };
 
 /// The box `load` reads in the iterations of `loop` (its pointers may be
