@@ -52,6 +52,16 @@ def specialize(ints, narrowest_bytes=1):
     return entries, [v for v in ints if v != 1]
 
 
+def cluster_split_k(programs, multiprocessors, capability):
+    """The CTAs per program the JIT's cost model picks for a launch of
+    `programs` (tile::chooseClusterSplitK, abi/include/tile/Grid.h): 1 before
+    sm_90 or where the grid fills half the GPU, else the largest of 4 and 2
+    that the multiprocessors hold."""
+    if capability < 90 or programs == 0 or programs > multiprocessors // 2:
+        return 1
+    return 4 if programs * 4 <= multiprocessors else 2
+
+
 class CompileError(RuntimeError):
     """tilec rejected the kernel; the message is its diagnostics."""
 
