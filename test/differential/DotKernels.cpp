@@ -141,16 +141,24 @@ KernelCase difftest::dotCase(Rng &rng) {
   if (kind == DataKind::SmallInt && !ints && rng.chance(0.5))
     kind = DataKind::Dyadic;
   bool aColMajor = rng.chance(0.3), bColMajor = rng.chance(0.3);
+  // Rows whose stride's largest power-of-two divisor is 2, 4 or 8 (the
+  // JIT's i32:2 to i32:8): vector loads and bulk copies where the bytes
+  // allow them.
+  int64_t divisor = rng.chance(0.25) ? rng.pick({2, 4, 8}) : 0;
+  auto exactly = [&](int64_t extent) {
+    int64_t stride = (extent + divisor - 1) / divisor * divisor;
+    return stride % (2 * divisor) ? stride : stride + divisor;
+  };
   int64_t sam =
-      aColMajor
-          ? 1
+      aColMajor  ? 1
+      : divisor ? exactly(K)
           : K + (rng.chance(0.15)
                      ? 16 * rng.range(0, 2) + (aligned ? 0 : rng.range(1, 8))
                      : 0);
   int64_t sak = aColMajor ? M : 1;
   int64_t sbk =
-      bColMajor
-          ? 1
+      bColMajor  ? 1
+      : divisor ? exactly(N)
           : N + (rng.chance(0.15)
                      ? 16 * rng.range(0, 2) + (aligned ? 0 : rng.range(1, 8))
                      : 0);
@@ -376,6 +384,10 @@ KernelCase difftest::dotCase(Rng &rng) {
     cb.constexprInt("SPLIT_K", splitK);
   cb.finish("matmul_kernel", body);
   cb.randomTarget();
+  // Programs run as clusters that split the K loop (sm_90+; kernels the
+  // split does not take stay one CTA per program).
+  if (c.arch != "sm_80" && rng.chance(0.3))
+    c.clusterSplitK = unsigned(rng.pick({2, 4}));
   if (grouped) {
     c.grid[0] = unsigned(cdiv(M, BM) * cdiv(N, BN));
   } else {

@@ -66,7 +66,8 @@ std::string difftest::dumpCase(const KernelCase &c,
       << "GPU, -o DIR for the outputs.\ncd \"$(dirname \"$0\")\"\n"
       << "tile-run kernel.tl --kernel " << c.kernel << " --grid " << c.grid[0]
       << "," << c.grid[1] << "," << c.grid[2] << " --num-warps " << c.numWarps
-      << " --num-stages " << c.numStages << " --arch " << c.arch;
+      << " --num-stages " << c.numStages << " --arch " << c.arch
+      << " --cluster-split-k " << c.clusterSplitK;
   // The GPU's specialization: integers equal to 1 are constants, and
   // tile-run takes no argument for them.
   std::vector<std::string> types = argTypes(c, /*ones=*/true);

@@ -11,7 +11,10 @@ std::string difftest::describe(const KernelCase &c) {
   s << "# seed " << c.seed << ": " << c.family << ", " << c.summary << "\n";
   s << "# grid (" << c.grid[0] << ", " << c.grid[1] << ", " << c.grid[2]
     << "), num_warps " << c.numWarps << ", num_stages " << c.numStages
-    << ", arch " << c.arch << "\n# arguments:";
+    << ", arch " << c.arch;
+  if (c.clusterSplitK != 1)
+    s << ", cluster split " << c.clusterSplitK;
+  s << "\n# arguments:";
   for (const Param &p : c.params) {
     if (p.isBuffer) {
       const Buffer &b = c.buffers[p.index];

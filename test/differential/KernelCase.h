@@ -71,6 +71,9 @@ struct KernelCase {
   /// The compile target: sm_90a (the JIT's choice on Hopper), sm_90 or
   /// sm_80 (the H100 runs PTX for either).
   std::string arch = "sm_90a";
+  /// CTAs per program that split a dot's K loop (--cluster-split-k; the
+  /// interpreter runs one program as one).
+  unsigned clusterSplitK = 1;
   /// Buffers' `expected` hold the reference.
   bool reference = false;
 };

@@ -67,6 +67,7 @@ tilec::CompileOptions compileOptions(const KernelCase &c,
   o.numWarps = c.numWarps;
   o.numStages = c.numStages;
   o.arch = c.arch;
+  o.clusterSplitK = c.clusterSplitK;
   for (const auto &[name, value] : c.constexprs)
     o.constexprs.emplace_back(name, tilec::HostScalar::ofInt(value));
   o.argTypes = tile::JITFunction::argTypes(kernelArgs(c, addresses), ones);
@@ -182,6 +183,7 @@ RunOutcome difftest::runGPU(const KernelCase &c) {
     options.numWarps = c.numWarps;
     options.numStages = c.numStages;
     options.arch = c.arch;
+    options.clusterSplitK = c.clusterSplitK;
     std::vector<tile::KernelArg> args = kernelArgs(c, addresses);
     f.launch(tile::Grid{c.grid[0], c.grid[1], c.grid[2]}, args, constexprs,
              options);
