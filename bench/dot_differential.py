@@ -19,7 +19,7 @@ fp8 sums are allowed wgmma's shorter fp8 accumulator (see
 accumulation_bound).
 
     python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton] [--arch sm_90a [--specialize]]
-        [--only 'fp32->fp32 tf32'] [--sanitize racecheck]
+        [--only 'fp32->fp32 tf32'] [--sanitize racecheck] [--cluster-split-k 4]
 """
 import argparse
 import importlib.machinery
@@ -48,7 +48,10 @@ SHAPES = [(1, 1, 1), (3, 3, 3), (17, 17, 17), (100, 3, 17), (3, 100, 127),
           (1, 1000, 17), (3, 17, 1000), (127, 1, 100),
           # Rows of 16 elements' multiples (with --specialize, the copy
           # engine's boxes), ragged against the blocks.
-          (112, 48, 208), (144, 144, 1008)]
+          (112, 48, 208), (144, 144, 1008),
+          # Rows whose strides divide by 2, 4 or 8 and no more (the JIT's
+          # i32:2 to i32:8: vectors, and bulk copies where 16 bytes allow).
+          (50, 18, 74), (60, 40, 200), (24, 72, 1000)]
 # (BLOCK_M, BLOCK_N, BLOCK_K, num_warps)
 BLOCKS = [(16, 16, 16, 4), (32, 32, 32, 4), (64, 64, 32, 4), (128, 128, 32, 8),
           (128, 64, 64, 4), (3, 3, 3, 1), (16, 8, 16, 1), (64, 128, 16, 8),
@@ -151,7 +154,7 @@ def split_block(block):
 
 
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
-             arch="sm_90", specialize=False, sanitize=None):
+             arch="sm_90", specialize=False, sanitize=None, cluster_split=1):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes[:3]
@@ -186,7 +189,7 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
     signature = ", ".join(pointers + entries) + f", {blocks}, '{precision}'"
     cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
            backend, "-o", out, "--num-warps", str(warps), "--arch", arch, "--signature",
-           signature] + paths + [str(v) for v in ints]
+           signature, "--cluster-split-k", str(cluster_split)] + paths + [str(v) for v in ints]
     if sanitize and backend == "cuda":
         cmd = ["compute-sanitizer", "--tool", sanitize, "--error-exitcode", "3"] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -287,9 +290,13 @@ def main():
     parser.add_argument("--arch", default="sm_90",
                         help="tile-run's --arch for the GPU runs (sm_90a: wgmma)")
     parser.add_argument("--specialize", action="store_true",
-                        help="integers specialized as Triton's JIT does (divisible "
-                             "by 16, equal to 1) and buffers 16-byte aligned: with "
-                             "sm_90a, the copy engine reads the aligned shapes' tiles")
+                        help="integers specialized as tilec's JIT does (their "
+                             "power-of-two divisors up to 16 bytes, equal to 1) and "
+                             "buffers 16-byte aligned: with sm_90a, the copy engine "
+                             "reads the aligned shapes' tiles")
+    parser.add_argument("--cluster-split-k", type=int, default=1, metavar="S",
+                        help="the GPU runs' programs as clusters of S CTAs that "
+                             "split the K loop (sm_90a)")
     parser.add_argument("--only", default="",
                         help="comma-separated parts of case labels to run (e.g. "
                              "'fp32->fp32 tf32'); all by default")
@@ -314,7 +321,7 @@ def main():
                 specialize=args.specialize)
             gpu, gpu_tail, _ = tile_run(
                 args.tile_run, "cuda", workdir, shape, batch, block, dtypes, a, b,
-                args.arch, args.specialize, args.sanitize)
+                args.arch, args.specialize, args.sanitize, args.cluster_split_k)
         ref, magnitude = reference(a, b, dtypes)
         problems = []
         if not np.all(gpu_tail == sentinel) or not np.all(interp_tail == sentinel):
