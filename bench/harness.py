@@ -110,16 +110,21 @@ class Constexpr:
 # torch dtypes by their str(), Pointer's by tilec's own names.
 _DTYPES = {"torch.float32": "fp32", "torch.float16": "fp16",
            "torch.bfloat16": "bf16", "torch.int32": "i32", "torch.int64": "i64",
-           "torch.int8": "i8", "torch.uint8": "u8", "torch.float64": "fp64"}
+           "torch.int16": "i16", "torch.uint16": "u16", "torch.int8": "i8",
+           "torch.uint8": "u8", "torch.float64": "fp64", "torch.bool": "i1",
+           "torch.float8_e4m3fn": "fp8e4nv", "torch.float8_e5m2": "fp8e5"}
 ELEMENT_BYTES = {"fp32": 4, "fp16": 2, "bf16": 2, "i32": 4, "i64": 8, "i8": 1,
-          "u8": 1, "fp64": 8, "fp8e4nv": 1, "fp8e5": 1, "i16": 2, "u16": 2}
+                 "u8": 1, "fp64": 8, "fp8e4nv": 1, "fp8e5": 1, "i16": 2,
+                 "u16": 2, "i1": 1}
 
 
 def _pointee(value):
     """A tensor's (or Pointer's) element type in tilec's names and bytes."""
     dtype = str(value.dtype)
     name = _DTYPES.get(dtype, dtype)
-    return name, ELEMENT_BYTES.get(name, 1)
+    if name not in ELEMENT_BYTES:
+        raise TypeError(f"no tilec dtype for {dtype}")
+    return name, ELEMENT_BYTES[name]
 
 
 def _is_pointer(value):

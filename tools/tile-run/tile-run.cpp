@@ -469,7 +469,8 @@ bool readArgs(const std::vector<std::string> &texts, std::vector<Arg> &args,
 /// The types the ARGs give unannotated parameters, with the hints their
 /// values promise (tile/Specialization.h): "*fp16:16" for a buffer (ours
 /// are 64-byte aligned), "i32:8" for a stride of 5000 beside fp16 buffers,
-/// as the JIT would specialize the same launch.
+/// as the JIT would specialize the same launch (but for integers equal to
+/// 1, which tile-run passes as arguments).
 std::vector<std::string> inferredTypes(const std::vector<Arg> &args) {
   unsigned narrowest = tile::kMaxUsefulAlignment;
   for (const Arg &arg : args) {

@@ -68,8 +68,9 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
     };
     int64_t ctas = op.getCtas();
 
-    // The layout's threads: a warp-specialized kernel's producer warps
-    // come after them and only take part in the barriers.
+    // The layout's threads. (A warp-specialized kernel's producer warps
+    // have exited by now: the sum follows the loop in the consumers'
+    // region, and barrier.cluster waits for threads that have not.)
     int64_t threads = 32 * getNumWarps(op);
     int64_t chunks = (int64_t(values.size()) + 3) / 4;
     int64_t chunkStride = threads * 16; // bytes from chunk j to j + 1

@@ -77,6 +77,19 @@ struct Plan {
   SmallVector<Carried> carried;
 };
 
+/// Whether `value` is the same in every iteration of `loop`: defined
+/// outside it, or by pure ops in it of such values (which the split then
+/// hoists).
+bool isLoopInvariant(scf::ForOp loop, Value value) {
+  if (loop.isDefinedOutsideOfLoop(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  return def && def->getBlock() == loop.getBody() && isPure(def) &&
+         def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(),
+                      [&](Value v) { return isLoopInvariant(loop, v); });
+}
+
 /// How iter_arg `i` of `loop` is carried, or a reason it cannot be split.
 FailureOr<Carried> classify(scf::ForOp loop, unsigned i, std::string &why) {
   BlockArgument arg = loop.getRegionIterArg(i);
@@ -94,11 +107,11 @@ FailureOr<Carried> classify(scf::ForOp loop, unsigned i, std::string &why) {
   if (auto add = next.getDefiningOp<arith::AddIOp>()) {
     for (auto [self, other] : {std::pair(add.getLhs(), add.getRhs()),
                                std::pair(add.getRhs(), add.getLhs())})
-      if (self == arg && loop.isDefinedOutsideOfLoop(other))
+      if (self == arg && isLoopInvariant(loop, other))
         return Carried{Carried::Kind::Induction, other};
   }
   if (auto add = next.getDefiningOp<tile::AddPtrOp>())
-    if (add.getPtr() == arg && loop.isDefinedOutsideOfLoop(add.getOffset()))
+    if (add.getPtr() == arg && isLoopInvariant(loop, add.getOffset()))
       return Carried{Carried::Kind::Induction, add.getOffset()};
   why = "loop-carried value " + std::to_string(i) +
         " does not advance by a loop-invariant step";
@@ -148,9 +161,6 @@ FailureOr<Plan> analyze(func::FuncOp func, std::string &why) {
     why = "the K loop writes memory";
     return failure();
   }
-  // Steps computed in the loop from values outside it go before it, where a
-  // chunk's first values need them.
-  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
   for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
     FailureOr<Carried> carried = classify(loop, i, why);
     if (failed(carried))
@@ -163,6 +173,15 @@ FailureOr<Plan> analyze(func::FuncOp func, std::string &why) {
     }
     plan.carried.push_back(*carried);
   }
+  // Steps computed in the loop from values outside it go before it, where a
+  // chunk's first values need them (only now: a kernel that is not split
+  // is left as it was).
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+  for (const Carried &carried : plan.carried)
+    if (carried.step && !loop.isDefinedOutsideOfLoop(carried.step)) {
+      why = "a loop-carried value's step stays in the loop";
+      return failure();
+    }
   return plan;
 }
 
@@ -245,18 +264,34 @@ void split(const Plan &plan, unsigned ctas) {
       break;
     case Carried::Kind::Induction: {
       // A splatted step advances by a splat of step * first, which the
-      // pipeliner's box analysis reads as `first` iterations in.
+      // pipeliner's box analysis reads as `first` iterations in. Pointers
+      // move by it in 64 bits: the loop added the step one iteration at a
+      // time, and `first` of them may pass 2^31 elements.
+      bool pointer = isa<tile::PointerType>(getElementTypeOrSelf(value.getType()));
+      Value step = carried.step;
+      auto splat = step.getDefiningOp<tile::SplatOp>();
+      Value scalar = splat ? splat.getSrc() : Value();
+      auto widen = [&](Value v) -> Value {
+        Type wide = b.getI64Type();
+        if (auto tensor = dyn_cast<RankedTensorType>(v.getType()))
+          wide = tensor.clone(b.getI64Type());
+        if (!pointer || getElementTypeOrSelf(v.getType()).isInteger(64))
+          return v;
+        return arith::ExtSIOp::create(b, loc, wide, v);
+      };
       Value offset;
-      if (auto splat = carried.step.getDefiningOp<tile::SplatOp>())
+      if (scalar) {
+        Value wide = widen(scalar);
+        Value product = arith::MulIOp::create(
+            b, loc, wide, castSplat(b, loc, first, wide.getType()));
+        auto type = cast<RankedTensorType>(step.getType());
         offset = tile::SplatOp::create(
-            b, loc, carried.step.getType(),
-            arith::MulIOp::create(
-                b, loc, splat.getSrc(),
-                castSplat(b, loc, first, splat.getSrc().getType())));
-      else
-        offset = arith::MulIOp::create(
-            b, loc, carried.step,
-            castSplat(b, loc, first, carried.step.getType()));
+            b, loc, type.clone(getElementTypeOrSelf(product.getType())), product);
+      } else {
+        Value wide = widen(step);
+        offset = arith::MulIOp::create(b, loc, wide,
+                                       castSplat(b, loc, first, wide.getType()));
+      }
       if (isa<tile::PointerType>(getElementTypeOrSelf(value.getType())))
         init.set(tile::AddPtrOp::create(b, loc, value.getType(), value, offset));
       else

@@ -195,9 +195,16 @@ std::optional<Advancing> matchAdvancing(Value ptrs, scf::ForOp loop) {
   return Advancing{loop.getInitArgs()[index], delta};
 }
 
-/// `init` as `ptrs + k * delta` (`delta` the scalar each iteration adds),
-/// the pointers of k iterations later (a loop that starts part-way): ptrs
-/// and k, or {init, null}.
+/// `v` without a sign extension.
+Value skipExtension(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtSIOp>())
+    return ext.getIn();
+  return v;
+}
+
+/// `init` as `ptrs + k * delta` (`delta` the scalar each iteration adds;
+/// the product in 64 bits or not), the pointers of k iterations later (a
+/// loop that starts part-way): ptrs and k, or {init, null}.
 std::pair<Value, Value> peelIterations(Value init, Value delta) {
   auto add = init.getDefiningOp<tile::AddPtrOp>();
   Value offset = add ? getSplatted(add.getOffset()) : Value();
@@ -206,8 +213,8 @@ std::pair<Value, Value> peelIterations(Value init, Value delta) {
     return {init, Value()};
   for (auto [lhs, rhs] : {std::pair(mul.getLhs(), mul.getRhs()),
                           std::pair(mul.getRhs(), mul.getLhs())})
-    if (lhs == delta && rhs.getType().isInteger(32))
-      return {add.getPtr(), rhs};
+    if (skipExtension(lhs) == delta && skipExtension(rhs).getType().isInteger(32))
+      return {add.getPtr(), skipExtension(rhs)};
   return {init, Value()};
 }
 
