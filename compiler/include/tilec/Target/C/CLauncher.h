@@ -16,7 +16,11 @@
 // programs' global scratch in stream order, and launches on the caller's
 // stream in the context current on the calling thread (device 0's
 // primary context where there is none), loading its image into each
-// context once.
+// context once. A kernel whose programs run as thread-block clusters (the
+// metadata's cluster_dims) launches with cuLaunchKernelEx, the grid's CTAs
+// multiplied by the cluster, checked against CUDA's limits first. Several
+// specializations share a dispatcher that calls the one assuming the most
+// the arguments meet.
 //
 //===----------------------------------------------------------------------===//
 
