@@ -2,12 +2,16 @@
 //
 // tilegpu.cluster_sum: each CTA of a program's cluster holds a partial
 // accumulator in the same layout, so thread t of every CTA holds the same
-// elements. The CTAs other than rank 0 store their registers into scratch
-// shared memory, thread-major (16-byte chunk j of thread t at (j * T + t) *
-// 16: each warp's stores are contiguous); after a cluster barrier, thread
-// t of rank 0 reads its chunks from rank 1, 2, ... through distributed
-// shared memory (mapa, ld.shared::cluster) and adds them in that order; a
-// last cluster barrier keeps the others' shared memory alive until it has.
+// elements. A reduce-scatter, then a gather, in distributed shared memory
+// (mapa, ld.shared::cluster), few registers live at a time:
+//   1. every CTA stores its registers into scratch shared memory, 16-byte
+//      chunk j of thread t at (j * T + t) * 16 (each warp's stores
+//      contiguous);
+//   2. rank r sums chunks r, r + S, ... of all S CTAs in rank order and
+//      stores the sums over its own;
+//   3. rank 0 loads chunk j from rank j % S.
+// Cluster barriers separate the phases, and a last one keeps the others'
+// shared memory alive until rank 0 has read it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,12 +37,18 @@ void emitClusterBarrier(OpBuilder &b, Location loc) {
           "~{memory}", {}, {}, /*hasSideEffects=*/true);
 }
 
-Value isRank(OpBuilder &b, Location loc, Value rank, bool zero) {
-  return LLVM::ICmpOp::create(b, loc,
-                              zero ? LLVM::ICmpPredicate::eq
-                                   : LLVM::ICmpPredicate::ne,
-                              rank, i32Constant(b, loc, 0));
-}
+/// The values of chunk j of a thread's `size` registers: 4 of them, the
+/// last chunk fewer; stored and loaded as `count` (.v3 does not exist: 3
+/// travel as 4, the fourth never read).
+struct Chunk {
+  int64_t n;
+  unsigned count;
+  std::string vector; ///< "", ".v2" or ".v4"
+
+  Chunk(int64_t j, int64_t size)
+      : n(std::min<int64_t>(4, size - 4 * j)), count(n == 3 ? 4 : unsigned(n)),
+        vector(count == 1 ? "" : ".v" + std::to_string(count)) {}
+};
 
 struct ClusterRankToLLVM : OpConversionPattern<ClusterRankOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -101,19 +111,19 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
     // warp of the CTA must be done with them.
     emitBarrier(b, loc);
     for (int64_t j = 0; j < chunks; ++j) {
-      int64_t n = std::min<int64_t>(4, int64_t(values.size()) - 4 * j);
-      unsigned count = n == 3 ? 4 : unsigned(n); // no .v3: pad, never read
+      Chunk chunk(j, int64_t(values.size()));
       SmallVector<Value> operands = {mine};
-      for (unsigned k = 0; k < count; ++k)
-        operands.push_back(toBits(values[4 * j + std::min<int64_t>(k, n - 1)]));
+      for (unsigned k = 0; k < chunk.count; ++k)
+        operands.push_back(
+            toBits(values[4 * j + std::min<int64_t>(k, chunk.n - 1)]));
       operands.push_back(holds);
-      std::string vector = count == 1 ? "" : ".v" + std::to_string(count);
       emitPTX(b, loc,
               llvm::formatv("@${0} st.shared{1}.b32 [ $0 + {2} ], {3};",
-                            count + 1, vector, at(j * chunkStride),
-                            getPTXOperandList(1, count))
+                            chunk.count + 1, chunk.vector, at(j * chunkStride),
+                            getPTXOperandList(1, chunk.count))
                   .str(),
-              "l," + llvm::join(SmallVector<std::string>(count, "r"), ",") + ",b",
+              "l," + llvm::join(SmallVector<std::string>(chunk.count, "r"), ",") +
+                  ",b",
               operands, {}, /*hasSideEffects=*/true);
     }
     emitClusterBarrier(b, loc);
@@ -164,27 +174,27 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
     emitClusterBarrier(b, loc);
 
     // 3. Rank 0 reads each chunk's sum from the CTA that made it.
-    Value gathers =
-        LLVM::AndOp::create(b, loc, holds, isRank(b, loc, rank, true));
+    Value gathers = LLVM::AndOp::create(
+        b, loc, holds,
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, rank,
+                             i32Constant(b, loc, 0)));
     SmallVector<Value> owners;
     for (int64_t r = 0; r < ctas; ++r)
       owners.push_back(mapa(mine, i32Constant(b, loc, r)));
     std::string reg = isFloat ? "=f" : "=r";
     for (int64_t j = 0; j < chunks; ++j) {
-      int64_t n = std::min<int64_t>(4, int64_t(values.size()) - 4 * j);
-      unsigned count = n == 3 ? 4 : unsigned(n);
-      std::string vector = count == 1 ? "" : ".v" + std::to_string(count);
-      SmallVector<Type> types(count, element);
+      Chunk chunk(j, int64_t(values.size()));
       SmallVector<Value> sums = emitPTX(
           b, loc,
           llvm::formatv("@${0} ld.shared::cluster{1}.b32 {2}, [ ${3} + {4} ];",
-                        count + 1, vector, getPTXOperandList(0, count), count,
+                        chunk.count + 1, chunk.vector,
+                        getPTXOperandList(0, chunk.count), chunk.count,
                         at(j * chunkStride))
               .str(),
-          llvm::join(SmallVector<std::string>(count, reg), ",") + ",l,b",
-          ValueRange{owners[j % ctas], gathers}, types,
-          /*hasSideEffects=*/true);
-      for (int64_t k = 0; k < n; ++k)
+          llvm::join(SmallVector<std::string>(chunk.count, reg), ",") + ",l,b",
+          ValueRange{owners[j % ctas], gathers},
+          SmallVector<Type>(chunk.count, element), /*hasSideEffects=*/true);
+      for (int64_t k = 0; k < chunk.n; ++k)
         values[4 * j + k] = sums[k];
     }
     // The others' shared memory stays until rank 0 has read it.

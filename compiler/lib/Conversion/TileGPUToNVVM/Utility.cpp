@@ -27,38 +27,33 @@ static bool runsAsClusters(Operation *from) {
   return split && split.getInt() > 1;
 }
 
+/// The special register `X`, `Y` or `Z` of `axis` (0, 1, 2).
+template <typename X, typename Y, typename Z>
+static Value readAxis(OpBuilder &b, Location loc, unsigned axis) {
+  Type i32 = b.getI32Type();
+  if (axis == 0)
+    return X::create(b, loc, i32);
+  if (axis == 1)
+    return Y::create(b, loc, i32);
+  return Z::create(b, loc, i32);
+}
+
 Value mlir::tilegpu::emitProgramId(OpBuilder &b, Location loc, Operation *from,
                                    unsigned axis) {
-  Type i32 = b.getI32Type();
-  if (runsAsClusters(from)) {
-    if (axis == 0)
-      return NVVM::ClusterIdXOp::create(b, loc, i32);
-    if (axis == 1)
-      return NVVM::ClusterIdYOp::create(b, loc, i32);
-    return NVVM::ClusterIdZOp::create(b, loc, i32);
-  }
-  if (axis == 0)
-    return NVVM::BlockIdXOp::create(b, loc, i32);
-  if (axis == 1)
-    return NVVM::BlockIdYOp::create(b, loc, i32);
-  return NVVM::BlockIdZOp::create(b, loc, i32);
+  if (runsAsClusters(from))
+    return readAxis<NVVM::ClusterIdXOp, NVVM::ClusterIdYOp, NVVM::ClusterIdZOp>(
+        b, loc, axis);
+  return readAxis<NVVM::BlockIdXOp, NVVM::BlockIdYOp, NVVM::BlockIdZOp>(b, loc,
+                                                                        axis);
 }
 
 Value mlir::tilegpu::emitNumPrograms(OpBuilder &b, Location loc,
                                      Operation *from, unsigned axis) {
-  Type i32 = b.getI32Type();
-  if (runsAsClusters(from)) {
-    if (axis == 0)
-      return NVVM::ClusterDimXOp::create(b, loc, i32);
-    if (axis == 1)
-      return NVVM::ClusterDimYOp::create(b, loc, i32);
-    return NVVM::ClusterDimZOp::create(b, loc, i32);
-  }
-  if (axis == 0)
-    return NVVM::GridDimXOp::create(b, loc, i32);
-  if (axis == 1)
-    return NVVM::GridDimYOp::create(b, loc, i32);
-  return NVVM::GridDimZOp::create(b, loc, i32);
+  if (runsAsClusters(from))
+    return readAxis<NVVM::ClusterDimXOp, NVVM::ClusterDimYOp,
+                    NVVM::ClusterDimZOp>(b, loc, axis);
+  return readAxis<NVVM::GridDimXOp, NVVM::GridDimYOp, NVVM::GridDimZOp>(b, loc,
+                                                                        axis);
 }
 
 /// The side of a tilegpu.warp_specialize that code in `block` runs on.

@@ -225,15 +225,16 @@ def TileGPU_ClusterSumOp : TileGPU_Op<"cluster_sum", [
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Sums a tensor over the CTAs of a cluster, in rank order, on rank 0";
   let description = [{
-    Every CTA of the cluster but rank 0 writes its `input` (an f32 or i32
+    Every CTA of the cluster writes its `input` (an f32 or i32
     accumulator) into its scratch shared memory; after a cluster barrier,
-    rank 0 reads the others' through distributed shared memory and adds
-    them to its own in rank order (((r0 + r1) + r2) + ...), so the result has
-    the same bits on every run; a second cluster barrier keeps the others'
-    shared memory alive until rank 0 has read it. Only rank 0's `result`
-    is the sum (the others' is unspecified). Each thread reads back
-    exactly the registers it wrote, in the same layout, so no layout
-    conversion is needed. Every thread of every CTA must reach it.
+    rank r sums its share of the elements over all the CTAs through
+    distributed shared memory in rank order (((r0 + r1) + r2) + ...), so
+    the result has the same bits on every run, and stores the sums back;
+    after another, rank 0 gathers them, and a last one keeps the others'
+    shared memory alive until it has. Only rank 0's `result` is the sum
+    (the others' is unspecified). Thread t of every CTA holds the same
+    elements in the same layout, so no layout conversion is needed. Every
+    thread of every CTA must reach it.
     ```mlir
     %sum = tilegpu.cluster_sum %acc {ctas = 4 : i32} : tensor<64x128xf32, #mma>
     ```
