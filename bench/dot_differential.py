@@ -154,7 +154,7 @@ def split_block(block):
 
 
 def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
-             arch="sm_90", specialize=False, sanitize=None, cluster_split=1):
+             arch="sm_90", specialize=False, sanitize=None, cluster_split=0):
     m, n, k = shape
     bz, bm, bn, bk, warps = split_block(block)
     a_t, c_t, precision = dtypes[:3]
@@ -294,9 +294,10 @@ def main():
                              "power-of-two divisors up to 16 bytes, equal to 1) and "
                              "buffers 16-byte aligned: with sm_90a, the copy engine "
                              "reads the aligned shapes' tiles")
-    parser.add_argument("--cluster-split-k", type=int, default=1, metavar="S",
+    parser.add_argument("--cluster-split-k", type=int, default=0, metavar="S",
                         help="the GPU runs' programs as clusters of S CTAs that "
-                             "split the K loop (sm_90a)")
+                             "split the K loop (sm_90a); 0, the default: as "
+                             "tile-run's cost model decides for the grid")
     parser.add_argument("--only", default="",
                         help="comma-separated parts of case labels to run (e.g. "
                              "'fp32->fp32 tf32'); all by default")

@@ -8,15 +8,16 @@ shapes with a row-major B (1000 x 3000 x 5000, 4097^3); fp32 (tf32) at
 4096^3 and two ragged shapes. Each row: tilec's best and Triton's best over
 the same sweep of the tutorial-style grouped kernel
 (bench/kernels/grouped_matmul.tl) and the split-K form a user would also try
-(dsl-examples/splitk_matmul.tl, atomics into an fp32 C), tilec also over
-its cluster split (--cluster-split-k 1, 2, 4; "model" names the split
-tile::chooseClusterSplitK would pick for the grid); cuBLAS in the same run.
+(dsl-examples/splitk_matmul.tl, atomics into an fp32 C); tilec's cluster
+split as the JIT decides it (tile::chooseClusterSplitK for the grid and the
+GPU, "(model)"), or over the splits --splits names; cuBLAS in the same run.
 Rows with M <= 64 also give the weights' streaming rate in GB/s against a
 device-to-device copy of the same bytes (a copy moves each byte twice).
 
     python3 bench/llm_gemm.py --tilec build/bin/tilec --arch sm_90a
         [--json out.json] [--quick] [--models 8B,70B] [--layers qkv,o]
         [--m 1,128] [--dtypes bf16,fp16] [--no-ragged] [--no-llama]
+        [--splits 1,2,4]
 """
 import argparse
 import json
@@ -50,6 +51,10 @@ MS = (1, 16, 64, 128, 512, 1000, 4096, 8192)
 # small M, deeper K blocks where the weights stream.
 SWEEP = [(64, 64, 128, 4, 4), (64, 128, 64, 4, 4), (64, 256, 64, 4, 3),
          (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]
+# Where M <= 64 also 16 rows (mma.sync on both compilers: wgmma needs 64),
+# which waste no tensor-core work or shared memory on absent rows, so two
+# programs fit an SM with more of the weights in flight.
+SMALL_M_SWEEP = [(16, 64, 128, 4, 4), (16, 128, 128, 4, 3), (16, 64, 256, 4, 4)]
 QUICK = [(64, 128, 64, 4, 4), (128, 256, 64, 8, 3)]
 # The split-K form: BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SPLIT_K.
 SPLIT_SWEEP = [(64, 64, 128, 4, 4, 4), (64, 128, 64, 4, 4, 8), (64, 64, 64, 4, 4, 16)]
@@ -113,12 +118,12 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
     cc = 10 * torch.cuda.get_device_capability()[0] + torch.cuda.get_device_capability()[1]
     row = {"m": m, "n": n, "k": k, "dtype": dtype}
     grouped_tl, splitk_tl = modules
-    sweep = QUICK if args.quick else SWEEP
+    sweep = QUICK if args.quick else SWEEP + (SMALL_M_SWEEP if m <= 64 else [])
     for bm, bn, bk, warps, stages in sweep:
         grid = (-(-m // bm) * -(-n // bn),)
         signature = ", ".join([f"*{dtype}:16"] * 3 + specs + [str(bm), str(bn), str(bk), "8"])
         model = cluster_split_k(grid[0], sms, cc)
-        for split in (1, 2, 4):
+        for split in args.splits or (model,):
             config = [bm, bn, bk, warps, stages,
                       f"cluster {split}" + (" (model)" if split == model else "")]
             attempt(row, "tilec", config, lambda: timed(TilecKernel(
@@ -182,6 +187,8 @@ def main():
     parser.add_argument("--dtypes", default="bf16,fp16")
     parser.add_argument("--no-ragged", action="store_true")
     parser.add_argument("--no-llama", action="store_true")
+    parser.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")],
+                        help="tilec's cluster splits to sweep (default: the model's)")
     args = parser.parse_args()
     torch.manual_seed(0)
     # cuBLAS's fp32 rows on the tensor cores, as tl.dot's default (tf32).

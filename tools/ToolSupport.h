@@ -88,7 +88,7 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                  "kernel's K loop, summing in a fixed order (sm_90+):\n"
                  "1 never; 0 as the launch's grid decides (tile-run's\n"
                  "cuda backend; tilec alone: never); 2 to 8 that many\n"
-                 "(default 1)")
+                 "(default 0)")
       ->check(CLI::Range(0u, 8u))
       ->option_text("N");
   app.add_flag("--debug", options.debug,

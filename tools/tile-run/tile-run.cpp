@@ -74,10 +74,10 @@ Grids:
   --grid takes extents as numbers or as Python over the scalar ARGs and the
   constexprs, named by their parameters: "cdiv(n, BLOCK), 4" (cdiv and
   triton.cdiv, meta["BLOCK"] as in Triton's grid lambdas), for block sizes
-  that --config, --autotune or @triton.heuristics choose. On the GPU,
-  with --cluster-split-k 0, a dot kernel whose grid leaves most of an
-  sm_90 GPU's SMs idle runs each program as a cluster of 2 or 4 CTAs that
-  split its K loop (the .json's cluster_dims); 1, the default, never.
+  that --config, --autotune or @triton.heuristics choose. On the GPU, a
+  dot kernel whose grid leaves most of an sm_90 GPU's SMs idle runs each
+  program as a cluster of 2 or 4 CTAs that split its K loop (the .json's
+  cluster_dims; --cluster-split-k 0, the default); 1 never.
 
 Autotuning:
   --config N runs the kernel's Nth @triton.autotune config; --autotune

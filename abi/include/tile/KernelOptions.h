@@ -44,10 +44,8 @@ struct KernelOptions {
   /// shared memory, so that a small grid fills the GPU (sm_90+; the
   /// metadata's "cluster_dims"). 1: never. 0: as the launch's cost model
   /// decides (the JIT and tile-run know the grid and the GPU; the compiler
-  /// alone, never). 2 to 8: that many, where the kernel allows it. Off
-  /// (1) by default until the split is measured on the GPU against one CTA
-  /// per program (issue 39); a launch asks for the decision with 0.
-  unsigned clusterSplitK = 1;
+  /// alone, never). 2 to 8: that many, where the kernel allows it.
+  unsigned clusterSplitK = 0;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
