@@ -2,12 +2,13 @@
 """Cluster split-K on the GPU (tilec --cluster-split-k): the grouped kernel
 (bench/kernels/grouped_matmul.tl), x @ W.T with W stored (N, K), launched
 from its .ptx and .json (bench/launch.py: cuLaunchKernelEx where the .json
-has cluster_dims) with one CTA per program and with clusters of 2 and 4.
+has cluster_dims) with one CTA per program and with clusters of 2 to 4.
 
 --check: results against float64 and the same bits over 100 launches, per
 shape, tile configuration and split. Otherwise: TFLOP/s of each split
-beside cuBLAS (F.linear), the cost model's pick starred
-(harness.cluster_split_k, as tile::chooseClusterSplitK).
+beside cuBLAS (F.linear), the split the JIT would launch starred
+(compare_triton.jit_cluster_split: tile::chooseClusterSplitK with the
+kernel's cuOccupancyMaxActiveClusters).
 
     python3 bench/cluster_split.py --tilec build/bin/tilec [--check]
 """
@@ -21,8 +22,8 @@ import torch.nn.functional as F
 from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from compare_triton import TilecKernel  # noqa: E402
-from harness import cluster_split_k, specialize  # noqa: E402
+from compare_triton import TilecKernel, jit_cluster_split  # noqa: E402
+from harness import specialize  # noqa: E402
 from matmul import GROUPED  # noqa: E402
 
 CONFIGS = [(64, 128, 64, 4, 4), (128, 128, 64, 8, 3)]
@@ -51,7 +52,7 @@ def check(args, workdir):
         w = torch.randn(n, k, device="cuda", dtype=dtype) / k ** 0.5
         ref = a.double() @ w.double().t()
         for config in CONFIGS:
-            for split in (1, 2, 4):
+            for split in (1, 2, 3, 4):
                 c = torch.empty(m, n, device="cuda", dtype=dtype)
                 kernel, run, _ = launcher(args.tilec, workdir, m, n, k, dtype, config,
                                           split, a, w, c)
@@ -84,11 +85,15 @@ def speed(args, workdir):
             c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
             line = f"{m:4d} x {n:5d} x {k:5d}:"
             for config in CONFIGS:
-                for split in (1, 2, 4):
+                kernel_for = lambda split: launcher(args.tilec, workdir, m, n, k, torch.bfloat16,
+                                                    config, split, a, w, c)[0]
+                programs = -(-m // config[0]) * -(-n // config[1])
+                model = jit_cluster_split(kernel_for, programs, sms, cc)
+                for split in (1, 2, 3, 4):
                     _, run, programs = launcher(args.tilec, workdir, m, n, k, torch.bfloat16,
                                                 config, split, a, w, c)
                     ms = do_bench(run, warmup=10, rep=40, return_mode="median")
-                    star = "*" if split == cluster_split_k(programs, sms, cc) else " "
+                    star = "*" if split == model else " "
                     line += f" {config[0]}/S{split} {2 * m * n * k / ms / 1e9:6.1f}{star}"
             ms = do_bench(lambda: F.linear(a, w), warmup=10, rep=40, return_mode="median")
             print(f"{line} | cuBLAS {2 * m * n * k / ms / 1e9:6.1f}", flush=True)

@@ -25,7 +25,8 @@ from triton.testing import do_bench
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import launch  # noqa: E402
-from harness import compile_tl  # noqa: E402
+from harness import (MAX_MODEL_CLUSTER_SPLIT, cluster_split_k, compile_tl,  # noqa: E402
+                     may_cluster_split_k)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "dsl-examples")
@@ -72,6 +73,22 @@ class TilecKernel:
             else:
                 converted.append(int(arg))
         return launch.bind(self.function, self.meta, grid, converted)
+
+
+def jit_cluster_split(kernel_for, programs, multiprocessors, capability):
+    """The cluster split tilec's JIT launches a grid of `programs` with
+    (JITFunction::findForGrid): where the grid leaves room, the kernel
+    compiled for the largest split (`kernel_for(S)`, a TilecKernel) gives
+    its capacity to harness.cluster_split_k; 1 for a kernel that does not
+    split. Returns the split."""
+    if not may_cluster_split_k(programs, multiprocessors, capability):
+        return 1
+    largest = kernel_for(MAX_MODEL_CLUSTER_SPLIT)
+    if tuple(largest.meta.get("cluster_dims", (1, 1, 1))) == (1, 1, 1):
+        return 1
+    capacity = [0] + [launch.co_resident_clusters(largest.function, largest.meta, ctas) or 0
+                      for ctas in range(1, MAX_MODEL_CLUSTER_SPLIT + 1)]
+    return cluster_split_k(programs, multiprocessors, capability, capacity)
 
 
 def triton_cold_ms(run):

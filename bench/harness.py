@@ -52,14 +52,27 @@ def specialize(ints, narrowest_bytes=1):
     return entries, [v for v in ints if v != 1]
 
 
-def cluster_split_k(programs, multiprocessors, capability):
+MAX_MODEL_CLUSTER_SPLIT = 4  # tile::kMaxModelClusterSplit
+
+
+def may_cluster_split_k(programs, multiprocessors, capability):
+    """tile::mayClusterSplitK (abi/include/tile/Grid.h): sm_90+ and no more
+    programs than SMs."""
+    return capability >= 90 and 0 < programs <= multiprocessors
+
+
+def cluster_split_k(programs, multiprocessors, capability, capacity=None):
     """The CTAs per program the JIT's cost model picks for a launch of
-    `programs` (tile::chooseClusterSplitK, abi/include/tile/Grid.h): 1 before
-    sm_90 or where the grid fills half the GPU, else the largest of 4 and 2
-    that the multiprocessors hold."""
-    if capability < 90 or programs == 0 or programs > multiprocessors // 2:
+    `programs` (tile::chooseClusterSplitK): the largest of 4, 3 and 2 whose
+    clusters all run at once, `capacity[S]` of them (the kernel's
+    cuOccupancyMaxActiveClusters; unknown: one CTA an SM), else 1."""
+    if not may_cluster_split_k(programs, multiprocessors, capability):
         return 1
-    return 4 if programs * 4 <= multiprocessors else 2
+    for ctas in range(MAX_MODEL_CLUSTER_SPLIT, 1, -1):
+        known = capacity[ctas] if capacity else 0
+        if programs <= (known or multiprocessors // ctas):
+            return ctas
+    return 1
 
 
 class CompileError(RuntimeError):

@@ -144,6 +144,28 @@ def encode_tensor_map(info, values, grid, kernel, index):
     return tensor_map
 
 
+def co_resident_clusters(function, meta, ctas):
+    """How many clusters of `ctas` CTAs of the kernel (`function`, a
+    cupy.RawModule function, and its metadata) the device runs at once:
+    cuOccupancyMaxActiveClusters; None where the driver cannot say."""
+    query = getattr(_cuda, "cuOccupancyMaxActiveClusters", None)
+    if query is None:
+        return None
+    query.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                      ctypes.POINTER(_LaunchConfig)]
+    attribute = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+                                 cluster=(ctypes.c_uint * 3)(ctas, 1, 1))
+    config = _LaunchConfig(grid=(ctypes.c_uint * 3)(ctas, 1, 1),
+                           block=(ctypes.c_uint * 3)(meta["threads_per_block"], 1, 1),
+                           shared=meta["shared_bytes"], attrs=ctypes.pointer(attribute),
+                           num_attrs=1)
+    count = ctypes.c_int(0)
+    handle = ctypes.c_void_p(getattr(function, "kernel", function).ptr)
+    if query(ctypes.byref(count), handle, ctypes.byref(config)):
+        return None
+    return count.value
+
+
 def bind(function, meta, grid, args):
     """A launch of `function` (a cupy.RawModule function) with `args` (ints,
     floats, or device addresses for pointer parameters), its parameters

@@ -31,8 +31,8 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from compare_triton import TilecKernel, load_tl  # noqa: E402
-from harness import cluster_split_k, specialize  # noqa: E402
+from compare_triton import TilecKernel, jit_cluster_split, load_tl  # noqa: E402
+from harness import specialize  # noqa: E402
 from matmul import GROUPED, TORCH  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
 
@@ -55,6 +55,10 @@ SWEEP = [(64, 64, 128, 4, 4), (64, 128, 64, 4, 4), (64, 256, 64, 4, 3),
 # which waste no tensor-core work or shared memory on absent rows, so two
 # programs fit an SM with more of the weights in flight.
 SMALL_M_SWEEP = [(16, 64, 128, 4, 4), (16, 128, 128, 4, 3), (16, 64, 256, 4, 4)]
+# fp32 (tf32): K blocks of the same bytes or fewer, with the stages they
+# free (the H200's best at 4096^3: 256 x 128 x 16, 6 stages).
+FP32_SWEEP = [(128, 128, 32, 4, 3), (256, 128, 32, 8, 3), (256, 128, 32, 8, 4),
+              (256, 128, 16, 8, 6), (256, 128, 16, 8, 8), (128, 128, 64, 8, 3)]
 QUICK = [(64, 128, 64, 4, 4), (128, 256, 64, 8, 3)]
 # The split-K form: BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages, SPLIT_K.
 SPLIT_SWEEP = [(64, 64, 128, 4, 4, 4), (64, 128, 64, 4, 4, 8), (64, 64, 64, 4, 4, 16)]
@@ -118,19 +122,24 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
     cc = 10 * torch.cuda.get_device_capability()[0] + torch.cuda.get_device_capability()[1]
     row = {"m": m, "n": n, "k": k, "dtype": dtype}
     grouped_tl, splitk_tl = modules
-    sweep = QUICK if args.quick else SWEEP + (SMALL_M_SWEEP if m <= 64 else [])
+    sweep = (QUICK if args.quick else FP32_SWEEP if dtype == "fp32" else
+             SWEEP + (SMALL_M_SWEEP if m <= 64 else []))
     for bm, bn, bk, warps, stages in sweep:
         grid = (-(-m // bm) * -(-n // bn),)
         signature = ", ".join([f"*{dtype}:16"] * 3 + specs + [str(bm), str(bn), str(bk), "8"])
-        model = cluster_split_k(grid[0], sms, cc)
+        kernel_for = lambda split: TilecKernel(
+            args.tilec, "grouped_matmul", signature, workdir, warps,
+            ["--num-stages", str(stages), "--arch", args.arch,
+             "--cluster-split-k", str(split)], path=GROUPED)
+        try:
+            model = jit_cluster_split(kernel_for, grid[0], sms, cc)
+        except Exception:  # tilec rejected it: the sweep reports it below
+            model = 1
         for split in args.splits or (model,):
             config = [bm, bn, bk, warps, stages,
                       f"cluster {split}" + (" (model)" if split == model else "")]
-            attempt(row, "tilec", config, lambda: timed(TilecKernel(
-                args.tilec, "grouped_matmul", signature, workdir, warps,
-                ["--num-stages", str(stages), "--arch", args.arch,
-                 "--cluster-split-k", str(split)], path=GROUPED).bind(grid, a, b, c, *ints),
-                c, ref, dtype))
+            attempt(row, "tilec", config, lambda: timed(
+                kernel_for(split).bind(grid, a, b, c, *ints), c, ref, dtype))
         attempt(row, "triton", [bm, bn, bk, warps, stages], lambda: timed(partial(
             grouped_tl.grouped_matmul_kernel[grid], a, b, c, m, n, k, *strides,
             BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=warps,

@@ -31,11 +31,23 @@ std::string tile::validateGrid(const std::string &kernel, Grid grid, Grid limit,
   return {};
 }
 
+bool tile::mayClusterSplitK(uint64_t programs, unsigned multiprocessors,
+                            unsigned computeCapability) {
+  return computeCapability >= 90 && programs != 0 &&
+         programs <= multiprocessors;
+}
+
 unsigned tile::chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
-                                   unsigned computeCapability) {
-  // programs > multiprocessors / 2 is programs * 2 > multiprocessors,
-  // without the overflow.
-  if (computeCapability < 90 || programs == 0 || programs > multiprocessors / 2)
+                                   unsigned computeCapability,
+                                   const ClusterCapacity &capacity) {
+  if (!mayClusterSplitK(programs, multiprocessors, computeCapability))
     return 1;
-  return programs * 4 <= multiprocessors ? 4 : 2;
+  for (unsigned ctas = kMaxModelClusterSplit; ctas >= 2; --ctas) {
+    bool atOnce = capacity[ctas]
+                      ? programs <= capacity[ctas]
+                      : programs <= uint64_t(multiprocessors) / ctas;
+    if (atOnce)
+      return ctas;
+  }
+  return 1;
 }

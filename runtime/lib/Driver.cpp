@@ -143,6 +143,9 @@ void initialize(DriverState &s) {
     a.cuTensorMapEncodeTiled = nullptr;
   if (!bind(lib, a.cuLaunchKernelEx, "cuLaunchKernelEx", optional))
     a.cuLaunchKernelEx = nullptr;
+  if (!bind(lib, a.cuOccupancyMaxActiveClusters,
+            "cuOccupancyMaxActiveClusters", optional))
+    a.cuOccupancyMaxActiveClusters = nullptr;
 
   CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {

@@ -130,6 +130,10 @@ struct DriverApi {
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config,
                                CUfunction function, void **params,
                                void **extra);
+  /// Null before CUDA 12 drivers (the cluster split's cost model reads it;
+  /// without it the model assumes one CTA an SM).
+  CUresult (*cuOccupancyMaxActiveClusters)(int *clusters, CUfunction function,
+                                           const CUlaunchConfig *config);
   /// Null before CUDA 12 drivers (kernels with tensor maps need it).
   CUresult (*cuTensorMapEncodeTiled)(
       void *map, int dataType, unsigned rank, void *address,

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
+#include <mutex>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -57,16 +58,6 @@ unsigned detail::targetCapability(const JITOptions &options) {
   return 90;
 }
 
-unsigned detail::clusterSplitFor(const JITOptions &options, Grid grid) {
-  if (options.clusterSplitK)
-    return options.clusterSplitK;
-  if (options.backend != Backend::CUDA)
-    return 1;
-  DeviceScope scope(options.device);
-  return chooseClusterSplitK(uint64_t(grid.x) * grid.y * grid.z,
-                             unsigned(multiprocessorCount()),
-                             targetCapability(options));
-}
 
 Constexpr::Constexpr(const std::string &value)
     : kind_(Kind::String), string_(value) {}
@@ -231,6 +222,13 @@ struct JITFunction::Entry {
   /// none).
   std::vector<uint32_t> argOf;
 
+  /// The kernel's Kernel::clusterCapacity, asked of the driver once.
+  const ClusterCapacity &clusterCapacity() const {
+    std::call_once(capacityRead,
+                   [&] { capacity = kernel->clusterCapacity(); });
+    return capacity;
+  }
+
   bool matches(KernelArgs launchArgs, ConstexprArgs launchConstexprs,
                const JITOptions &options) const {
     if (launchArgs.size() != args.size() ||
@@ -252,6 +250,10 @@ struct JITFunction::Entry {
     }
     return true;
   }
+
+private:
+  mutable std::once_flag capacityRead;
+  mutable ClusterCapacity capacity{};
 };
 
 JITFunction::JITFunction(std::string source, std::string filename,
@@ -306,7 +308,7 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   compile.kernel = kernelName;
   compile.importPath = importPath;
   static_cast<KernelOptions &>(compile) = options;
-  // Launches resolve 0 by their grid (clusterSplitFor); a specialization
+  // Launches resolve 0 by their grid (findForGrid); a specialization
   // asked for without one (specialize, compile) runs no clusters.
   if (!compile.clusterSplitK)
     compile.clusterSplitK = 1;
@@ -481,17 +483,34 @@ void JITFunction::launchUntuned(Grid grid, KernelArgs args,
   if (options.backend == Backend::Interpreter)
     return interpret(grid, args, constexprs, options);
   DeviceScope scope(options.device);
-  // The cluster split is part of the specialization, so it is decided
-  // before the lookup, on the launch's device (the scope above: the
-  // recursion's is a no-op). The copy allocates nothing: an arch fits a
-  // string's own storage.
-  if (!options.clusterSplitK) {
-    JITOptions decided = options;
-    decided.clusterSplitK = detail::clusterSplitFor(options, grid);
-    return launchUntuned(grid, args, constexprs, decided);
-  }
-  const Entry &entry = find(args, constexprs, options);
+  const Entry &entry = findForGrid(grid, args, constexprs, options);
   entry.kernel->launch(grid, args, entry.argOf.data(), options.stream);
+}
+
+const JITFunction::Entry &JITFunction::findForGrid(Grid grid, KernelArgs args,
+                                                   ConstexprArgs constexprs,
+                                                   const JITOptions &options) {
+  if (options.clusterSplitK)
+    return find(args, constexprs, options);
+  // The split is part of the specialization, so it is decided before the
+  // lookup, on the launch's device (the caller's scope). The copy
+  // allocates nothing: an arch fits a string's own storage.
+  uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
+  unsigned multiprocessors = unsigned(multiprocessorCount());
+  unsigned capability = detail::targetCapability(options);
+  JITOptions decided = options;
+  decided.clusterSplitK = 1;
+  if (!mayClusterSplitK(programs, multiprocessors, capability))
+    return find(args, constexprs, decided);
+  decided.clusterSplitK = kMaxModelClusterSplit;
+  const Entry &largest = find(args, constexprs, decided);
+  if (largest.kernel->metadata().ctasPerCluster() == 1)
+    return largest;
+  decided.clusterSplitK = chooseClusterSplitK(
+      programs, multiprocessors, capability, largest.clusterCapacity());
+  return decided.clusterSplitK == kMaxModelClusterSplit
+             ? largest
+             : find(args, constexprs, decided);
 }
 
 BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
@@ -507,14 +526,13 @@ BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,
 
 BoundLaunch JITFunction::bindResolved(const Resolved &launch,
                                       KernelArgs args) {
-  JITOptions options = launch.options;
+  const JITOptions &options = launch.options;
   ConstexprArgs constexprs = launch.constexprs;
   Grid grid = launch.grid;
-  options.clusterSplitK = detail::clusterSplitFor(options, grid);
   if (options.backend != Backend::CUDA)
     throw Error(filename + ": bind() launches on the GPU; the interpreter "
                 "runs each launch() as it comes");
-  const Entry &entry = find(args, constexprs, options);
   DeviceScope scope(options.device);
+  const Entry &entry = findForGrid(grid, args, constexprs, options);
   return entry.kernel->bind(grid, args, entry.argOf.data(), options.stream);
 }

@@ -26,11 +26,6 @@ std::string compilerIdentity();
 /// (sm_90a: 90), else, on the GPU, the device's; 90 where neither says.
 unsigned targetCapability(const JITOptions &options);
 
-/// The CTAs per program a launch of `grid` compiles with: the options' own
-/// clusterSplitK, or for 0 ("as the launch decides") the cost model's
-/// (chooseClusterSplitK) for the grid and the GPU, the device's SMs read
-/// once per device; 1 on the interpreter, which runs no clusters.
-unsigned clusterSplitFor(const JITOptions &options, Grid grid);
 
 /// Makes `device` the calling thread's for a scope, where one is chosen
 /// (>= 0) and differs.

@@ -254,6 +254,33 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
               metadata_.kernel);
 }
 
+ClusterCapacity Kernel::clusterCapacity() const {
+  ClusterCapacity capacity{};
+  const DriverApi &api = driver();
+  if (!api.cuOccupancyMaxActiveClusters)
+    return capacity;
+  for (unsigned ctas = 1; ctas <= kMaxModelClusterSplit; ++ctas) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim = {ctas, 1, 1};
+    CUlaunchConfig config{};
+    config.gridDimX = ctas;
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = metadata_.threadsPerBlock;
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = metadata_.sharedBytes;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (api.cuOccupancyMaxActiveClusters(
+            &clusters, static_cast<CUfunction>(function_), &config) ==
+            CUDA_SUCCESS &&
+        clusters > 0)
+      capacity[ctas] = uint64_t(clusters);
+  }
+  return capacity;
+}
+
 static std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)

@@ -36,6 +36,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -561,6 +562,18 @@ int runOnGPU(const std::string &source, const std::string &filename,
                     " (--backend interp runs on the CPU)",
                 kExitError);
   options.stopAfter = tilec::Stage::PTX;
+  // --cluster-split-k 0, as the JIT decides it (JITFunction::findForGrid):
+  // where the grid leaves room, the kernel split the most ways shows
+  // whether it splits and how many of its clusters run at once.
+  uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
+  unsigned multiprocessors = unsigned(tile::multiprocessorCount());
+  unsigned capability = tilec::archCapability(options.arch);
+  bool decide = options.clusterSplitK == 0;
+  if (decide)
+    options.clusterSplitK =
+        tile::mayClusterSplitK(programs, multiprocessors, capability)
+            ? tile::kMaxModelClusterSplit
+            : 1;
   tilec::CompileResult compiled = tilec::compile(source, filename, options);
   if (options.timing)
     std::cerr << compiled.timingReport;
@@ -568,10 +581,23 @@ int runOnGPU(const std::string &source, const std::string &filename,
   std::cerr << compiled.diagnostics;
   if (!compiled.ok)
     return kExitError;
-  const tile::KernelMetadata &md = compiled.metadata;
   try {
-    auto module = tile::Module::loadPTX(compiled.text, md);
-    tile::Kernel kernel(module, md);
+    auto module = tile::Module::loadPTX(compiled.text, compiled.metadata);
+    auto kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
+    if (decide && kernel->metadata().ctasPerCluster() > 1) {
+      unsigned split = tile::chooseClusterSplitK(
+          programs, multiprocessors, capability, kernel->clusterCapacity());
+      if (split != options.clusterSplitK) {
+        options.clusterSplitK = split;
+        compiled = tilec::compile(source, filename, options);
+        std::cerr << compiled.diagnostics;
+        if (!compiled.ok)
+          return kExitError;
+        module = tile::Module::loadPTX(compiled.text, compiled.metadata);
+        kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
+      }
+    }
+    const tile::KernelMetadata &md = compiled.metadata;
     std::vector<tile::DeviceBuffer> buffers;
     buffers.reserve(args.size());
     // A table's buffers, in order: copied in before, back after the run.
@@ -602,7 +628,7 @@ int runOnGPU(const std::string &source, const std::string &filename,
         kernelArgs.push_back(scalarArg(type.dtype, arg));
       }
     }
-    kernel.launch(tile::Grid{grid[0], grid[1], grid[2]}, kernelArgs);
+    kernel->launch(tile::Grid{grid[0], grid[1], grid[2]}, kernelArgs);
     tile::synchronize();
     size_t b = 0, e = 0;
     for (Arg &arg : args) {
@@ -776,16 +802,11 @@ int main(int argc, char **argv) {
   error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
-  // --cluster-split-k 0: as the JIT, the cost model decides
-  // by the grid and the GPU; the interpreter runs no clusters.
-  if (options.clusterSplitK == 0)
-    options.clusterSplitK =
-        backend == "cuda" && tile::cudaAvailable()
-            ? tile::chooseClusterSplitK(
-                  uint64_t(grid[0]) * grid[1] * grid[2],
-                  unsigned(tile::multiprocessorCount()),
-                  tilec::archCapability(options.arch))
-            : 1;
+  // --cluster-split-k 0: as the JIT, the cost model decides by the grid
+  // and the GPU (runOnGPU, once the kernel is compiled); the interpreter
+  // runs no clusters.
+  if (options.clusterSplitK == 0 && backend != "cuda")
+    options.clusterSplitK = 1;
 
   // Outputs: never over an input file.
   namespace fs = std::filesystem;

@@ -37,19 +37,45 @@ std::string validateGrid(const std::string &kernel, Grid grid,
                          Grid limit = kMaxGrid,
                          std::array<unsigned, 3> clusterDims = {1, 1, 1});
 
+/// The largest cluster the cost model splits a program's K loop over: few
+/// specializations per kernel. Clusters of 5 to 7 CTAs were up to 11%
+/// faster than the best of 2 to 4 on 4 of 20 skinny configurations and
+/// slower on the others, clusters of 8 slower everywhere (H200).
+constexpr unsigned kMaxModelClusterSplit = 4;
+
+/// How many clusters of S CTAs of one kernel a GPU runs at once, index S
+/// from 1 to kMaxModelClusterSplit (cuOccupancyMaxActiveClusters for the
+/// kernel's block and shared memory; Kernel::clusterCapacity); 0: unknown.
+/// On an H200 a CTA that leaves room for one more on its SM gets
+/// {264, 132, 79, 62} for 1 to 4, one alone {132, 66, 39, 30}: clusters
+/// stay within a GPC, whose SMs do not divide by 3 or 4.
+using ClusterCapacity = std::array<uint64_t, kMaxModelClusterSplit + 1>;
+
+/// Whether a launch of `programs` programs on a GPU of `multiprocessors`
+/// SMs and compute capability `computeCapability` could run as clusters:
+/// sm_90+ (thread-block clusters) and no more programs than SMs. Past that
+/// the CTAs of 2 would not all run at once even two to an SM, and waves of
+/// them lose to one CTA a program (512 x 4096 x 4096, 256 programs: 0.62x
+/// at 2 CTAs a program, H100).
+bool mayClusterSplitK(uint64_t programs, unsigned multiprocessors,
+                      unsigned computeCapability);
+
 /// The CTAs per program a dot kernel splits its K loop over when
-/// KernelOptions::clusterSplitK is 0 ("as the launch decides"), for a
-/// launch of `programs` programs on a GPU of `multiprocessors` SMs and
-/// compute capability `computeCapability` (90 for sm_90a). 1 where the GPU
-/// has no thread-block clusters (below 90), where the grid is empty or
-/// already fills more than half the SMs (programs * 2 > multiprocessors):
-/// more CTAs would queue behind each other, and the split's reduction only
-/// costs. Else the largest of 4 and 2 whose programs * S CTAs still fit the
-/// SMs one each (2 always does), so a small grid (a skinny GEMM's few
-/// output tiles) runs on several times the SMs. The JIT and tile-run call
-/// it with the launch's grid and the device's SMs; it needs no GPU.
+/// KernelOptions::clusterSplitK is 0 ("as the launch decides"): 1 where
+/// mayClusterSplitK says no, else the largest S from kMaxModelClusterSplit
+/// down to 2 whose clusters all run at once, `programs` <= capacity[S], so
+/// no program waits for a second wave (where the capacity is unknown:
+/// programs * S <= multiprocessors, one CTA an SM), else 1. Against the
+/// best of 1 to 8 CTAs on 20 tile configurations of four skinny shapes
+/// (bf16, H200, 2026-11-27) it picked the fastest in 13 and one within 11%
+/// in the others; the rule before it, programs * S <= multiprocessors,
+/// lost up to 0.72x where 32 clusters of 4 did not all fit at once. A
+/// kernel that leaves room for a second CTA on its SM splits in 2 up to
+/// 132 programs (128 of 128 x 128: 1.13x). The JIT and tile-run call it
+/// with the kernel's capacity.
 unsigned chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
-                             unsigned computeCapability);
+                             unsigned computeCapability,
+                             const ClusterCapacity &capacity = {});
 
 } // namespace tile
 

@@ -108,12 +108,14 @@ using ConstexprArgs = Borrowed<NamedConstexpr>;
 ///
 /// clusterSplitK 0 (the default) is decided per launch, before the
 /// specialization is looked up: on the GPU by tile::chooseClusterSplitK
-/// (tile/Grid.h) from the grid's programs, the device's SMs and the
-/// target's compute capability, so that a dot kernel whose grid leaves most
-/// of an sm_90 GPU idle runs each program as a cluster of 2 or 4 CTAs that
-/// split its K loop; a launch whose grid fills the GPU, and every launch on
-/// the interpreter, gets 1. A grid that crosses the threshold is another
-/// specialization (compiled once, like any). specialize() and compile(),
+/// (tile/Grid.h) from the grid's programs, the device's SMs, the target's
+/// compute capability and how many clusters of the kernel run at once, so
+/// that a dot kernel whose grid leaves much of an sm_90 GPU idle runs each
+/// program as a cluster of 2 to 4 CTAs that split its K loop; a launch
+/// whose grid fills the GPU, and every launch on the interpreter, gets 1.
+/// Where the grid leaves room, the kernel split 4 ways is compiled first
+/// (it tells whether the kernel splits and its capacity), then the split
+/// chosen if another; each is a specialization, compiled once. specialize() and compile(),
 /// which have no grid, take 0 as 1. 1 never clusters; 2 to 8 ask for that
 /// many CTAs where the kernel allows it.
 struct JITOptions : KernelOptions {
@@ -324,6 +326,13 @@ private:
   /// compiled and loaded.
   const Entry &find(KernelArgs args, ConstexprArgs constexprs,
                     const JITOptions &options);
+  /// The specialization a launch of `grid` runs on the GPU: find()'s, with
+  /// clusterSplitK 0 decided first (tile::chooseClusterSplitK): where the
+  /// grid leaves room, by the capacity of the kernel split
+  /// kMaxModelClusterSplit ways, whose entry also says whether the kernel
+  /// splits at all (a kernel without a K loop is the same code either way).
+  const Entry &findForGrid(Grid grid, KernelArgs args,
+                           ConstexprArgs constexprs, const JITOptions &options);
 
   std::string source, filename, kernelName;
   std::vector<std::string> importPath;

@@ -180,6 +180,12 @@ public:
   /// built once, for loops that repeat it (Triton's do_bench lambdas).
   BoundLaunch bind(Grid grid, KernelArgs args, void *stream = nullptr) const;
 
+  /// How many clusters of 1 to kMaxModelClusterSplit CTAs of this kernel
+  /// (its block and shared memory) its device runs at once
+  /// (cuOccupancyMaxActiveClusters), for chooseClusterSplitK; 0 where the
+  /// driver cannot say. A few driver calls: callers keep the answer.
+  ClusterCapacity clusterCapacity() const;
+
 
 private:
   friend class JITFunction;

@@ -46,20 +46,51 @@ TEST(Grid, ClusterSplitNeedsHopper) {
   EXPECT_EQ(chooseClusterSplitK(1, 170, 100), 4u);
 }
 
-// On an H100 SXM (132 SMs): 4 while the CTAs fit the SMs, 2 up to half of
-// them, none beyond.
+// Without the kernel's capacity (132 SMs): the most CTAs of 4, 3 and 2
+// while one CTA an SM holds them all.
 TEST(Grid, ClusterSplitFillsTheGPU) {
   EXPECT_EQ(chooseClusterSplitK(1, 132, 90), 4u);
-  EXPECT_EQ(chooseClusterSplitK(32, 132, 90), 4u);
   EXPECT_EQ(chooseClusterSplitK(33, 132, 90), 4u); // 132 CTAs exactly
-  EXPECT_EQ(chooseClusterSplitK(34, 132, 90), 2u);
-  EXPECT_EQ(chooseClusterSplitK(66, 132, 90), 2u); // half: 132 CTAs
+  EXPECT_EQ(chooseClusterSplitK(34, 132, 90), 3u);
+  EXPECT_EQ(chooseClusterSplitK(44, 132, 90), 3u);
+  EXPECT_EQ(chooseClusterSplitK(45, 132, 90), 2u);
+  EXPECT_EQ(chooseClusterSplitK(66, 132, 90), 2u);
   EXPECT_EQ(chooseClusterSplitK(67, 132, 90), 1u);
   EXPECT_EQ(chooseClusterSplitK(1000, 132, 90), 1u);
-  // An odd count of SMs: programs * 2 > 5 from 3 on.
+  // An odd count of SMs.
   EXPECT_EQ(chooseClusterSplitK(1, 5, 90), 4u);
   EXPECT_EQ(chooseClusterSplitK(2, 5, 90), 2u);
   EXPECT_EQ(chooseClusterSplitK(3, 5, 90), 1u);
+}
+
+// With the capacities an H200 gives (cuOccupancyMaxActiveClusters): a
+// kernel that runs alone on its SM fits 30 clusters of 4 and 39 of 3, so
+// 32 programs take 3 CTAs each (4 would start a second wave: 0.72x at
+// 128 x 4096 x 14336); one that leaves room for another fits 62 of 4 and
+// 132 of 2, so 48 programs take 4 and 96 or 132 take 2: two to an SM.
+TEST(Grid, ClusterSplitByCapacity) {
+  struct Case {
+    ClusterCapacity capacity;
+    uint64_t programs;
+    unsigned computeCapability, split;
+  };
+  const ClusterCapacity alone = {0, 132, 66, 39, 30};
+  const ClusterCapacity paired = {0, 264, 132, 79, 62};
+  // A size the driver could not answer for: one CTA an SM.
+  const ClusterCapacity partly = {0, 264, 132, 0, 0};
+  const Case cases[] = {
+      {alone, 24, 90, 4},   {alone, 32, 90, 3},   {alone, 40, 90, 2},
+      {alone, 66, 90, 2},   {alone, 80, 90, 1},   {paired, 48, 90, 4},
+      {paired, 64, 90, 3},  {paired, 96, 90, 2},  {paired, 132, 90, 2},
+      // Past the SMs, none; before sm_90, none.
+      {paired, 133, 90, 1}, {paired, 8, 80, 1},   {partly, 33, 90, 4},
+      {partly, 34, 90, 3},
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(chooseClusterSplitK(c.programs, 132, c.computeCapability,
+                                  c.capacity),
+              c.split)
+        << c.programs << " programs, capacity of 2: " << c.capacity[2];
 }
 
 // Nothing to split, or nowhere: no clusters; a grid past 64 bits' halves
