@@ -77,16 +77,14 @@ class TilecKernel:
 
 def jit_cluster_split(kernel_for, programs, multiprocessors, capability):
     """The cluster split tilec's JIT launches a grid of `programs` with
-    (JITFunction::findForGrid): where the grid leaves room, the kernel
-    compiled for the largest split (`kernel_for(S)`, a TilecKernel) gives
-    its capacity to harness.cluster_split_k; 1 for a kernel that does not
-    split. Returns the split."""
-    if not may_cluster_split_k(programs, multiprocessors, capability):
+    (JITFunction::findForGrid): the kernel with one CTA a program
+    (`kernel_for(1)`, a TilecKernel) says whether it splits and gives its
+    capacity to harness.cluster_split_k. Returns the split."""
+    single = kernel_for(1)
+    if (not single.meta.get("cluster_splittable")
+            or not may_cluster_split_k(programs, multiprocessors, capability)):
         return 1
-    largest = kernel_for(MAX_MODEL_CLUSTER_SPLIT)
-    if tuple(largest.meta.get("cluster_dims", (1, 1, 1))) == (1, 1, 1):
-        return 1
-    capacity = [0] + [launch.co_resident_clusters(largest.function, largest.meta, ctas) or 0
+    capacity = [0] + [launch.co_resident_clusters(single.function, single.meta, ctas) or 0
                       for ctas in range(1, MAX_MODEL_CLUSTER_SPLIT + 1)]
     return cluster_split_k(programs, multiprocessors, capability, capacity)
 

@@ -133,7 +133,9 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
              "--cluster-split-k", str(split)], path=GROUPED)
         try:
             model = jit_cluster_split(kernel_for, grid[0], sms, cc)
-        except Exception:  # tilec rejected it: the sweep reports it below
+        except Exception as error:  # as the JIT would fail: noted, no split
+            row.setdefault("errors", []).append(
+                f"tilec {[bm, bn, bk, warps, stages]} split decision: {str(error)[:160]}")
             model = 1
         for split in args.splits or (model,):
             config = [bm, bn, bk, warps, stages,

@@ -375,6 +375,8 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.globalScratchBytes = getUnsigned(*v, "global_scratch_bytes");
   if (const json *v = find(root, "turnstiles"))
     md.turnstiles = getBool(*v, "turnstiles");
+  if (const json *v = find(root, "cluster_splittable"))
+    md.clusterSplittable = getBool(*v, "cluster_splittable");
   if (const json *v = find(root, "cluster_dims")) {
     if (!v->is_array() || v->size() != 3)
       fail("field \"cluster_dims\" must be an array of 3 positive integers, "
@@ -462,6 +464,8 @@ std::string KernelMetadata::toJSON() const {
     out["global_scratch_bytes"] = globalScratchBytes;
   if (turnstiles)
     out["turnstiles"] = true;
+  if (clusterSplittable)
+    out["cluster_splittable"] = true;
   if (ctasPerCluster() != 1)
     out["cluster_dims"] = clusterDims;
   out["params"] = json::array();

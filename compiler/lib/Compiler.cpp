@@ -529,18 +529,20 @@ bool Compilation::run() {
     (*module)->setAttr(
         mlir::tilegpu::TileGPUDialect::getDeviceTensorMapsAttrName(),
         UnitAttr::get(module->getContext()));
-  // Asked for; tilegpu-cluster-split-k removes it where the kernel does not
-  // qualify.
-  if (options.clusterSplitK > 1)
-    (*module)->setAttr(
-        mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName(),
-        IntegerAttr::get(IntegerType::get(module->getContext(), 32),
-                         options.clusterSplitK));
+  // Asked for (1, and 0 which the compiler alone takes as 1: only whether
+  // the kernel could split); tilegpu-cluster-split-k removes it where the
+  // kernel does not qualify or runs one CTA per program.
+  (*module)->setAttr(
+      mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName(),
+      IntegerAttr::get(IntegerType::get(module->getContext(), 32),
+                       std::max(1u, options.clusterSplitK)));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   if (auto split = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName()))
     result.metadata.clusterDims = {unsigned(split.getInt()), 1, 1};
+  result.metadata.clusterSplittable = (*module)->hasAttr(
+      mlir::tilegpu::TileGPUDialect::getClusterSplittableAttrName());
   // A warp-specialized kernel's producer warps come on top of num_warps.
   result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
   module->walk([&](func::FuncOp kernel) {

@@ -58,7 +58,6 @@ unsigned detail::targetCapability(const JITOptions &options) {
   return 90;
 }
 
-
 Constexpr::Constexpr(const std::string &value)
     : kind_(Kind::String), string_(value) {}
 
@@ -495,22 +494,22 @@ const JITFunction::Entry &JITFunction::findForGrid(Grid grid, KernelArgs args,
   // The split is part of the specialization, so it is decided before the
   // lookup, on the launch's device (the caller's scope). The copy
   // allocates nothing: an arch fits a string's own storage.
+  // The kernel with one CTA a program is looked up first: its metadata
+  // says whether it splits at all, and its resources, the split's, how
+  // many clusters run at once.
   uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
   unsigned multiprocessors = unsigned(multiprocessorCount());
   unsigned capability = detail::targetCapability(options);
   JITOptions decided = options;
   decided.clusterSplitK = 1;
-  if (!mayClusterSplitK(programs, multiprocessors, capability))
-    return find(args, constexprs, decided);
-  decided.clusterSplitK = kMaxModelClusterSplit;
-  const Entry &largest = find(args, constexprs, decided);
-  if (largest.kernel->metadata().ctasPerCluster() == 1)
-    return largest;
+  const Entry &single = find(args, constexprs, decided);
+  if (!single.kernel->metadata().clusterSplittable ||
+      !mayClusterSplitK(programs, multiprocessors, capability))
+    return single;
   decided.clusterSplitK = chooseClusterSplitK(
-      programs, multiprocessors, capability, largest.clusterCapacity());
-  return decided.clusterSplitK == kMaxModelClusterSplit
-             ? largest
-             : find(args, constexprs, decided);
+      programs, multiprocessors, capability, single.clusterCapacity());
+  return decided.clusterSplitK == 1 ? single
+                                    : find(args, constexprs, decided);
 }
 
 BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,

@@ -26,7 +26,6 @@ std::string compilerIdentity();
 /// (sm_90a: 90), else, on the GPU, the device's; 90 where neither says.
 unsigned targetCapability(const JITOptions &options);
 
-
 /// Makes `device` the calling thread's for a scope, where one is chosen
 /// (>= 0) and differs.
 class DeviceScope {

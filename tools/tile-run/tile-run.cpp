@@ -76,9 +76,10 @@ Grids:
   constexprs, named by their parameters: "cdiv(n, BLOCK), 4" (cdiv and
   triton.cdiv, meta["BLOCK"] as in Triton's grid lambdas), for block sizes
   that --config, --autotune or @triton.heuristics choose. On the GPU, a
-  dot kernel whose grid leaves most of an sm_90 GPU's SMs idle runs each
-  program as a cluster of 2 or 4 CTAs that split its K loop (the .json's
-  cluster_dims; --cluster-split-k 0, the default); 1 never.
+  dot kernel launched with no more programs than an sm_90 GPU has SMs runs
+  each program as a cluster of 2 to 4 CTAs that split its K loop, the
+  most whose clusters all run at once, none where no split fits
+  (--cluster-split-k 0, the default, as the JIT decides); 1 never.
 
 Autotuning:
   --config N runs the kernel's Nth @triton.autotune config; --autotune
@@ -563,40 +564,40 @@ int runOnGPU(const std::string &source, const std::string &filename,
                 kExitError);
   options.stopAfter = tilec::Stage::PTX;
   // --cluster-split-k 0, as the JIT decides it (JITFunction::findForGrid):
-  // where the grid leaves room, the kernel split the most ways shows
-  // whether it splits and how many of its clusters run at once.
-  uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
-  unsigned multiprocessors = unsigned(tile::multiprocessorCount());
-  unsigned capability = tilec::archCapability(options.arch);
+  // the kernel with one CTA a program shows whether it splits and how many
+  // of its clusters run at once; a split is compiled after it.
   bool decide = options.clusterSplitK == 0;
   if (decide)
-    options.clusterSplitK =
-        tile::mayClusterSplitK(programs, multiprocessors, capability)
-            ? tile::kMaxModelClusterSplit
-            : 1;
+    options.clusterSplitK = 1;
   tilec::CompileResult compiled = tilec::compile(source, filename, options);
-  if (options.timing)
-    std::cerr << compiled.timingReport;
-  // Errors, and on success the warnings.
-  std::cerr << compiled.diagnostics;
-  if (!compiled.ok)
-    return kExitError;
   try {
-    auto module = tile::Module::loadPTX(compiled.text, compiled.metadata);
-    auto kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
-    if (decide && kernel->metadata().ctasPerCluster() > 1) {
-      unsigned split = tile::chooseClusterSplitK(
+    std::shared_ptr<tile::Module> module;
+    std::unique_ptr<tile::Kernel> kernel;
+    auto load = [&] {
+      module = tile::Module::loadPTX(compiled.text, compiled.metadata);
+      kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
+    };
+    uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
+    unsigned multiprocessors = unsigned(tile::multiprocessorCount());
+    unsigned capability = tilec::archCapability(options.arch);
+    if (compiled.ok)
+      load();
+    if (compiled.ok && decide && compiled.metadata.clusterSplittable &&
+        tile::mayClusterSplitK(programs, multiprocessors, capability)) {
+      options.clusterSplitK = tile::chooseClusterSplitK(
           programs, multiprocessors, capability, kernel->clusterCapacity());
-      if (split != options.clusterSplitK) {
-        options.clusterSplitK = split;
+      if (options.clusterSplitK > 1) {
         compiled = tilec::compile(source, filename, options);
-        std::cerr << compiled.diagnostics;
-        if (!compiled.ok)
-          return kExitError;
-        module = tile::Module::loadPTX(compiled.text, compiled.metadata);
-        kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
+        if (compiled.ok)
+          load();
       }
     }
+    if (options.timing)
+      std::cerr << compiled.timingReport;
+    // Errors, and on success the warnings, of the compile that runs.
+    std::cerr << compiled.diagnostics;
+    if (!compiled.ok)
+      return kExitError;
     const tile::KernelMetadata &md = compiled.metadata;
     std::vector<tile::DeviceBuffer> buffers;
     buffers.reserve(args.size());

@@ -183,6 +183,13 @@ struct KernelMetadata {
   /// CTAs in clusters of this shape (cuLaunchKernelEx's cluster dimension);
   /// "cluster_dims" in the JSON, absent for none.
   std::array<unsigned, 3> clusterDims = {1, 1, 1};
+  /// Whether tilegpu-cluster-split-k can split the kernel's K loop over a
+  /// cluster's CTAs (a dot kernel's, on sm_90+), whether or not this
+  /// compilation did: a launcher that decides the split
+  /// (KernelOptions::clusterSplitK 0) compiles one CTA per program first
+  /// and asks for a split only of a kernel that has one. "cluster_splittable"
+  /// in the JSON, absent for false.
+  bool clusterSplittable = false;
   /// The CTAs of one cluster.
   unsigned ctasPerCluster() const {
     return clusterDims[0] * clusterDims[1] * clusterDims[2];

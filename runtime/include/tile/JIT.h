@@ -113,11 +113,11 @@ using ConstexprArgs = Borrowed<NamedConstexpr>;
 /// that a dot kernel whose grid leaves much of an sm_90 GPU idle runs each
 /// program as a cluster of 2 to 4 CTAs that split its K loop; a launch
 /// whose grid fills the GPU, and every launch on the interpreter, gets 1.
-/// Where the grid leaves room, the kernel split 4 ways is compiled first
-/// (it tells whether the kernel splits and its capacity), then the split
-/// chosen if another; each is a specialization, compiled once. specialize() and compile(),
-/// which have no grid, take 0 as 1. 1 never clusters; 2 to 8 ask for that
-/// many CTAs where the kernel allows it.
+/// The kernel with one CTA a program is compiled first (its metadata
+/// tells whether it splits, its capacity how many clusters fit), then the
+/// split chosen, if any; each is a specialization, compiled once.
+/// specialize() and compile(), which have no grid, take 0 as 1. 1 never
+/// clusters; 2 to 8 ask for that many CTAs where the kernel allows it.
 struct JITOptions : KernelOptions {
   /// CUDA, or the CPU interpreter (the buffers must live where the kernel
   /// runs: DeviceBuffer's backend).
@@ -327,10 +327,9 @@ private:
   const Entry &find(KernelArgs args, ConstexprArgs constexprs,
                     const JITOptions &options);
   /// The specialization a launch of `grid` runs on the GPU: find()'s, with
-  /// clusterSplitK 0 decided first (tile::chooseClusterSplitK): where the
-  /// grid leaves room, by the capacity of the kernel split
-  /// kMaxModelClusterSplit ways, whose entry also says whether the kernel
-  /// splits at all (a kernel without a K loop is the same code either way).
+  /// clusterSplitK 0 decided first (tile::chooseClusterSplitK) from the
+  /// kernel with one CTA a program: its metadata says whether it splits
+  /// at all, its capacity how many clusters run at once.
   const Entry &findForGrid(Grid grid, KernelArgs args,
                            ConstexprArgs constexprs, const JITOptions &options);
 

@@ -3,7 +3,9 @@
 // The K loop over two CTAs: rank r runs iterations [first, last) of
 // ceil(trips / 2) each; the pointers start `first` steps in, moved in 64
 // bits; the steps computed in the loop are hoisted before it; the sum comes
-// after the loop and the epilogue runs on rank 0.
+// after the loop and the epilogue runs on rank 0; the module is marked
+// splittable.
+// CHECK: module attributes {tilegpu.cluster_split = 2 : i32, tilegpu.cluster_splittable
 // CHECK-LABEL: func.func @mm
 // CHECK-DAG: %[[S16:.*]] = tile.splat %c16_i32 : tensor<16x16xi32>
 // CHECK-DAG: %[[S256:.*]] = tile.splat %c256_i32 : tensor<16x16xi32>
@@ -91,6 +93,7 @@ module attributes {tilegpu.cluster_split = 4 : i32, tilegpu.compute_capability =
 // loses its cluster_split, and the kernel is as it was (its steps not
 // hoisted either).
 // CHECK-NOT: tilegpu.cluster_split
+// CHECK-NOT: tilegpu.cluster_splittable
 // CHECK-LABEL: func.func @stores
 // CHECK-NOT: tilegpu.cluster_rank
 // CHECK: scf.for
@@ -112,6 +115,36 @@ module attributes {tilegpu.cluster_split = 2 : i32, tilegpu.compute_capability =
       tile.store %pc, %d : tensor<16x16x!tile.ptr<f32>>
       scf.yield %d : tensor<16x16xf32>
     }
+    return
+  }
+}
+
+// -----
+
+// One CTA a program asked for (tilec's cluster_split = 1): the kernel as it
+// was, the steps still in the loop, but the module marked splittable for a
+// launcher that decides.
+// CHECK: module attributes {tilegpu.cluster_splittable, tilegpu.compute_capability = 90 : i32}
+// CHECK-LABEL: func.func @single
+// CHECK-NOT: tilegpu.cluster_rank
+// CHECK: scf.for
+// CHECK: tile.splat %c16
+// CHECK-NOT: cluster_sum
+module attributes {tilegpu.cluster_split = 1 : i32, tilegpu.compute_capability = 90 : i32} {
+  func.func @single(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %K: i32) {
+    %c0 = arith.constant 0 : i32
+    %c16 = arith.constant 16 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %r:2 = scf.for %k = %c0 to %K step %c16 iter_args(%x = %pa, %acc = %zero) -> (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>) : i32 {
+      %u = tile.load %x : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      %s16 = tile.splat %c16 : tensor<16x16xi32>
+      %x2 = tile.addptr %x, %s16 : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+      scf.yield %x2, %d : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r#1 : tensor<16x16x!tile.ptr<f32>>
     return
   }
 }

@@ -25,7 +25,6 @@ namespace {
 const char *kScale = R"(import triton
 import triton.language as tl
 
-
 @triton.jit
 def scale_kernel(x_ptr, n, MODE: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -60,7 +59,6 @@ TEST(JIT, StringConstexprOnTheInterpreter) {
 TEST(JIT, AnyStringConstexpr) {
   const char *source = R"(import triton
 import triton.language as tl
-
 
 @triton.jit
 def pick(out_ptr, MODE: tl.constexpr):
@@ -103,7 +101,6 @@ TEST(JIT, NumStagesIsPartOfTheSpecialization) {
 const char *kMatmul = R"(import triton
 import triton.language as tl
 
-
 @triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
            BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
@@ -141,14 +138,17 @@ TEST(JIT, ClusterSplitReachesTheCompiler) {
   EXPECT_EQ(f.compile(args, kMatmulBlocks, options).metadata.clusterDims,
             (std::array<unsigned, 3>{4, 1, 1}));
   options.clusterSplitK = 0;
-  EXPECT_EQ(f.compile(args, kMatmulBlocks, options).metadata.clusterDims,
-            (std::array<unsigned, 3>{1, 1, 1}));
+  JITFunction::Compiled single = f.compile(args, kMatmulBlocks, options);
+  EXPECT_EQ(single.metadata.clusterDims, (std::array<unsigned, 3>{1, 1, 1}));
+  // One CTA a program, and the metadata says the kernel would split.
+  EXPECT_TRUE(single.metadata.clusterSplittable);
 }
 
 // A launch decides clusterSplitK 0 by its grid (tile::chooseClusterSplitK)
-// before the lookup: one program of a skinny GEMM runs as a cluster on
-// sm_90 and computes what one CTA does; a grid past half the SMs is
-// another specialization, of one CTA per program.
+// before the lookup: the kernel with one CTA a program first, whose
+// metadata says it splits, then one program of a skinny GEMM runs as a
+// cluster on sm_90 and computes what one CTA does; a grid of more programs
+// than SMs runs the first.
 TEST(JIT, ClusterSplitIsDecidedByTheGrid) {
   std::string why;
   if (!cudaAvailable(&why))
@@ -182,20 +182,25 @@ TEST(JIT, ClusterSplitIsDecidedByTheGrid) {
   f.launch({1, 1}, args, kMatmulBlocks, byGrid);
   synchronize();
   EXPECT_EQ(dc.toHost<float>(), expected);
-  EXPECT_EQ(f.compileCount(), 1u);
-  // The launch's specialization, found rather than compiled again.
+  EXPECT_EQ(f.compileCount(), 2u);
+  // The launch's specializations, found rather than compiled again.
+  JITOptions single;
+  single.clusterSplitK = 1;
+  EXPECT_TRUE(
+      f.specialize(args, kMatmulBlocks, single).metadata().clusterSplittable);
   unsigned split = chooseClusterSplitK(1, unsigned(multiprocessorCount()),
                                        unsigned(computeCapability()));
   ASSERT_GT(split, 1u);
   JITOptions decided;
   decided.clusterSplitK = split;
   const Kernel &kernel = f.specialize(args, kMatmulBlocks, decided);
-  EXPECT_EQ(f.compileCount(), 1u);
+  EXPECT_EQ(f.compileCount(), 2u);
   EXPECT_EQ(kernel.metadata().clusterDims,
             (std::array<unsigned, 3>{split, 1, 1}));
 
   dc.fill(0xFF);
-  f.launch({unsigned(multiprocessorCount()), 1}, args, kMatmulBlocks, byGrid);
+  f.launch({unsigned(multiprocessorCount()) + 1, 1}, args, kMatmulBlocks,
+           byGrid);
   synchronize();
   EXPECT_EQ(dc.toHost<float>(), expected);
   EXPECT_EQ(f.compileCount(), 2u);
@@ -242,7 +247,6 @@ TEST(JIT, LaunchOnAStreamWithARawPointer) {
 
 const char *kStrided = R"(import triton
 import triton.language as tl
-
 
 @triton.jit
 def strided(x_ptr, y_ptr, stride, n, BLOCK: tl.constexpr):
@@ -321,8 +325,8 @@ TEST(JIT, AlignmentAsItIs) {
 }
 
 /// Runs `strided` on the GPU with `stride` and checks y against the CPU.
-void expectStrided(JITFunction &f, int stride, const JITOptions &options = {}) {
-  const int n = 1000;
+void expectStrided(JITFunction &f, int stride, const JITOptions &options = {},
+                   int n = 1000) {
   std::vector<float> x(size_t(n) * stride);
   for (size_t i = 0; i < x.size(); ++i)
     x[i] = float(i % 97);
@@ -332,6 +336,19 @@ void expectStrided(JITFunction &f, int stride, const JITOptions &options = {}) {
   std::vector<float> y = dy.toHost<float>();
   for (int i = 0; i < n; ++i)
     ASSERT_EQ(y[i], x[size_t(i) * stride] + 1.0f) << "stride " << stride << " at " << i;
+}
+
+// A kernel with no K loop to split is one specialization whatever its
+// grid: the launch that could run clusters finds it does not split.
+TEST(JIT, KernelsThatDoNotSplitCompileOnce) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction f(kStrided, "strided.tl");
+  f.setCacheDirectory("");
+  expectStrided(f, 1); // 4 programs: the GPU has room for clusters
+  expectStrided(f, 1, {}, multiprocessorCount() * 300);
+  EXPECT_EQ(f.compileCount(), 1u);
 }
 
 // An unaligned raw pointer compiles a kernel that does not assume

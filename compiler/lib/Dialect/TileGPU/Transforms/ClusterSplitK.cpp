@@ -118,8 +118,10 @@ FailureOr<Carried> classify(scf::ForOp loop, unsigned i, std::string &why) {
   return failure();
 }
 
-/// The plan for `func`, or why it has none.
-FailureOr<Plan> analyze(func::FuncOp func, std::string &why) {
+/// The plan for `func`, or why it has none. Only where `hoist` may it
+/// change the kernel: the loop's invariant code moves out, so that the
+/// steps do; unhoisted, a step computed in the loop is taken as movable.
+FailureOr<Plan> analyze(func::FuncOp func, std::string &why, bool hoist) {
   if (!func.getBody().hasOneBlock()) {
     why = "the kernel has more than one block";
     return failure();
@@ -176,6 +178,8 @@ FailureOr<Plan> analyze(func::FuncOp func, std::string &why) {
   // Steps computed in the loop from values outside it go before it, where a
   // chunk's first values need them (only now: a kernel that is not split
   // is left as it was).
+  if (!hoist)
+    return plan;
   moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
   for (const Carried &carried : plan.carried)
     if (carried.step && !loop.isDefinedOutsideOfLoop(carried.step)) {
@@ -351,18 +355,23 @@ struct ClusterSplitK
         kernels.push_back(func);
     });
     FailureOr<Plan> plan = failure();
-    if (ctas < 2)
-      why = "one CTA per program asked for";
-    else if (getComputeCapability(module) < 90)
+    if (getComputeCapability(module) < 90)
       why = "clusters need sm_90 or newer";
     else if (module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName()))
       why = "the kernel builds its own tensor maps";
     else if (kernels.size() != 1)
       why = "the module has more than one function";
     else
-      plan = analyze(kernels.front(), why);
+      plan = analyze(kernels.front(), why, /*hoist=*/ctas > 1);
     if (failed(plan)) {
       LDBG() << "not split: " << why;
+      module->removeAttr(name);
+      return;
+    }
+    module->setAttr(TileGPUDialect::getClusterSplittableAttrName(),
+                    UnitAttr::get(module.getContext()));
+    if (ctas < 2) {
+      LDBG() << "splittable, one CTA per program asked for";
       module->removeAttr(name);
       return;
     }

@@ -75,6 +75,13 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterSplitAttrName() {
       return "tilegpu.cluster_split";
     }
+    /// Name of the module attribute (unit): tilegpu-cluster-split-k found a
+    /// K loop it can split, asked to or not (a module marked
+    /// tilegpu.cluster_split = 1 is analyzed only); tilec reads it for the
+    /// metadata's "cluster_splittable".
+    static constexpr ::llvm::StringLiteral getClusterSplittableAttrName() {
+      return "tilegpu.cluster_splittable";
+    }
     /// Name of the module attribute (i32): the dynamic shared memory, in
     /// bytes, the lowering allocated. The lowering raises it as it takes
     /// shared memory (getSharedMemoryAt); tilec reads it into the

@@ -58,7 +58,9 @@ def TileGPUClusterSplitK : Pass<"tilegpu-cluster-split-k", "::mlir::ModuleOp"> {
     The kernel must have no stores, atomics or prints before the loop or in
     it, no other loop-carried value used after it, and a constant positive
     step. Where it does not qualify, the attribute is removed and the kernel
-    is left as it is (a program is one CTA).
+    is left as it is (a program is one CTA). Where it does, the module is
+    also marked `tilegpu.cluster_splittable`; `tilegpu.cluster_split = 1`
+    asks for that mark alone, the kernel unchanged.
   }];
 }
 
