@@ -148,3 +148,75 @@ module attributes {tilegpu.cluster_split = 1 : i32, tilegpu.compute_capability =
     return
   }
 }
+
+// -----
+
+// A step computed in the loop through 40 ops, each using the one before
+// twice: each value is looked at once (not 2^40 times), and the step is
+// hoisted.
+// CHECK-LABEL: func.func @chain
+// CHECK: tilegpu.cluster_rank
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: scf.for
+// CHECK: tilegpu.cluster_sum
+module attributes {tilegpu.cluster_split = 2 : i32, tilegpu.compute_capability = 90 : i32} {
+  func.func @chain(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %K: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %r:3 = scf.for %k = %c0 to %K step %c16 iter_args(%x = %pa, %acc = %zero, %n = %c0) -> (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>, i32) : i32 {
+      %u = tile.load %x : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      %t0 = arith.addi %c1, %c1 : i32
+      %t1 = arith.addi %t0, %t0 : i32
+      %t2 = arith.addi %t1, %t1 : i32
+      %t3 = arith.addi %t2, %t2 : i32
+      %t4 = arith.addi %t3, %t3 : i32
+      %t5 = arith.addi %t4, %t4 : i32
+      %t6 = arith.addi %t5, %t5 : i32
+      %t7 = arith.addi %t6, %t6 : i32
+      %t8 = arith.addi %t7, %t7 : i32
+      %t9 = arith.addi %t8, %t8 : i32
+      %t10 = arith.addi %t9, %t9 : i32
+      %t11 = arith.addi %t10, %t10 : i32
+      %t12 = arith.addi %t11, %t11 : i32
+      %t13 = arith.addi %t12, %t12 : i32
+      %t14 = arith.addi %t13, %t13 : i32
+      %t15 = arith.addi %t14, %t14 : i32
+      %t16 = arith.addi %t15, %t15 : i32
+      %t17 = arith.addi %t16, %t16 : i32
+      %t18 = arith.addi %t17, %t17 : i32
+      %t19 = arith.addi %t18, %t18 : i32
+      %t20 = arith.addi %t19, %t19 : i32
+      %t21 = arith.addi %t20, %t20 : i32
+      %t22 = arith.addi %t21, %t21 : i32
+      %t23 = arith.addi %t22, %t22 : i32
+      %t24 = arith.addi %t23, %t23 : i32
+      %t25 = arith.addi %t24, %t24 : i32
+      %t26 = arith.addi %t25, %t25 : i32
+      %t27 = arith.addi %t26, %t26 : i32
+      %t28 = arith.addi %t27, %t27 : i32
+      %t29 = arith.addi %t28, %t28 : i32
+      %t30 = arith.addi %t29, %t29 : i32
+      %t31 = arith.addi %t30, %t30 : i32
+      %t32 = arith.addi %t31, %t31 : i32
+      %t33 = arith.addi %t32, %t32 : i32
+      %t34 = arith.addi %t33, %t33 : i32
+      %t35 = arith.addi %t34, %t34 : i32
+      %t36 = arith.addi %t35, %t35 : i32
+      %t37 = arith.addi %t36, %t36 : i32
+      %t38 = arith.addi %t37, %t37 : i32
+      %t39 = arith.addi %t38, %t38 : i32
+      %t40 = arith.addi %t39, %t39 : i32
+      %n2 = arith.addi %n, %t40 : i32
+      %step = tile.splat %c16 : tensor<16x16xi32>
+      %x2 = tile.addptr %x, %step : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+      scf.yield %x2, %d, %n2 : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>, i32
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r#1 : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}

@@ -34,6 +34,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/DebugLog.h"
 
 #define DEBUG_TYPE "tilegpu-cluster-split-k"
@@ -79,20 +80,28 @@ struct Plan {
 
 /// Whether `value` is the same in every iteration of `loop`: defined
 /// outside it, or by pure ops in it of such values (which the split then
-/// hoists).
-bool isLoopInvariant(scf::ForOp loop, Value value) {
+/// hoists). `seen` remembers the answers, so that values shared along a
+/// chain of ops are looked at once.
+bool isLoopInvariant(scf::ForOp loop, Value value,
+                     llvm::DenseMap<Value, bool> &seen) {
   if (loop.isDefinedOutsideOfLoop(value))
     return true;
+  if (auto it = seen.find(value); it != seen.end())
+    return it->second;
   Operation *def = value.getDefiningOp();
-  return def && def->getBlock() == loop.getBody() && isPure(def) &&
-         def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(),
-                      [&](Value v) { return isLoopInvariant(loop, v); });
+  bool invariant =
+      def && def->getBlock() == loop.getBody() && isPure(def) &&
+      def->getNumRegions() == 0 &&
+      llvm::all_of(def->getOperands(),
+                   [&](Value v) { return isLoopInvariant(loop, v, seen); });
+  seen[value] = invariant;
+  return invariant;
 }
 
 /// How iter_arg `i` of `loop` is carried, or a reason it cannot be split.
 FailureOr<Carried> classify(scf::ForOp loop, unsigned i, std::string &why) {
   BlockArgument arg = loop.getRegionIterArg(i);
+  llvm::DenseMap<Value, bool> seen;
   Value next = loop.getYieldedValues()[i];
   if (next == arg)
     return Carried{Carried::Kind::Unchanged, {}};
@@ -107,11 +116,11 @@ FailureOr<Carried> classify(scf::ForOp loop, unsigned i, std::string &why) {
   if (auto add = next.getDefiningOp<arith::AddIOp>()) {
     for (auto [self, other] : {std::pair(add.getLhs(), add.getRhs()),
                                std::pair(add.getRhs(), add.getLhs())})
-      if (self == arg && isLoopInvariant(loop, other))
+      if (self == arg && isLoopInvariant(loop, other, seen))
         return Carried{Carried::Kind::Induction, other};
   }
   if (auto add = next.getDefiningOp<tile::AddPtrOp>())
-    if (add.getPtr() == arg && isLoopInvariant(loop, add.getOffset()))
+    if (add.getPtr() == arg && isLoopInvariant(loop, add.getOffset(), seen))
       return Carried{Carried::Kind::Induction, add.getOffset()};
   why = "loop-carried value " + std::to_string(i) +
         " does not advance by a loop-invariant step";
