@@ -418,9 +418,10 @@ bool KernelTuning::applyHeuristics(std::vector<NamedScalar> &values,
                                    std::string &error) const {
   try {
     for (const auto &[name, function] : impl->heuristics) {
-      if (llvm::any_of(values, [&](const NamedScalar &v) {
-            return v.first == name;
-          }))
+      // Lambdas capture structured bindings only from C++20 on.
+      const std::string &given = name;
+      if (llvm::any_of(values,
+                       [&](const NamedScalar &v) { return v.first == given; }))
         continue;
       const ast::Location &loc = function.lambda
                                      ? function.lambda->loc

@@ -139,7 +139,7 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     std::optional<TValue> value;
     std::optional<std::string> firstError;
     {
-      auto pop = llvm::make_scope_exit([&] { resolving.pop_back(); });
+      llvm::scope_exit pop([&] { resolving.pop_back(); });
       for (const ModuleScope::Binding &binding : candidates) {
         std::string why;
         value = resolveBinding(binding, use, why);
@@ -162,7 +162,7 @@ std::optional<TValue> MLIRGenImpl::lookupGlobal(const std::string &name,
     m.pendingGlobals.erase(pending); // `X = X + 1` sees no X
     // Pending again unless it folded: a runtime value is made at each use,
     // and one that failed (a quiet probe of it) fails again at its use.
-    auto keep = llvm::make_scope_exit([&] {
+    llvm::scope_exit keep([&] {
       if (!m.globals.count(name))
         m.pendingGlobals.try_emplace(name, value);
     });

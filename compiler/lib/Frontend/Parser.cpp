@@ -1195,7 +1195,7 @@ ExprPtr Parser::parseFactor() {
     return nullptr;
   }
   ++nesting;
-  auto leave = llvm::make_scope_exit([&] { --nesting; });
+  llvm::scope_exit leave([&] { --nesting; });
   UnaryOp op;
   switch (cur().kind) {
   case TokenKind::Minus: op = UnaryOp::Neg; break;
