@@ -66,7 +66,7 @@ TEST(Grid, ClusterSplitFillsTheGPU) {
 // With the capacities an H200 gives (cuOccupancyMaxActiveClusters): a
 // kernel that runs alone on its SM fits 30 clusters of 4 and 39 of 3, so
 // 32 programs take 3 CTAs each (4 would start a second wave: 0.72x at
-// 128 x 4096 x 14336); one that leaves room for another fits 62 of 4 and
+// 128 x 4096 x 4096); one that leaves room for another fits 62 of 4 and
 // 132 of 2, so 48 programs take 4 and 96 or 132 take 2: two to an SM.
 TEST(Grid, ClusterSplitByCapacity) {
   struct Case {
