@@ -16,7 +16,6 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -221,13 +220,6 @@ struct JITFunction::Entry {
   /// none).
   std::vector<uint32_t> argOf;
 
-  /// The kernel's Kernel::clusterCapacity, asked of the driver once.
-  const ClusterCapacity &clusterCapacity() const {
-    std::call_once(capacityRead,
-                   [&] { capacity = kernel->clusterCapacity(); });
-    return capacity;
-  }
-
   bool matches(KernelArgs launchArgs, ConstexprArgs launchConstexprs,
                const JITOptions &options) const {
     if (launchArgs.size() != args.size() ||
@@ -249,10 +241,6 @@ struct JITFunction::Entry {
     }
     return true;
   }
-
-private:
-  mutable std::once_flag capacityRead;
-  mutable ClusterCapacity capacity{};
 };
 
 JITFunction::JITFunction(std::string source, std::string filename,
@@ -492,22 +480,15 @@ const JITFunction::Entry &JITFunction::findForGrid(Grid grid, KernelArgs args,
   if (options.clusterSplitK)
     return find(args, constexprs, options);
   // The split is part of the specialization, so it is decided before the
-  // lookup, on the launch's device (the caller's scope). The copy
-  // allocates nothing: an arch fits a string's own storage.
-  // The kernel with one CTA a program is looked up first: its metadata
-  // says whether it splits at all, and its resources, the split's, how
-  // many clusters run at once.
-  uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
-  unsigned multiprocessors = unsigned(multiprocessorCount());
-  unsigned capability = detail::targetCapability(options);
+  // lookup, by the kernel with one CTA a program (Kernel::clusterSplitFor:
+  // whether it splits at all, and how many of its clusters, the split's
+  // resources, run at once). The copy allocates nothing: an arch fits a
+  // string's own storage.
   JITOptions decided = options;
   decided.clusterSplitK = 1;
   const Entry &single = find(args, constexprs, decided);
-  if (!single.kernel->metadata().clusterSplittable ||
-      !mayClusterSplitK(programs, multiprocessors, capability))
-    return single;
-  decided.clusterSplitK = chooseClusterSplitK(
-      programs, multiprocessors, capability, single.clusterCapacity());
+  decided.clusterSplitK =
+      single.kernel->clusterSplitFor(uint64_t(grid.x) * grid.y * grid.z);
   return decided.clusterSplitK == 1 ? single
                                     : find(args, constexprs, decided);
 }

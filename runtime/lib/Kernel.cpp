@@ -215,6 +215,36 @@ std::string tile::validateLaunch(const KernelMetadata &md, Grid grid,
   return {};
 }
 
+/// How many clusters of 1 to kMaxModelClusterSplit CTAs of `function` (of
+/// `md`'s block and shared memory) its device runs at once; 0 where the
+/// driver cannot say.
+static ClusterCapacity readClusterCapacity(const KernelMetadata &md,
+                                           CUfunction function) {
+  ClusterCapacity capacity{};
+  const DriverApi &api = driver();
+  if (!api.cuOccupancyMaxActiveClusters)
+    return capacity;
+  for (unsigned ctas = 1; ctas <= kMaxModelClusterSplit; ++ctas) {
+    CUlaunchAttribute attribute{};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim = {ctas, 1, 1};
+    CUlaunchConfig config{};
+    config.gridDimX = ctas;
+    config.gridDimY = config.gridDimZ = 1;
+    config.blockDimX = md.threadsPerBlock;
+    config.blockDimY = config.blockDimZ = 1;
+    config.sharedMemBytes = md.sharedBytes;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if (api.cuOccupancyMaxActiveClusters(&clusters, function, &config) ==
+            CUDA_SUCCESS &&
+        clusters > 0)
+      capacity[ctas] = uint64_t(clusters);
+  }
+  return capacity;
+}
+
 Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
     : module_(std::move(module)), metadata_(std::move(metadata)),
       device_(currentDevice()), name_(internKernelName(metadata_.kernel)) {
@@ -252,33 +282,20 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
                   static_cast<int>(metadata_.sharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
               metadata_.kernel);
+  // After the shared memory's limit: the occupancy query takes it.
+  if (metadata_.clusterSplittable && metadata_.ctasPerCluster() == 1) {
+    multiprocessors_ = unsigned(multiprocessorCount());
+    computeCapability_ = unsigned(computeCapability());
+    clusterCapacity_ = readClusterCapacity(
+        metadata_, static_cast<CUfunction>(function_));
+  }
 }
 
-ClusterCapacity Kernel::clusterCapacity() const {
-  ClusterCapacity capacity{};
-  const DriverApi &api = driver();
-  if (!api.cuOccupancyMaxActiveClusters)
-    return capacity;
-  for (unsigned ctas = 1; ctas <= kMaxModelClusterSplit; ++ctas) {
-    CUlaunchAttribute attribute{};
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim = {ctas, 1, 1};
-    CUlaunchConfig config{};
-    config.gridDimX = ctas;
-    config.gridDimY = config.gridDimZ = 1;
-    config.blockDimX = metadata_.threadsPerBlock;
-    config.blockDimY = config.blockDimZ = 1;
-    config.sharedMemBytes = metadata_.sharedBytes;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    int clusters = 0;
-    if (api.cuOccupancyMaxActiveClusters(
-            &clusters, static_cast<CUfunction>(function_), &config) ==
-            CUDA_SUCCESS &&
-        clusters > 0)
-      capacity[ctas] = uint64_t(clusters);
-  }
-  return capacity;
+unsigned Kernel::clusterSplitFor(uint64_t programs) const {
+  if (!metadata_.clusterSplittable || metadata_.ctasPerCluster() != 1)
+    return 1;
+  return chooseClusterSplitK(programs, multiprocessors_, computeCapability_,
+                             clusterCapacity_);
 }
 
 static std::string readFile(const std::string &path) {

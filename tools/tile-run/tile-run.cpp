@@ -577,15 +577,11 @@ int runOnGPU(const std::string &source, const std::string &filename,
       module = tile::Module::loadPTX(compiled.text, compiled.metadata);
       kernel = std::make_unique<tile::Kernel>(module, compiled.metadata);
     };
-    uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
-    unsigned multiprocessors = unsigned(tile::multiprocessorCount());
-    unsigned capability = tilec::archCapability(options.arch);
     if (compiled.ok)
       load();
-    if (compiled.ok && decide && compiled.metadata.clusterSplittable &&
-        tile::mayClusterSplitK(programs, multiprocessors, capability)) {
-      options.clusterSplitK = tile::chooseClusterSplitK(
-          programs, multiprocessors, capability, kernel->clusterCapacity());
+    if (compiled.ok && decide) {
+      options.clusterSplitK =
+          kernel->clusterSplitFor(uint64_t(grid[0]) * grid[1] * grid[2]);
       if (options.clusterSplitK > 1) {
         compiled = tilec::compile(source, filename, options);
         if (compiled.ok)

@@ -45,7 +45,7 @@ constexpr unsigned kMaxModelClusterSplit = 4;
 
 /// How many clusters of S CTAs of one kernel a GPU runs at once, index S
 /// from 1 to kMaxModelClusterSplit (cuOccupancyMaxActiveClusters for the
-/// kernel's block and shared memory; Kernel::clusterCapacity); 0: unknown.
+/// kernel's block and shared memory; Kernel reads it at load); 0: unknown.
 /// On an H200 a CTA that leaves room for one more on its SM gets
 /// {264, 132, 79, 62} for 1 to 4, one alone {132, 66, 39, 30}: clusters
 /// stay within a GPC, whose SMs do not divide by 3 or 4.

@@ -180,12 +180,13 @@ public:
   /// built once, for loops that repeat it (Triton's do_bench lambdas).
   BoundLaunch bind(Grid grid, KernelArgs args, void *stream = nullptr) const;
 
-  /// How many clusters of 1 to kMaxModelClusterSplit CTAs of this kernel
-  /// (its block and shared memory) its device runs at once
-  /// (cuOccupancyMaxActiveClusters), for chooseClusterSplitK; 0 where the
-  /// driver cannot say. A few driver calls: callers keep the answer.
-  ClusterCapacity clusterCapacity() const;
-
+  /// The CTAs per program tile::chooseClusterSplitK gives a launch of
+  /// `programs` programs of this kernel, compiled with one CTA a program
+  /// (KernelOptions::clusterSplitK 0, decided by the JIT and tile-run): 1
+  /// where its metadata says it does not split (clusterSplittable), else
+  /// by its device's SMs and compute capability and how many clusters of
+  /// it run at once (cuOccupancyMaxActiveClusters, asked at load).
+  unsigned clusterSplitFor(uint64_t programs) const;
 
 private:
   friend class JITFunction;
@@ -209,6 +210,10 @@ private:
   /// cluster's extents.
   Grid maxGrid_ = kMaxGrid;
   const char *name_ = nullptr; ///< interned, for the driver's last launch
+  /// For clusterSplitFor, read at load where the kernel could split: its
+  /// device's SMs and compute capability, and its clusters' capacity.
+  unsigned multiprocessors_ = 0, computeCapability_ = 0;
+  ClusterCapacity clusterCapacity_{};
 };
 
 /// A kernel's launch with its grid, arguments and stream fixed: launch()
