@@ -87,9 +87,11 @@ def timed(run, out, ref, dtype):
 
 def attempt(row, key, config, fn):
     """Keeps in row[key] the fastest of the configurations tried: fn()'s
-    milliseconds and `config`; an error is noted and the sweep goes on."""
+    milliseconds and `config` (every one in row["tried"]); an error is
+    noted and the sweep goes on."""
     try:
         ms = fn()
+        row.setdefault("tried", []).append({"who": key, "config": config, "ms": ms})
         if key not in row or ms < row[key]["ms"]:
             row[key] = {"ms": ms, "config": config}
     except Exception as error:  # report, keep sweeping
