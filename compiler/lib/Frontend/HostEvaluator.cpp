@@ -175,11 +175,11 @@ bool host::equal(const Value &a, const Value &b) {
   case Value::Kind::Dict:
     if (a.entries->size() != b.entries->size())
       return false;
-    for (const auto &[key, value] : *a.entries) {
+    for (const auto &mine : *a.entries) {
       auto it = llvm::find_if(*b.entries, [&](const auto &entry) {
-        return equal(entry.first, key);
+        return equal(entry.first, mine.first);
       });
-      if (it == b.entries->end() || !equal(it->second, value))
+      if (it == b.entries->end() || !equal(it->second, mine.second))
         return false;
     }
     return true;
@@ -951,13 +951,14 @@ Value HostEvaluator::callMethod(const Value &method, Values &args,
     arity(1, 1);
     if (args[0].kind != Value::Kind::Dict)
       fail(loc, "update() needs a dict");
-    for (const auto &[key, value] : *args[0].entries) {
-      auto it = llvm::find_if(
-          self, [&](const auto &entry) { return equal(entry.first, key); });
+    for (const auto &update : *args[0].entries) {
+      auto it = llvm::find_if(self, [&](const auto &entry) {
+        return equal(entry.first, update.first);
+      });
       if (it != self.end())
-        it->second = value;
+        it->second = update.second;
       else
-        self.emplace_back(key, value);
+        self.emplace_back(update.first, update.second);
     }
     return Value::none();
   }

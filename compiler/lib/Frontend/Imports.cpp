@@ -409,7 +409,9 @@ std::string MLIRGenImpl::resolvedName(const ast::Expr &e) {
   // decorator of the project's own (a cache, a wrapper) is host code,
   // applied by Python.
   std::string spelled = decoratorName(e);
-  auto [root, rest] = StringRef(spelled).split('.');
+  // (Not a structured binding: the lambda below captures `root`.)
+  std::pair<StringRef, StringRef> parts = StringRef(spelled).split('.');
+  StringRef root = parts.first, rest = parts.second;
   std::string path;
   if (auto pending = current->pendingBindings.find(root.str());
       pending != current->pendingBindings.end()) {

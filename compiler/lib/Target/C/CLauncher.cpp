@@ -506,8 +506,9 @@ std::string getCondition(const tile::KernelMetadata &spec,
                          const CParams &names) {
   std::vector<std::string> terms;
   for (auto [param, cName] : llvm::zip(all, names.names)) {
+    const std::string &name = param.name;
     auto it = llvm::find_if(spec.params, [&](const tile::ParamInfo &p) {
-      return p.name == param.name;
+      return p.name == name;
     });
     if (it == spec.params.end()) {
       terms.push_back(cName + " == 1");
@@ -594,7 +595,8 @@ getDispatcherParams(const std::vector<CSpecialization> &specs) {
       throw tile::Error("kernel " + kernel + ": the specializations' "
                         "parameters differ beyond integers specialized to 1; "
                         "the one with the most must hold all the others'");
-    for (const auto &[key, value] : md.constexprs) {
+    for (const auto &binding : md.constexprs) {
+      const std::string &key = binding.first, &value = binding.second;
       bool isParam = llvm::any_of(widest->params, [&](const auto &p) {
         return p.name == key;
       });
