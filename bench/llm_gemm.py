@@ -24,7 +24,7 @@ import json
 import os
 import sys
 import tempfile
-from functools import partial
+from functools import lru_cache, partial
 
 import torch
 import torch.nn.functional as F
@@ -129,10 +129,12 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
     for bm, bn, bk, warps, stages in sweep:
         grid = (-(-m // bm) * -(-n // bn),)
         signature = ", ".join([f"*{dtype}:16"] * 3 + specs + [str(bm), str(bn), str(bk), "8"])
-        kernel_for = lambda split: TilecKernel(
+        # Each split compiled once: the decision's kernel (one CTA a
+        # program) is also the one timed where the model keeps it.
+        kernel_for = lru_cache(maxsize=None)(lambda split: TilecKernel(
             args.tilec, "grouped_matmul", signature, workdir, warps,
             ["--num-stages", str(stages), "--arch", args.arch,
-             "--cluster-split-k", str(split)], path=GROUPED)
+             "--cluster-split-k", str(split)], path=GROUPED))
         try:
             model = jit_cluster_split(kernel_for, grid[0], sms, cc)
         except Exception as error:  # as the JIT would fail: noted, no split
