@@ -48,7 +48,9 @@ class TilecKernel:
 
     def __init__(self, tilec, name, signature, workdir, num_warps=4,
                  options=(), path=None):
-        ptx = os.path.join(workdir, f"{name}_{abs(hash((signature, tuple(options))))}"
+        # Named by everything that changes the code: a kernel of one name
+        # from two files must not share a .ptx (cupy loads a path once).
+        ptx = os.path.join(workdir, f"{name}_{abs(hash((path, signature, tuple(options))))}"
                                     f"_{num_warps}.ptx")
         self.meta, self.compile_ms = compile_tl(
             tilec, path or os.path.join(EXAMPLES, name + ".tl"), ptx, signature,

@@ -56,6 +56,9 @@ SHAPES = [(1, 1, 1), (3, 3, 3), (17, 17, 17), (100, 3, 17), (3, 100, 127),
 BLOCKS = [(16, 16, 16, 4), (32, 32, 32, 4), (64, 64, 32, 4), (128, 128, 32, 8),
           (128, 64, 64, 4), (3, 3, 3, 1), (16, 8, 16, 1), (64, 128, 16, 8),
           (32, 16, 64, 2), (128, 32, 16, 4)]
+# Few rows, many columns: the shapes of a decode step against a layer's
+# weights.
+SMALL_M_BLOCKS = [(16, 64, 64, 4), (32, 128, 32, 4), (16, 128, 64, 8), (32, 64, 128, 4)]
 # fp8 on the tensor cores (mma.sync from sm_89, wgmma with sm_90a), B as it
 # is stored (N contiguous) and K-major ("bT": stride_bk 1), as fp8 matmuls
 # usually take it; blocks the tensor cores take (no FMA fallback for fp8).
@@ -118,9 +121,16 @@ def cases(rng):
     for shape in ((112, 48, 208), (144, 144, 1008), (272, 144, 1008)):
         for dtypes in DTYPES[:4]:
             yield shape, 1, (256, 128, 64, 8), dtypes
+    # Tiles of 16 or 32 rows against 64 columns or more: on sm_90a, wgmma
+    # with its operands swapped (B's columns fill the instruction's 64 rows).
+    for i, shape in enumerate(((1, 1000, 17), (17, 127, 1000), (3, 100, 127), (24, 72, 1000))):
+        for j, dtypes in enumerate(DTYPES[:4]):
+            yield shape, 1, SMALL_M_BLOCKS[(i + j) % len(SMALL_M_BLOCKS)], dtypes
     for i, shape in enumerate(FP8_SHAPES):
         for j, (dtypes, b_layout) in enumerate(itertools.product(FP8_DTYPES, ((), ("bT",)))):
             yield shape, 1, FP8_BLOCKS[(i + j) % len(FP8_BLOCKS)], dtypes + b_layout
+            if i < 2:
+                yield shape, 1, SMALL_M_BLOCKS[(i + j) % len(SMALL_M_BLOCKS)], dtypes + b_layout
 
 
 def inputs(rng, shape, batch, dtypes):

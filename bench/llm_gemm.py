@@ -17,7 +17,7 @@ device-to-device copy of the same bytes (a copy moves each byte twice).
     python3 bench/llm_gemm.py --tilec build/bin/tilec --arch sm_90a
         [--json out.json] [--quick] [--models 8B,70B] [--layers qkv,o]
         [--m 1,128] [--dtypes bf16,fp16] [--no-ragged] [--no-llama]
-        [--splits 1,2,4]
+        [--splits 1,2,4] [--configs 16x64x256x4x4,...]
 """
 import argparse
 import json
@@ -48,13 +48,18 @@ LLAMA3 = {
 }
 MS = (1, 16, 64, 128, 512, 1000, 4096, 8192)
 # BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages: wgmma's 64 rows at
-# small M, deeper K blocks where the weights stream.
+# small M, deeper K blocks where the weights stream; rings of 5 and 6
+# where a program's tile is all its SM does (M = 128 to 1000: 128 x 128 x
+# 64 at 512 x 4096 x 4096 went 496, 568, 581 TFLOP/s at 4, 5, 6 stages on
+# 8 warps, H200).
 SWEEP = [(64, 64, 128, 4, 4), (64, 128, 64, 4, 4), (64, 256, 64, 4, 3),
-         (128, 128, 64, 4, 3), (128, 256, 64, 8, 3), (128, 128, 64, 8, 4)]
-# Where M <= 64 also 16 rows (mma.sync on both compilers: wgmma needs 64),
-# which waste no tensor-core work or shared memory on absent rows, so two
-# programs fit an SM with more of the weights in flight.
-SMALL_M_SWEEP = [(16, 64, 128, 4, 4), (16, 128, 128, 4, 3), (16, 64, 256, 4, 4)]
+         (128, 128, 64, 4, 5), (128, 256, 64, 8, 3), (128, 256, 64, 8, 4),
+         (128, 128, 64, 8, 6)]
+# Where M <= 64 also 16 rows, which waste no tensor-core work or shared
+# memory on absent rows (tilec: wgmma with the operands swapped, the
+# weights as its 64 rows; Triton: mma.sync).
+SMALL_M_SWEEP = [(16, 64, 128, 4, 4), (16, 128, 128, 4, 4), (16, 64, 256, 4, 4),
+                 (16, 256, 128, 8, 3)]
 # fp32 (tf32): K blocks of the same bytes or fewer, with the stages they
 # free (the H200's best at 4096^3: 256 x 128 x 16, 6 stages).
 FP32_SWEEP = [(128, 128, 32, 4, 3), (256, 128, 32, 8, 3), (256, 128, 32, 8, 4),
@@ -124,8 +129,8 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
     cc = 10 * torch.cuda.get_device_capability()[0] + torch.cuda.get_device_capability()[1]
     row = {"m": m, "n": n, "k": k, "dtype": dtype}
     grouped_tl, splitk_tl = modules
-    sweep = (QUICK if args.quick else FP32_SWEEP if dtype == "fp32" else
-             SWEEP + (SMALL_M_SWEEP if m <= 64 else []))
+    sweep = args.configs or (QUICK if args.quick else FP32_SWEEP if dtype == "fp32" else
+                             SWEEP + (SMALL_M_SWEEP if m <= 64 else []))
     for bm, bn, bk, warps, stages in sweep:
         grid = (-(-m // bm) * -(-n // bn),)
         signature = ", ".join([f"*{dtype}:16"] * 3 + specs + [str(bm), str(bn), str(bk), "8"])
@@ -204,6 +209,10 @@ def main():
     parser.add_argument("--no-llama", action="store_true")
     parser.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")],
                         help="tilec's cluster splits to sweep (default: the model's)")
+    parser.add_argument("--configs", type=lambda s: [tuple(map(int, c.split("x")))
+                                                     for c in s.split(",")],
+                        help="the grouped kernel's configurations, BMxBNxBKxWARPSxSTAGES "
+                             "comma-separated (default: the sweep above)")
     args = parser.parse_args()
     torch.manual_seed(0)
     # cuBLAS's fp32 rows on the tensor cores, as tl.dot's default (tf32).

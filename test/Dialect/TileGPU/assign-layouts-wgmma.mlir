@@ -66,9 +66,11 @@ func.func @not_wgmma(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f3
 
 // -----
 
-// Nor for a tile of 32 rows (a warpgroup's instruction has 64).
+// A tile of 32 rows is too short for a warpgroup's instruction (64 rows),
+// its 128 columns are not: the dot swaps its operands (C^T = B^T A^T), B's
+// columns the instruction's M and A's 32 rows its N.
 // CHECK-LABEL: func.func @too_few_rows
-// CHECK: tile.dot {{.*}} -> tensor<32x128xf32, #tilegpu.mma<{version = 2
+// CHECK: tile.dot {{.*}} -> tensor<32x128xf32, #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 32], swapped = true}>>
 module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
 func.func @too_few_rows(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
   %a_ptrs = tile.splat %pa : tensor<32x32x!tile.ptr<f16>>
@@ -79,6 +81,25 @@ func.func @too_few_rows(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr
   %d = tile.dot %a, %b, %zero, tf32 : tensor<32x32xf16>, tensor<32x128xf16> -> tensor<32x128xf32>
   %c_ptrs = tile.splat %pc : tensor<32x128x!tile.ptr<f32>>
   tile.store %c_ptrs, %d : tensor<32x128x!tile.ptr<f32>>
+  return
+}
+}
+
+// -----
+
+// Neither side has 64 rows or columns: mma.sync.
+// CHECK-LABEL: func.func @too_small
+// CHECK: tile.dot {{.*}} -> tensor<32x32xf32, #tilegpu.mma<{version = 2
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @too_small(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) {
+  %a_ptrs = tile.splat %pa : tensor<32x32x!tile.ptr<f16>>
+  %b_ptrs = tile.splat %pb : tensor<32x32x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %a = tile.load %a_ptrs : tensor<32x32x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<32x32x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+  %c_ptrs = tile.splat %pc : tensor<32x32x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<32x32x!tile.ptr<f32>>
   return
 }
 }

@@ -69,6 +69,12 @@ static MmaEncodingAttr getWgmmaEncoding(MLIRContext *context, int64_t m,
 /// is not, but it takes its A from registers, where B can be loaded in any
 /// order; and a row-major A is K-major for its B. Other tf32 tiles copy B
 /// into K rows.
+///
+/// Any type swaps where the tile's M is too short for the instruction's 64
+/// rows but its N is not (M of 8 to 32 against a layer's weights, the
+/// decode and small-batch shapes): the weights fill the instruction's M,
+/// the few rows of A its N, both read from shared memory, rather than
+/// mma.sync with its operands through registers.
 static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
   Type input = dot.getA().getType().getElementType();
   Type acc = dot.getAcc().getType().getElementType();
@@ -82,7 +88,7 @@ static MmaEncodingAttr chooseWgmmaEncoding(tile::DotOp dot, unsigned numWarps) {
     return {};
   int64_t k = dot.getA().getType().getShape()[1];
   int64_t kStep = 256 / input.getIntOrFloatBitWidth();
-  if (tf32)
+  if (tf32 || shape[0] % 64 != 0)
     if (MmaEncodingAttr swapped = getWgmmaEncoding(
             dot.getContext(), shape[1], shape[0], k, kStep, numWarps, true))
       return swapped;
