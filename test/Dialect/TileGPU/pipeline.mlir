@@ -427,3 +427,53 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 2 : i32} {
     return
   }
 }
+
+// -----
+
+// Loads of single elements (rows aligned to 2 bytes only): the tiles of
+// pointers the loop carried, one 64-bit register per element, are rebuilt
+// in each iteration from their scalar base advanced by the iteration's
+// offset (in 64 bits: the advance of A a splat of a scalar, of B a splat
+// constant); the loop carries the accumulator alone. The copies of the
+// iterations ahead rebuild theirs from their own iteration numbers.
+// CHECK-LABEL: func.func @single_elements
+// CHECK: tile.addptr %arg0, %{{.*}} : !tile.ptr<f16>, i64
+// CHECK: tile.addptr %arg1, %{{.*}} : !tile.ptr<f16>, i64
+// CHECK: scf.for %[[I:.*]] = %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<64x64xf32, #mma>)
+// CHECK: %[[I64:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: %[[OFF:.*]] = arith.muli %[[I64]], %{{.*}} : i64
+// CHECK: %[[BASE:.*]] = tile.addptr %arg0, %[[OFF]] : !tile.ptr<f16>, i64
+// CHECK: %[[SPLAT:.*]] = tile.splat %[[BASE]] : tensor<64x32x!tile.ptr<f16>, #blocked>
+// CHECK: %[[PTRS:.*]] = tile.addptr %[[SPLAT]], %{{.*}} : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+// CHECK: tilegpu.async_copy %[[PTRS]]
+// CHECK: scf.yield %{{.*}} : tensor<64x64xf32, #mma>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#a = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#b = #tilegpu.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
+  func.func @single_elements(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>, %n: i32, %sa: i32, %offa: tensor<64x32xi32, #bl>, %offb: tensor<32x64xi32, #bl>) {
+    %sa0 = tile.splat %pa : tensor<64x32x!tile.ptr<f16>, #bl>
+    %a0 = tile.addptr %sa0, %offa : tensor<64x32x!tile.ptr<f16>, #bl>, tensor<64x32xi32, #bl>
+    %sb0 = tile.splat %pb : tensor<32x64x!tile.ptr<f16>, #bl>
+    %b0 = tile.addptr %sb0, %offb : tensor<32x64x!tile.ptr<f16>, #bl>, tensor<32x64xi32, #bl>
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %stepa = tile.splat %sa : tensor<64x32xi32, #bl>
+    %stepb = arith.constant dense<4097> : tensor<32x64xi32, #bl>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %ap = %a0, %bp = %b0) -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #bl>, tensor<32x64x!tile.ptr<f16>, #bl>) : i32 {
+      %a = tile.load %ap : tensor<64x32x!tile.ptr<f16>, #bl>
+      %b = tile.load %bp : tensor<32x64x!tile.ptr<f16>, #bl>
+      %ca = tilegpu.convert_layout %a : tensor<64x32xf16, #bl> -> tensor<64x32xf16, #a>
+      %cb = tilegpu.convert_layout %b : tensor<32x64xf16, #bl> -> tensor<32x64xf16, #b>
+      %d = tile.dot %ca, %cb, %acc, tf32 : tensor<64x32xf16, #a>, tensor<32x64xf16, #b> -> tensor<64x64xf32, #mma>
+      %ap2 = tile.addptr %ap, %stepa : tensor<64x32x!tile.ptr<f16>, #bl>, tensor<64x32xi32, #bl>
+      %bp2 = tile.addptr %bp, %stepb : tensor<32x64x!tile.ptr<f16>, #bl>, tensor<32x64xi32, #bl>
+      scf.yield %d, %ap2, %bp2 : tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #bl>, tensor<32x64x!tile.ptr<f16>, #bl>
+    }
+    %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #mma>
+    tile.store %cp, %r#0 : tensor<64x64x!tile.ptr<f32>, #mma>
+    return
+  }
+}

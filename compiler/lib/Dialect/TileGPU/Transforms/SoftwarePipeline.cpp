@@ -20,6 +20,7 @@
 //
 
 #include "HostTensorMaps.h"
+#include "PointerRebase.h"
 #include "RingSlots.h"
 #include "TensorBox.h"
 #include "WarpSpecialize.h"
@@ -638,6 +639,10 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
       copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
                                               barrier, Value()));
     } else {
+      // Copied element by element, a tile the loop carries would hold a
+      // pointer per element through it.
+      if (loadsSingleElements(load))
+        rebaseCarriedPointers(loop, load);
       copies.push_back(AsyncCopyOp::create(builder, at, load.getPtr(), buffer,
                                            load.getMask()));
     }
