@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <list>
 
 using namespace tilec;
 using namespace tilec::host;
@@ -1148,13 +1149,15 @@ Value HostEvaluator::callBuiltin(
     if (n == "sorted") {
       const Value *key = keyword("key");
       const Value *reverse = keyword("reverse");
-      std::vector<std::pair<Value, Value>> keyed;
+      // Stable as Python's, and safe whatever the comparisons say (NaN
+      // keys): a list's merge sort (libstdc++'s stable_sort uses a
+      // deprecated buffer clang warns of).
+      std::list<std::pair<Value, Value>> keyed;
       for (Value &item : items)
         keyed.emplace_back(key ? call(*key, {item}, {}, loc) : item, item);
-      std::stable_sort(keyed.begin(), keyed.end(),
-                       [&](const auto &a, const auto &b) {
-                         return compare(CompareOp::Lt, a.first, b.first, loc);
-                       });
+      keyed.sort([&](const auto &a, const auto &b) {
+        return compare(CompareOp::Lt, a.first, b.first, loc);
+      });
       items.clear();
       for (auto &pair : keyed)
         items.push_back(std::move(pair.second));

@@ -50,6 +50,7 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
     std::string name;
     ModuleScope::Binding pending;
     bool conditional = false;
+    size_t listed = 0;
   };
   std::vector<Binding> bindings;
   for (const ast::Import &import : ast.imports) {
@@ -69,11 +70,14 @@ ModuleScope &MLIRGenImpl::scopeOf(SourceModule &source) {
         bindings.push_back({global->loc, name->name,
                             {nullptr, nullptr, global.get()},
                             global->conditional});
-  std::stable_sort(bindings.begin(), bindings.end(),
-                   [](const Binding &a, const Binding &b) {
-                     return std::make_pair(a.loc.line, a.loc.col) <
-                            std::make_pair(b.loc.line, b.loc.col);
-                   });
+  // In source order; ties (`import a, b`) as listed.
+  for (auto [i, binding] : llvm::enumerate(bindings))
+    binding.listed = i;
+  std::sort(bindings.begin(), bindings.end(),
+            [](const Binding &a, const Binding &b) {
+              return std::make_tuple(a.loc.line, a.loc.col, a.listed) <
+                     std::make_tuple(b.loc.line, b.loc.col, b.listed);
+            });
   // Per name, its alternatives, those of `if`s and `try`s in source order.
   // An import, alias or def an `if` chooses (a version check) comes before
   // the unconditional binding it replaces; a value it computes (`IS_HIP =

@@ -117,6 +117,13 @@ std::string sexpr(const Expr &e) {
     return "(ifexp " + sexpr(*i.cond) + " " + sexpr(*i.thenValue) + " " +
            sexpr(*i.elseValue) + ")";
   }
+  case ExprKind::FString: {
+    const auto &f = cast<FStringExpr>(e);
+    std::string s = "(fstring '" + f.texts.front() + "'";
+    for (size_t i = 0; i < f.fields.size(); ++i)
+      s += " " + sexpr(*f.fields[i].value) + " '" + f.texts[i + 1] + "'";
+    return s + ")";
+  }
   case ExprKind::Dict: {
     const auto &d = cast<DictExpr>(e);
     std::string s = "(dict";
@@ -399,6 +406,11 @@ TEST(ParserTest, Assignments) {
   EXPECT_EQ(sexpr(*chained.value), "1");
 
   EXPECT_EQ(sexpr(*cast<AssignStmt>(*b[2]).value), "(tuple 1 2)");
+  // A kernel's f-string: its texts around its fields, adjacent literals
+  // joined.
+  Block f = body("s = f\"uint{n}x{m + 1}\" 'b'\n");
+  EXPECT_EQ(sexpr(*cast<AssignStmt>(*f[0]).value),
+            "(fstring 'uint' n 'x' (+ m 1) 'b')");
 
   const auto &aug = cast<AugAssignStmt>(*b[3]);
   EXPECT_EQ(aug.op, BinaryOp::Add);

@@ -99,8 +99,10 @@ SmallVector<Partial> reduceAlongAxis(ConversionPatternRewriter &rewriter,
   }
   SmallVector<Partial> acc;
   for (SmallVector<unsigned> &group : perOutput) {
-    llvm::stable_sort(group, [&](unsigned a, unsigned b) {
-      return src.getElemOffset(a)[axis] < src.getElemOffset(b)[axis];
+    // Ties by element number, the order the group was built in.
+    llvm::sort(group, [&](unsigned a, unsigned b) {
+      return std::make_pair(src.getElemOffset(a)[axis], a) <
+             std::make_pair(src.getElemOffset(b)[axis], b);
     });
     SmallVector<Partial> level;
     for (unsigned e : group)

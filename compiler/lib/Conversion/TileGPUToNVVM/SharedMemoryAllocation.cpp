@@ -178,8 +178,14 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   };
   SmallVector<LocalAllocOp> allocs;
   module.walk([&](LocalAllocOp alloc) { allocs.push_back(alloc); });
-  llvm::stable_sort(allocs, [&](LocalAllocOp a, LocalAllocOp b) {
-    return getAlignment(a.getType()) > getAlignment(b.getType());
+  // Ties in program order (llvm::sort with the position as the last key:
+  // libstdc++'s stable_sort uses a deprecated buffer clang warns of).
+  llvm::DenseMap<Operation *, size_t> position;
+  for (auto [i, alloc] : llvm::enumerate(allocs))
+    position[alloc] = i;
+  llvm::sort(allocs, [&](LocalAllocOp a, LocalAllocOp b) {
+    return std::make_pair(-getAlignment(a.getType()), position[a]) <
+           std::make_pair(-getAlignment(b.getType()), position[b]);
   });
   SmallVector<Buffer> buffers;
   for (LocalAllocOp alloc : allocs) {

@@ -549,9 +549,10 @@ std::vector<size_t> getDispatchOrder(const std::vector<CSpecialization> &specs,
                                      const tile::KernelMetadata &dispatch) {
   std::vector<size_t> order(specs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return getStrength(specs[a].metadata, dispatch.params) >
-           getStrength(specs[b].metadata, dispatch.params);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    unsigned x = getStrength(specs[a].metadata, dispatch.params);
+    unsigned y = getStrength(specs[b].metadata, dispatch.params);
+    return x != y ? x > y : a < b;
   });
   return order;
 }

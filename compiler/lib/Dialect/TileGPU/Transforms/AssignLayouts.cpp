@@ -501,11 +501,16 @@ struct TileGPUAssignLayouts
     SmallVector<Value> order;
     for (auto &entry : infos)
       order.push_back(entry.first);
-    llvm::stable_sort(order, [&](Value a, Value b) {
-      const ClassInfo &x = infos[a], &y = infos[b];
-      if (x.accesses.empty() != y.accesses.empty())
-        return !x.accesses.empty();
-      return x.shape.size() > y.shape.size();
+    // Ties in program order (llvm::sort with the position as the last
+    // key: libstdc++'s stable_sort uses a deprecated buffer clang warns of).
+    llvm::sort(order, [&](Value a, Value b) {
+      auto key = [&](Value v) {
+        const ClassInfo &info = infos[v];
+        return std::make_tuple(info.accesses.empty(),
+                               -int64_t(info.shape.size()),
+                               infos.find(v) - infos.begin());
+      };
+      return key(a) < key(b);
     });
 
     // A dot gives its accumulator's class its instruction's layout (an mma
