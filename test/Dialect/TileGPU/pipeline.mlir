@@ -13,7 +13,8 @@
 // i + 2 being an iteration. All copies land before the buffers are left.
 // A barrier comes before the first copies: the rings' bytes may still be
 // read as another op's scratch, or as this ring in the previous iteration
-// of an enclosing loop (a persistent kernel's next tile).
+// of an enclosing loop (a persistent kernel's next tile). Loads of 8-element
+// vectors keep the pointer tiles the loop carries (one pointer a vector).
 // CHECK-LABEL: func.func @k_loop
 // CHECK-DAG: %[[RA:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x64x32xf16, #shared>
 // CHECK-DAG: %[[RB:.*]] = tilegpu.local_alloc : () -> !tilegpu.memdesc<3x32x64xf16, #shared1>
@@ -23,7 +24,7 @@
 // CHECK: tilegpu.async_commit_group
 // CHECK-COUNT-2: tilegpu.async_copy
 // CHECK: tilegpu.async_commit_group
-// CHECK: scf.for
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #mma>, tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<32x64x!tile.ptr<f16>, #blocked>)
 // CHECK: %[[PRED:.*]] = arith.cmpi slt
 // CHECK: tilegpu.async_wait {pending = 1 : i32}
 // CHECK: %[[A:.*]] = tilegpu.memdesc_index %[[RA]], %[[SLOT:.*]] : <3x64x32xf16, #shared> -> <64x32xf16, #shared>
