@@ -12,6 +12,7 @@
 
 #include "RingSlots.h"
 
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,9 +28,9 @@ using namespace mlir::tilegpu;
 
 bool mlir::tilegpu::loadsSingleElements(tile::LoadOp load) {
   auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
-  auto blocked =
-      type ? dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding()) : nullptr;
-  return blocked && blocked.getSizePerThread()[blocked.getOrder().front()] == 1;
+  std::optional<ThreadLayout> layout =
+      type ? ThreadLayout::get(type) : std::nullopt;
+  return layout && layout->getContiguity() == 1;
 }
 
 bool mlir::tilegpu::rebaseCarriedPointers(scf::ForOp loop, tile::LoadOp load) {

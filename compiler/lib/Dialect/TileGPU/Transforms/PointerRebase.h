@@ -21,7 +21,8 @@
 namespace mlir::tilegpu {
 
 /// Whether `load` reads one element at a time: its pointers' layout gives
-/// each thread runs of one element along the fastest dimension.
+/// each thread runs of one element along its fastest dimension
+/// (ThreadLayout::getContiguity).
 bool loadsSingleElements(tile::LoadOp load);
 
 /// Rewrites `load`, in `loop`'s body, to read pointers rebuilt there from
