@@ -26,7 +26,7 @@ from triton.testing import do_bench
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import launch  # noqa: E402
 from harness import (MAX_MODEL_CLUSTER_SPLIT, cluster_split_k, compile_tl,  # noqa: E402
-                     may_cluster_split_k)
+                     may_cluster_split_k, stream_k_launch)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "dsl-examples")
@@ -89,6 +89,20 @@ def jit_cluster_split(kernel_for, programs, multiprocessors, capability):
     capacity = [0] + [launch.co_resident_clusters(single.function, single.meta, ctas) or 0
                       for ctas in range(1, MAX_MODEL_CLUSTER_SPLIT + 1)]
     return cluster_split_k(programs, multiprocessors, capability, capacity)
+
+
+def jit_split(kernel_for, programs, multiprocessors, capability):
+    """The split of the K loop tilec's JIT launches a grid of `programs`
+    with (JITFunction::findForGrid): a cluster split of 2 to 4 CTAs, else
+    "stream-k" where the kernel's stream-K form pays
+    (harness.stream_k_launch), else 1. `kernel_for(1)` is the kernel with
+    one CTA a program."""
+    split = jit_cluster_split(kernel_for, programs, multiprocessors, capability)
+    single = kernel_for(1)
+    if split == 1 and single.meta.get("stream_k_splittable") and stream_k_launch(
+            programs, launch.resident_ctas(single.function, single.meta))[1]:
+        return "stream-k"
+    return split
 
 
 def triton_cold_ms(run):

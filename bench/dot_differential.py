@@ -19,7 +19,7 @@ fp8 sums are allowed wgmma's shorter fp8 accumulator (see
 accumulation_bound).
 
     python3 bench/dot_differential.py --tile-run build/bin/tile-run [--triton] [--arch sm_90a [--specialize]]
-        [--only 'fp32->fp32 tf32'] [--sanitize racecheck] [--cluster-split-k 4]
+        [--only 'fp32->fp32 tf32'] [--sanitize racecheck] [--cluster-split-k 4|stream-k]
 """
 import argparse
 import importlib.machinery
@@ -199,7 +199,9 @@ def tile_run(tile_run, backend, workdir, shape, batch, block, dtypes, a, b,
     signature = ", ".join(pointers + entries) + f", {blocks}, '{precision}'"
     cmd = [tile_run, KERNEL, "--kernel", kernel, "--grid", grid, "--backend",
            backend, "-o", out, "--num-warps", str(warps), "--arch", arch, "--signature",
-           signature, "--cluster-split-k", str(cluster_split)] + paths + [str(v) for v in ints]
+           signature] + (["--cluster-split-k", "1", "--stream-k"] if cluster_split == "stream-k"
+                         else ["--cluster-split-k", str(cluster_split)]) + \
+        paths + [str(v) for v in ints]
     if sanitize and backend == "cuda":
         cmd = ["compute-sanitizer", "--tool", sanitize, "--error-exitcode", "3"] + cmd
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -304,10 +306,12 @@ def main():
                              "power-of-two divisors up to 16 bytes, equal to 1) and "
                              "buffers 16-byte aligned: with sm_90a, the copy engine "
                              "reads the aligned shapes' tiles")
-    parser.add_argument("--cluster-split-k", type=int, default=0, metavar="S",
+    parser.add_argument("--cluster-split-k", type=lambda v: v if v == "stream-k" else int(v),
+                        default=0, metavar="S",
                         help="the GPU runs' programs as clusters of S CTAs that "
-                             "split the K loop (sm_90a); 0, the default: as "
-                             "tile-run's cost model decides for the grid")
+                             "split the K loop (sm_90a), or stream-k: the kernel's "
+                             "stream-K form; 0, the default: as tile-run's cost "
+                             "model decides for the grid")
     parser.add_argument("--only", default="",
                         help="comma-separated parts of case labels to run (e.g. "
                              "'fp32->fp32 tf32'); all by default")

@@ -75,6 +75,33 @@ def cluster_split_k(programs, multiprocessors, capability, capacity=None):
     return 1
 
 
+MAX_STREAM_K_SHARERS = 4  # tile::kMaxStreamKSharers
+
+
+def stream_k_launch(programs, resident_ctas):
+    """tile::chooseStreamK: the CTAs a stream-K kernel launches for
+    `programs` programs on a GPU that holds `resident_ctas` of its CTAs at
+    once, and the programs they split (0: a CTA a program): the programs of
+    a last wave that leaves a tenth of the slots or more idle, each shared
+    by min(4, resident_ctas // them) CTAs, at least 2."""
+    if not programs or not resident_ctas:
+        return programs, 0
+    waves = -(-programs // resident_ctas)
+    if 10 * (waves * resident_ctas - programs) < waves * resident_ctas:
+        return programs, 0
+    split = programs % resident_ctas
+    ways = min(MAX_STREAM_K_SHARERS, resident_ctas // split)
+    if ways < 2:
+        return programs, 0
+    return programs - split + ways * split, split
+
+
+def stream_k_workspace_bytes(meta, sharers):
+    """KernelMetadata::streamKWorkspaceBytes: a zeroed flag a sharer, padded
+    to 128 bytes, then a partial accumulator a sharer."""
+    return -(-4 * sharers // 128) * 128 + sharers * meta["stream_k_partial_bytes"]
+
+
 class CompileError(RuntimeError):
     """tilec rejected the kernel; the message is its diagnostics."""
 

@@ -7,13 +7,18 @@ does), then, when "global_scratch_bytes" is set, each program's scratch.
 CuPy loads the module; the launch goes through cuLaunchKernel because a
 tensor map is a 128-byte parameter passed by value, or, where the .json has
 "cluster_dims" (each program a thread-block cluster), cuLaunchKernelEx with
-the grid's CTAs (grid * cluster_dims) and the cluster as an attribute."""
+the grid's CTAs (grid * cluster_dims) and the cluster as an attribute. A
+stream-K kernel ("stream_k_partial_bytes") takes the grid and the programs
+it splits, and a workspace, after every other parameter, and runs as the
+CTAs harness.stream_k_launch gives."""
 import ctypes
 import os
 import re
 import struct
 
 import cupy
+
+from harness import stream_k_launch, stream_k_workspace_bytes
 
 _cuda = ctypes.CDLL("libcuda.so.1")
 _cuda.cuLaunchKernel.argtypes = [
@@ -166,6 +171,22 @@ def co_resident_clusters(function, meta, ctas):
     return count.value
 
 
+def resident_ctas(function, meta):
+    """How many CTAs of the kernel the device holds at once: SMs times
+    cuOccupancyMaxActiveBlocksPerMultiprocessor, as tilec's runtime reads
+    it for stream-K."""
+    query = _cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor
+    query.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p, ctypes.c_int,
+                      ctypes.c_size_t]
+    blocks = ctypes.c_int(0)
+    handle = ctypes.c_void_p(getattr(function, "kernel", function).ptr)
+    _check(query(ctypes.byref(blocks), handle, meta["threads_per_block"],
+                 meta["shared_bytes"]),
+           "cuOccupancyMaxActiveBlocksPerMultiprocessor", meta["kernel"])
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    return blocks.value * sms
+
+
 def bind(function, meta, grid, args):
     """A launch of `function` (a cupy.RawModule function) with `args` (ints,
     floats, or device addresses for pointer parameters), its parameters
@@ -179,11 +200,26 @@ def bind(function, meta, grid, args):
         values.append(int(arg) if not isinstance(arg, float) else 0)
     for i, info in enumerate(meta.get("tensor_maps", [])):
         slots.append(encode_tensor_map(info, values, grid, kernel, i))
-    scratch = None
+    programs = grid[0] * grid[1] * grid[2]
+    ctas, split = programs, 0
+    if meta.get("stream_k_partial_bytes", 0):
+        ctas, split = stream_k_launch(programs, resident_ctas(function, meta))
+    scratch = workspace = None
     if meta.get("global_scratch_bytes", 0):
-        scratch = cupy.empty(grid[0] * grid[1] * grid[2] * meta["global_scratch_bytes"],
-                             dtype=cupy.uint8)
+        # A part per CTA: a stream-K kernel's CTAs, not its programs.
+        scratch = cupy.empty(ctas * meta["global_scratch_bytes"], dtype=cupy.uint8)
         slots.append(ctypes.c_uint64(scratch.data.ptr))
+    flags = 0
+    if meta.get("stream_k_partial_bytes", 0):
+        # The grid's programs, the last ones shared out among CTAs
+        # (harness.stream_k_launch), and the workspace whose flags each
+        # launch zeroes.
+        sharers = ctas - (programs - split)
+        workspace = cupy.empty(max(1, stream_k_workspace_bytes(meta, sharers)), dtype=cupy.uint8)
+        flags = 4 * sharers
+        slots += [ctypes.c_uint32(g) for g in grid] + [ctypes.c_uint32(split),
+                                                       ctypes.c_uint64(workspace.data.ptr)]
+        grid = (ctas, 1, 1)
     params = (ctypes.c_void_p * max(1, len(slots)))(
         *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
     # A RawKernel wraps the driver's function (cupy.cuda.Function).
@@ -213,9 +249,12 @@ def bind(function, meta, grid, args):
         return launch_clusters
 
     def launch():
-        keep = (slots, scratch)  # alive as long as the launch is
+        keep = (slots, scratch, workspace)  # alive as long as the launch is
+        stream = cupy.cuda.get_current_stream().ptr
+        if flags:
+            cupy.cuda.runtime.memsetAsync(workspace.data.ptr, 0, flags, stream)
         _check(_cuda.cuLaunchKernel(handle, *grid, threads, 1, 1, shared,
-                                    ctypes.c_void_p(cupy.cuda.get_current_stream().ptr),
-                                    params, None), "cuLaunchKernel", kernel)
+                                    ctypes.c_void_p(stream), params, None),
+               "cuLaunchKernel", kernel)
         return keep
     return launch

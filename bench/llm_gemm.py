@@ -9,15 +9,16 @@ shapes with a row-major B (1000 x 3000 x 5000, 4097^3); fp32 (tf32) at
 the same sweep of the tutorial-style grouped kernel
 (bench/kernels/grouped_matmul.tl) and the split-K form a user would also try
 (dsl-examples/splitk_matmul.tl, atomics into an fp32 C); tilec's cluster
-split as the JIT decides it (tile::chooseClusterSplitK for the grid and the
-GPU, "(model)"), or over the splits --splits names; cuBLAS in the same run.
+split or stream-K as the JIT decides it (tile::chooseClusterSplitK, then
+tile::chooseStreamK, for the grid and the GPU, "(model)"), or over the
+splits --splits names (1 to 8, stream-k); cuBLAS in the same run.
 Rows with M <= 64 also give the weights' streaming rate in GB/s against a
 device-to-device copy of the same bytes (a copy moves each byte twice).
 
     python3 bench/llm_gemm.py --tilec build/bin/tilec --arch sm_90a
         [--json out.json] [--quick] [--models 8B,70B] [--layers qkv,o]
         [--m 1,128] [--dtypes bf16,fp16] [--no-ragged] [--no-llama]
-        [--splits 1,2,4] [--configs 16x64x256x4x4,...]
+        [--splits 1,2,stream-k] [--configs 16x64x256x4x4,...]
 """
 import argparse
 import json
@@ -31,7 +32,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from compare_triton import TilecKernel, jit_cluster_split, load_tl  # noqa: E402
+from compare_triton import TilecKernel, jit_split, load_tl  # noqa: E402
 from harness import specialize  # noqa: E402
 from matmul import GROUPED, TORCH  # noqa: E402
 from triton.testing import do_bench  # noqa: E402
@@ -138,17 +139,19 @@ def case(args, modules, workdir, dtype, m, n, k, weight_nk):
         # program) is also the one timed where the model keeps it.
         kernel_for = lru_cache(maxsize=None)(lambda split: TilecKernel(
             args.tilec, "grouped_matmul", signature, workdir, warps,
-            ["--num-stages", str(stages), "--arch", args.arch,
-             "--cluster-split-k", str(split)], path=GROUPED))
+            ["--num-stages", str(stages), "--arch", args.arch] +
+            (["--cluster-split-k", "1", "--stream-k"] if split == "stream-k" else
+             ["--cluster-split-k", str(split)]), path=GROUPED))
         try:
-            model = jit_cluster_split(kernel_for, grid[0], sms, cc)
+            model = jit_split(kernel_for, grid[0], sms, cc)
         except Exception as error:  # as the JIT would fail: noted, no split
             row.setdefault("errors", []).append(
                 f"tilec {[bm, bn, bk, warps, stages]} split decision: {str(error)[:160]}")
             model = 1
         for split in args.splits or (model,):
+            name = "stream-K" if split == "stream-k" else f"cluster {split}"
             config = [bm, bn, bk, warps, stages,
-                      f"cluster {split}" + (" (model)" if split == model else "")]
+                      name + (" (model)" if split == model else "")]
             attempt(row, "tilec", config, lambda: timed(
                 kernel_for(split).bind(grid, a, b, c, *ints), c, ref, dtype))
         attempt(row, "triton", [bm, bn, bk, warps, stages], lambda: timed(partial(
@@ -207,8 +210,10 @@ def main():
     parser.add_argument("--dtypes", default="bf16,fp16")
     parser.add_argument("--no-ragged", action="store_true")
     parser.add_argument("--no-llama", action="store_true")
-    parser.add_argument("--splits", type=lambda s: [int(x) for x in s.split(",")],
-                        help="tilec's cluster splits to sweep (default: the model's)")
+    parser.add_argument("--splits", type=lambda s: [x if x == "stream-k" else int(x)
+                                                    for x in s.split(",")],
+                        help="tilec's splits to sweep: cluster CTAs, or stream-k "
+                             "(default: the model's)")
     parser.add_argument("--configs", type=lambda s: [tuple(map(int, c.split("x")))
                                                      for c in s.split(",")],
                         help="the grouped kernel's configurations, BMxBNxBKxWARPSxSTAGES "

@@ -86,11 +86,15 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   app.add_option("--cluster-split-k", options.clusterSplitK,
                  "CTAs of a thread-block cluster that split a dot\n"
                  "kernel's K loop, summing in a fixed order (sm_90+):\n"
-                 "1 never; 0 as the launch's grid decides (tile-run's\n"
-                 "cuda backend; tilec alone: never); 2 to 8 that many\n"
-                 "(default 0)")
+                 "1 never; 0 as the launch's grid decides, clusters or\n"
+                 "stream-K (tile-run's cuda backend; tilec alone: never);\n"
+                 "2 to 8 that many (default 0)")
       ->check(CLI::Range(0u, 8u))
       ->option_text("N");
+  app.add_flag("--stream-k", options.streamK,
+               "A stream-K dot kernel: the launch's last programs, which\n"
+               "would leave SMs idle, run by CTAs that share out their K\n"
+               "loops and sum in a fixed order");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

@@ -2,6 +2,8 @@
 
 #include "tile/Grid.h"
 
+#include <algorithm>
+
 using namespace tile;
 
 std::string tile::validateGrid(const std::string &kernel, Grid grid, Grid limit,
@@ -50,4 +52,21 @@ unsigned tile::chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
       return ctas;
   }
   return 1;
+}
+
+StreamKLaunch tile::chooseStreamK(uint64_t programs, uint64_t residentCtas) {
+  StreamKLaunch launch{programs, 0};
+  if (!programs || !residentCtas)
+    return launch;
+  uint64_t waves = (programs + residentCtas - 1) / residentCtas;
+  uint64_t idle = waves * residentCtas - programs;
+  if (10 * idle < waves * residentCtas)
+    return launch;
+  uint64_t split = programs % residentCtas;
+  uint64_t ways = std::min<uint64_t>(kMaxStreamKSharers, residentCtas / split);
+  if (ways < 2)
+    return launch;
+  launch.splitPrograms = split;
+  launch.ctas = programs - split + ways * split;
+  return launch;
 }

@@ -388,6 +388,10 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
              v->dump());
     }
   }
+  if (const json *v = find(root, "stream_k_splittable"))
+    md.streamKSplittable = getBool(*v, "stream_k_splittable");
+  if (const json *v = find(root, "stream_k_partial_bytes"))
+    md.streamKPartialBytes = getUnsigned(*v, "stream_k_partial_bytes");
   if (md.numWarps == 0 || md.numWarps > 32)
     fail("field \"num_warps\" must be 1 to 32, got " +
          std::to_string(md.numWarps));
@@ -468,6 +472,10 @@ std::string KernelMetadata::toJSON() const {
     out["cluster_splittable"] = true;
   if (ctasPerCluster() != 1)
     out["cluster_dims"] = clusterDims;
+  if (streamKSplittable)
+    out["stream_k_splittable"] = true;
+  if (streamKPartialBytes)
+    out["stream_k_partial_bytes"] = streamKPartialBytes;
   out["params"] = json::array();
   for (const ParamInfo &param : params)
     out["params"].push_back({{"name", param.name},

@@ -536,6 +536,11 @@ bool Compilation::run() {
       mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName(),
       IntegerAttr::get(IntegerType::get(module->getContext(), 32),
                        std::max(1u, options.clusterSplitK)));
+  // Asked for; tilegpu-stream-k removes it where the kernel does not
+  // qualify.
+  if (options.streamK)
+    (*module)->setAttr(mlir::tilegpu::TileGPUDialect::getStreamKAttrName(),
+                       UnitAttr::get(module->getContext()));
   if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
     return false;
   if (auto split = (*module)->getAttrOfType<IntegerAttr>(
@@ -543,6 +548,10 @@ bool Compilation::run() {
     result.metadata.clusterDims = {unsigned(split.getInt()), 1, 1};
   result.metadata.clusterSplittable = (*module)->hasAttr(
       mlir::tilegpu::TileGPUDialect::getClusterSplittableAttrName());
+  result.metadata.streamKSplittable = (*module)->hasAttr(
+      mlir::tilegpu::TileGPUDialect::getStreamKSplittableAttrName());
+  bool streamK = (*module)->hasAttr(
+      mlir::tilegpu::TileGPUDialect::getStreamKAttrName());
   // A warp-specialized kernel's producer warps come on top of num_warps.
   result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
   module->walk([&](func::FuncOp kernel) {
@@ -566,6 +575,11 @@ bool Compilation::run() {
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getSharedBytesAttrName()))
     result.metadata.sharedBytes = unsigned(shared.getInt());
+  // A stream-K kernel's partials: as many bytes as its lowering stores.
+  if (auto partial = (*module)->getAttrOfType<IntegerAttr>(
+          mlir::tilegpu::TileGPUDialect::getStreamKPartialBytesAttrName());
+      partial && streamK)
+    result.metadata.streamKPartialBytes = unsigned(partial.getInt());
   // The PTX's `.version`: what the lowering's instructions need.
   result.metadata.ptxVersion = mlir::tilegpu::getMinPTXVersion(*module);
   // 128 bytes per tensor map (see TensorMapCreateOp), per CTA: each CTA of

@@ -128,6 +128,8 @@ void initialize(DriverState &s) {
       bind(lib, a.cuModuleUnload, "cuModuleUnload", why) &&
       bind(lib, a.cuFuncSetAttribute, "cuFuncSetAttribute", why) &&
       bind(lib, a.cuLaunchKernel, "cuLaunchKernel", why) &&
+      bind(lib, a.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+           "cuOccupancyMaxActiveBlocksPerMultiprocessor", why) &&
       bind(lib, a.cuStreamCreate, "cuStreamCreate", why) &&
       bind(lib, a.cuStreamSynchronize, "cuStreamSynchronize", why) &&
       bind(lib, a.cuStreamDestroy, "cuStreamDestroy_v2", why) &&

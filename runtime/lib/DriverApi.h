@@ -130,6 +130,8 @@ struct DriverApi {
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config,
                                CUfunction function, void **params,
                                void **extra);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(
+      int *blocks, CUfunction function, int blockSize, size_t sharedBytes);
   /// Null before CUDA 12 drivers (the cluster split's cost model reads it;
   /// without it the model assumes one CTA an SM).
   CUresult (*cuOccupancyMaxActiveClusters)(int *clusters, CUfunction function,

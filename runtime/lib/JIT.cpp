@@ -484,13 +484,20 @@ const JITFunction::Entry &JITFunction::findForGrid(Grid grid, KernelArgs args,
   // whether it splits at all, and how many of its clusters, the split's
   // resources, run at once). The copy allocates nothing: an arch fits a
   // string's own storage.
+  // Where no cluster split is chosen, the stream-K form may be
+  // (Kernel::streamKFor), unless asked for already.
   JITOptions decided = options;
   decided.clusterSplitK = 1;
+  if (options.streamK)
+    return find(args, constexprs, decided);
   const Entry &single = find(args, constexprs, decided);
-  decided.clusterSplitK =
-      single.kernel->clusterSplitFor(uint64_t(grid.x) * grid.y * grid.z);
-  return decided.clusterSplitK == 1 ? single
-                                    : find(args, constexprs, decided);
+  uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
+  decided.clusterSplitK = single.kernel->clusterSplitFor(programs);
+  if (decided.clusterSplitK == 1)
+    decided.streamK = single.kernel->streamKFor(programs);
+  return decided.clusterSplitK == 1 && !decided.streamK
+             ? single
+             : find(args, constexprs, decided);
 }
 
 BoundLaunch JITFunction::bind(Grid grid, KernelArgs args,

@@ -282,6 +282,15 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
                   static_cast<int>(metadata_.sharedBytes)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
               metadata_.kernel);
+  // After the shared memory's limit: the occupancy queries take it.
+  if (metadata_.streamKSplittable || metadata_.streamKPartialBytes) {
+    int perSM = 0;
+    checkCuda(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                  &perSM, static_cast<CUfunction>(function_),
+                  int(metadata_.threadsPerBlock), metadata_.sharedBytes),
+              "cuOccupancyMaxActiveBlocksPerMultiprocessor", metadata_.kernel);
+    residentCtas_ = uint64_t(perSM) * uint64_t(multiprocessorCount());
+  }
   // After the shared memory's limit: the occupancy query takes it.
   if (metadata_.clusterSplittable && metadata_.ctasPerCluster() == 1) {
     multiprocessors_ = unsigned(multiprocessorCount());
@@ -289,6 +298,12 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
     clusterCapacity_ = readClusterCapacity(
         metadata_, static_cast<CUfunction>(function_));
   }
+}
+
+bool Kernel::streamKFor(uint64_t programs) const {
+  return metadata_.streamKSplittable && !metadata_.streamKPartialBytes &&
+         metadata_.ctasPerCluster() == 1 &&
+         chooseStreamK(programs, residentCtas_).splitPrograms != 0;
 }
 
 unsigned Kernel::clusterSplitFor(uint64_t programs) const {
@@ -429,8 +444,9 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
 }
 
 /// The parameters a launch adds after the arguments and tensor maps: the
-/// programs' global scratch and the turnstiles.
-constexpr size_t kLaunchExtras = 2;
+/// programs' global scratch, the turnstiles, and a stream-K kernel's grid
+/// (x, y, z), split programs and workspace.
+constexpr size_t kLaunchExtras = 7;
 
 /// Enqueues `grid` programs of `md.clusterDims` CTAs each: a grid of
 /// grid * clusterDims CTAs in clusters of that shape (Kernel::check keeps
@@ -460,15 +476,22 @@ CUresult launchClusters(const DriverApi &api, const KernelMetadata &md,
 /// programs' global scratch and the turnstiles, each allocated and freed in
 /// stream order where the kernel has it, so that launches on other streams
 /// get their own; the turnstiles zeroed first). Both are per program: a
-/// cluster's CTAs take their shares of their program's scratch.
+/// cluster's CTAs take their shares of their program's scratch. A stream-K
+/// kernel runs the grid as chooseStreamK decides for `residentCtas`, its
+/// CTAs the device holds at once, with a workspace whose flags are zeroed.
 void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              const char *name, Grid grid, void **params, size_t count,
-             void *stream) {
-  CUdeviceptr scratch = 0, turnstiles = 0;
+             void *stream, uint64_t residentCtas) {
+  CUdeviceptr scratch = 0, turnstiles = 0, workspace = 0;
   auto cuStream = static_cast<CUstream>(stream);
   size_t programs = size_t(grid.x) * grid.y * grid.z;
+  StreamKLaunch plan{programs, 0};
+  if (md.streamKPartialBytes)
+    plan = chooseStreamK(programs, residentCtas);
   if (md.globalScratchBytes) {
-    checkCuda(api.cuMemAllocAsync(&scratch, programs * md.globalScratchBytes,
+    // A part per CTA: a stream-K kernel's CTAs, not its programs.
+    size_t parts = md.streamKPartialBytes ? size_t(plan.ctas) : programs;
+    checkCuda(api.cuMemAllocAsync(&scratch, parts * md.globalScratchBytes,
                                   cuStream),
               "cuMemAllocAsync(global scratch)", md.kernel);
     params[count++] = &scratch;
@@ -480,12 +503,32 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
               "cuMemsetD8Async(turnstiles)", md.kernel);
     params[count++] = &turnstiles;
   }
+  Grid ctas = grid;
+  unsigned split = 0;
+  if (md.streamKPartialBytes) {
+    uint64_t sharers = plan.sharers(programs);
+    if (sharers) {
+      size_t bytes = md.streamKWorkspaceBytes(sharers);
+      checkCuda(api.cuMemAllocAsync(&workspace, bytes, cuStream),
+                "cuMemAllocAsync(stream-K workspace)", md.kernel);
+      checkCuda(api.cuMemsetD8Async(workspace, 0, 4 * sharers, cuStream),
+                "cuMemsetD8Async(stream-K flags)", md.kernel);
+    }
+    // Kernel::check kept the CTAs within the device's limit along x.
+    ctas = {unsigned(plan.ctas), 1, 1};
+    split = unsigned(plan.splitPrograms);
+    params[count++] = &grid.x;
+    params[count++] = &grid.y;
+    params[count++] = &grid.z;
+    params[count++] = &split;
+    params[count++] = &workspace;
+  }
   noteLaunch(name);
   CUresult launched;
   const char *call = "cuLaunchKernel";
   if (md.ctasPerCluster() == 1) {
     launched = api.cuLaunchKernel(
-        static_cast<CUfunction>(function), grid.x, grid.y, grid.z,
+        static_cast<CUfunction>(function), ctas.x, ctas.y, ctas.z,
         md.threadsPerBlock, 1, 1, md.sharedBytes, cuStream,
         count ? params : nullptr, nullptr);
   } else {
@@ -499,6 +542,9 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
   if (turnstiles)
     checkCuda(api.cuMemFreeAsync(turnstiles, cuStream),
               "cuMemFreeAsync(turnstiles)", md.kernel);
+  if (workspace)
+    checkCuda(api.cuMemFreeAsync(workspace, cuStream),
+              "cuMemFreeAsync(stream-K workspace)", md.kernel);
   checkCuda(launched, call, md.kernel);
 }
 
@@ -539,6 +585,16 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
   if (!gridOk)
     throw Error(validateGrid(metadata_.kernel, grid, deviceGrid_,
                              metadata_.clusterDims));
+  if (metadata_.streamKPartialBytes) {
+    uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
+    uint64_t ctas = chooseStreamK(programs, residentCtas_).ctas;
+    if (ctas > deviceGrid_.x)
+      throw Error("kernel " + metadata_.kernel + ": grid (" +
+                  std::to_string(grid.x) + ", " + std::to_string(grid.y) +
+                  ", " + std::to_string(grid.z) + ") runs stream-K as " +
+                  std::to_string(ctas) + " CTAs along x, more than the "
+                  "limit of " + std::to_string(deviceGrid_.x));
+  }
   size_t count = metadata_.params.size();
   bool ok = argOf || args.size() == count;
   for (size_t p = 0; ok && p < count; ++p) {
@@ -585,13 +641,13 @@ void Kernel::launch(Grid grid, KernelArgs args, const uint32_t *argOf,
     params[p] = &slots[p];
   if (!maps)
     return enqueue(api, metadata_, function_, name_, grid, params.data(),
-                   count, stream);
+                   count, stream, residentCtas_);
   LaunchArray<TensorMap, 3> built(maps);
   encodeTensorMaps(api, metadata_, slots.data(), grid, built.data());
   for (size_t i = 0; i < maps; ++i)
     params[count + i] = &built[i];
   enqueue(api, metadata_, function_, name_, grid, params.data(), count + maps,
-          stream);
+          stream, residentCtas_);
 }
 
 struct BoundLaunch::State {
@@ -642,12 +698,12 @@ void BoundLaunch::launch(void *stream) const {
   size_t count = state_->params.size() - kLaunchExtras;
   // The driver only reads the parameters; the extras need a copy.
   const KernelMetadata &md = kernel.metadata();
-  if (!md.globalScratchBytes && !md.turnstiles)
+  if (!md.globalScratchBytes && !md.turnstiles && !md.streamKPartialBytes)
     return enqueue(driver(), md, kernel.function_, kernel.name_,
                    state_->grid, const_cast<void **>(state_->params.data()),
-                   count, stream);
+                   count, stream, kernel.residentCtas_);
   LaunchArray<void *, 32> params(count + kLaunchExtras);
   std::memcpy(params.data(), state_->params.data(), count * sizeof(void *));
   enqueue(driver(), kernel.metadata(), kernel.function_, kernel.name_,
-          state_->grid, params.data(), count, stream);
+          state_->grid, params.data(), count, stream, kernel.residentCtas_);
 }

@@ -78,8 +78,11 @@ Grids:
   that --config, --autotune or @triton.heuristics choose. On the GPU, a
   dot kernel launched with no more programs than an sm_90 GPU has SMs runs
   each program as a cluster of 2 to 4 CTAs that split its K loop, the
-  most whose clusters all run at once, none where no split fits
-  (--cluster-split-k 0, the default, as the JIT decides); 1 never.
+  most whose clusters all run at once; where none fits, and where the
+  grid's last wave would leave a tenth of the GPU or more idle, the
+  kernel's stream-K form runs its last programs by CTAs that share out
+  their K loops (--cluster-split-k 0, the default, as the JIT decides;
+  --stream-k always); 1 never.
 
 Autotuning:
   --config N runs the kernel's Nth @triton.autotune config; --autotune
@@ -345,6 +348,7 @@ int autotuneConfig(const std::string &source, const std::string &filename,
     jitOptions.debug = options.debug;
     // 0: each config's grid decides, as for the run that follows.
     jitOptions.clusterSplitK = options.clusterSplitK;
+    jitOptions.streamK = options.streamK;
     if (archGiven)
       jitOptions.arch = options.arch;
     auto grid = [&](const tile::Meta &meta) {
@@ -565,8 +569,9 @@ int runOnGPU(const std::string &source, const std::string &filename,
   options.stopAfter = tilec::Stage::PTX;
   // --cluster-split-k 0, as the JIT decides it (JITFunction::findForGrid):
   // the kernel with one CTA a program shows whether it splits and how many
-  // of its clusters run at once; a split is compiled after it.
-  bool decide = options.clusterSplitK == 0;
+  // of its clusters run at once, or else whether its stream-K form pays; a
+  // split is compiled after it.
+  bool decide = options.clusterSplitK == 0 && !options.streamK;
   if (decide)
     options.clusterSplitK = 1;
   tilec::CompileResult compiled = tilec::compile(source, filename, options);
@@ -580,9 +585,11 @@ int runOnGPU(const std::string &source, const std::string &filename,
     if (compiled.ok)
       load();
     if (compiled.ok && decide) {
-      options.clusterSplitK =
-          kernel->clusterSplitFor(uint64_t(grid[0]) * grid[1] * grid[2]);
-      if (options.clusterSplitK > 1) {
+      uint64_t programs = uint64_t(grid[0]) * grid[1] * grid[2];
+      options.clusterSplitK = kernel->clusterSplitFor(programs);
+      if (options.clusterSplitK == 1)
+        options.streamK = kernel->streamKFor(programs);
+      if (options.clusterSplitK > 1 || options.streamK) {
         compiled = tilec::compile(source, filename, options);
         if (compiled.ok)
           load();

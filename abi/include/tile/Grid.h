@@ -77,6 +77,35 @@ unsigned chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
                              unsigned computeCapability,
                              const ClusterCapacity &capacity = {});
 
+/// The most CTAs the cost model lets share one program's K loop: each
+/// adds a partial that the program's first CTA reads back in turn.
+constexpr unsigned kMaxStreamKSharers = 4;
+
+struct StreamKLaunch {
+  uint64_t ctas = 0;
+  uint64_t splitPrograms = 0;
+  uint64_t sharers(uint64_t programs) const {
+    return ctas - (programs - splitPrograms);
+  }
+};
+
+/// The stream-K launch of `programs` programs on a GPU that runs
+/// `residentCtas` CTAs of the kernel at once (SMs times the kernel's CTAs
+/// an SM; 0: unknown), or splitPrograms 0 (a CTA a program) where it does
+/// not pay. It pays where the grid's waves of residentCtas leave a tenth of
+/// the slots or more idle: the R programs of the last, partial wave are
+/// each shared by the same number of CTAs, w = min(kMaxStreamKSharers,
+/// residentCtas / R), at least 2, so that the CTAs of a program start at
+/// the same fractions of its K loop and programs that share an operand's
+/// panel read it at the same time, as whole programs do (with w * R CTAs
+/// sharing R programs unevenly, their runs start at scattered iterations,
+/// the panel is read again for each, and 96 programs of 128 x 256 over
+/// 132 CTAs ran at 0.74x of one CTA a program at 512 x 6144 x 4096, H200).
+/// The w * R CTAs all run at once once the whole programs' CTAs are done,
+/// so that no sharer waits for one that cannot start. 70B qkv at M = 512
+/// (160 programs of 128 x 256, 28 split 4 ways): 1.34x.
+StreamKLaunch chooseStreamK(uint64_t programs, uint64_t residentCtas);
+
 } // namespace tile
 
 #endif // TILE_GRID_H

@@ -46,6 +46,12 @@ struct KernelOptions {
   /// decides (the JIT and tile-run know the grid and the GPU; the compiler
   /// alone, never). 2 to 8: that many, where the kernel allows it.
   unsigned clusterSplitK = 0;
+  /// A stream-K kernel (tilegpu-stream-k): the launch runs the grid's last
+  /// programs, those a last wave would leave most SMs idle beside, by CTAs
+  /// that share out their K loops and sum in a fixed order (the metadata's
+  /// "stream_k_partial_bytes"). The JIT and tile-run ask for it where
+  /// clusterSplitK is 0 and the cost model says so (chooseStreamK).
+  bool streamK = false;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
@@ -53,11 +59,11 @@ struct KernelOptions {
   /// Every field, for comparing and hashing.
   auto fields() const {
     return std::tie(numWarps, numStages, debug, deterministic,
-                    deviceTensorMaps, clusterSplitK, arch);
+                    deviceTensorMaps, clusterSplitK, streamK, arch);
   }
   static constexpr const char *kFieldNames[] = {
       "num_warps", "num_stages", "debug", "deterministic",
-      "device_tensor_maps", "cluster_split_k", "arch"};
+      "device_tensor_maps", "cluster_split_k", "stream_k", "arch"};
 
   bool operator==(const KernelOptions &other) const {
     return fields() == other.fields();

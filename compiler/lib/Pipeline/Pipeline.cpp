@@ -35,6 +35,7 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tilegpu::createTileGPUClusterSplitK());
+  pm.addPass(tilegpu::createTileGPUStreamK());
   pm.addPass(tilegpu::createTileGPUPipeline());
   pm.addPass(tilegpu::createTileGPUBulkStores());
   pm.addPass(tilegpu::createTileGPUVersionMasks());

@@ -188,6 +188,14 @@ public:
   /// it run at once (cuOccupancyMaxActiveClusters, asked at load).
   unsigned clusterSplitFor(uint64_t programs) const;
 
+  /// Whether a launch of `programs` programs of this kernel, compiled with
+  /// one CTA a program, should run its stream-K form instead
+  /// (KernelOptions::streamK; decided by the JIT and tile-run where
+  /// clusterSplitK is 0 and no cluster split was chosen): the metadata says
+  /// it can (streamKSplittable) and tile::chooseStreamK splits programs for
+  /// the CTAs its device holds at once.
+  bool streamKFor(uint64_t programs) const;
+
 private:
   friend class JITFunction;
   friend class BoundLaunch;
@@ -214,6 +222,10 @@ private:
   /// device's SMs and compute capability, and its clusters' capacity.
   unsigned multiprocessors_ = 0, computeCapability_ = 0;
   ClusterCapacity clusterCapacity_{};
+  /// The CTAs of this kernel its device holds at once (SMs times
+  /// cuOccupancyMaxActiveBlocksPerMultiprocessor), read at load for a
+  /// stream-K kernel or one that could be; else 0.
+  uint64_t residentCtas_ = 0;
 };
 
 /// A kernel's launch with its grid, arguments and stream fixed: launch()

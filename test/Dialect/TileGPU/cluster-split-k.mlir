@@ -16,9 +16,9 @@
 // CHECK: %[[FIRST:.*]] = arith.minsi %[[AT]], %[[TRIPS]]
 // CHECK: %[[END:.*]] = arith.addi %[[FIRST]], %[[CHUNK]]
 // CHECK: %[[LAST:.*]] = arith.minsi %[[END]], %[[TRIPS]]
+// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}}
 // CHECK: %[[LB:.*]] = arith.muli %[[FIRST]], %c16_i32
 // CHECK: %[[UB:.*]] = arith.muli %[[LAST]], %c16_i32
-// CHECK: %[[ZERO:.*]] = arith.cmpi eq, %[[RANK]], %{{.*}}
 // CHECK: %[[WIDE:.*]] = arith.extsi %[[FIRST]] : i32 to i64
 // CHECK: %[[OFF:.*]] = arith.muli %{{.*}}, %[[WIDE]] : i64
 // CHECK: %[[SOFF:.*]] = tile.splat %[[OFF]] : tensor<16x16xi64>

@@ -9,6 +9,8 @@
 
 #include "tilec/Target/C/CLauncher.h"
 
+#include "tile/Grid.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -156,6 +158,87 @@ TEST(CLauncher, DispatcherMixesClusters) {
   EXPECT_TRUE(contains(spec1, "splitk_driver.launchEx(&tl_config"));
 }
 
+/// A stream-K specialization of the split-K kernel.
+CSpecialization streamK() {
+  CSpecialization spec = splitK({1, 1, 1});
+  spec.metadata.streamKSplittable = true;
+  spec.metadata.streamKPartialBytes = 65536;
+  return spec;
+}
+
+// A stream-K kernel: the launcher plans the CTAs (NAME_stream_k, from the
+// CTAs the device holds at once, read when the image loads), allocates
+// and zeroes the workspace's flags in stream order, passes the grid asked
+// for, the programs split and the workspace after the arguments, and
+// launches the plan's CTAs along x.
+TEST(CLauncher, StreamKLaunch) {
+  CLauncher launcher = emitCLauncher({streamK()}, "splitk.h", "splitk.tl");
+  const std::string &c = launcher.source;
+  EXPECT_TRUE(contains(launcher.header, "stream-K")) << launcher.header;
+  EXPECT_TRUE(contains(c, "TILEC_SYM(lib, splitk_driver.occupancy, "
+                          "\"cuOccupancyMaxActiveBlocksPerMultiprocessor\");"))
+      << c;
+  EXPECT_TRUE(contains(c, "static void splitk_stream_k(uint64_t programs"));
+  EXPECT_TRUE(contains(c, "splitk_stream_k(tl_grid_programs, tl_resident, "
+                          "&tl_ctas, &tl_split);\n"
+                          "  if (tl_ctas > 2147483647u)\n"
+                          "    return CUDA_ERROR_INVALID_VALUE;\n"));
+  EXPECT_TRUE(contains(c, "(4 * tl_sharers + 127) / 128 * 128 + tl_sharers * "
+                          "65536u, stream);"));
+  EXPECT_TRUE(contains(c, "splitk_driver.memset(tl_workspace, 0, 4 * "
+                          "tl_sharers, stream);"));
+  EXPECT_TRUE(contains(c, "  tl_params[3] = &tl_stream_k[0];\n"
+                          "  tl_params[4] = &tl_stream_k[1];\n"
+                          "  tl_params[5] = &tl_stream_k[2];\n"
+                          "  tl_params[6] = &tl_stream_k[3];\n"
+                          "  tl_params[7] = &tl_workspace;\n"));
+  EXPECT_TRUE(contains(c, "splitk_driver.launch(tl_function, "
+                          "(unsigned)tl_ctas, 1, 1, 128, 1, 1,"));
+  EXPECT_TRUE(contains(c, "splitk_driver.free(tl_workspace, stream);"));
+}
+
+// The launcher's plan is tile::chooseStreamK's: the C, compiled and run
+// over grids around the waves of a few capacities, prints the same CTAs
+// and split programs.
+TEST(CLauncher, StreamKPlanMatchesTheRuntime) {
+  if (cudaInclude().empty() || std::system("cc --version >/dev/null 2>&1"))
+    GTEST_SKIP() << "no C compiler or no cuda.h";
+  std::string source =
+      emitCLauncher({streamK()}, "splitk.h", "splitk.tl").source;
+  size_t begin = source.find("static void splitk_stream_k");
+  size_t end = source.find("\n}\n", begin);
+  ASSERT_NE(begin, std::string::npos);
+  std::string dir = scratchDirectory();
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  std::ofstream(dir + "/plan.c")
+      << "#include <stdint.h>\n#include <stdio.h>\n"
+      << source.substr(begin, end + 3 - begin)
+      << "int main(void) {\n"
+         "  const uint64_t resident[] = {0, 1, 8, 132, 264, 528};\n"
+         "  for (int r = 0; r < 6; ++r)\n"
+         "    for (uint64_t p = 0; p < 1200; p += 1) {\n"
+         "      uint64_t ctas, split;\n"
+         "      splitk_stream_k(p, resident[r], &ctas, &split);\n"
+         "      printf(\"%llu %llu\\n\", (unsigned long long)ctas,\n"
+         "             (unsigned long long)split);\n"
+         "    }\n"
+         "  return 0;\n}\n";
+  std::string build = "cc -std=c99 -Wall -Werror -o '" + dir + "/plan' '" +
+                      dir + "/plan.c' && '" + dir + "/plan' > '" + dir +
+                      "/plan.txt'";
+  ASSERT_EQ(std::system(build.c_str()), 0);
+  std::ifstream plans(dir + "/plan.txt");
+  for (uint64_t resident : {0u, 1u, 8u, 132u, 264u, 528u})
+    for (uint64_t programs = 0; programs < 1200; ++programs) {
+      unsigned long long ctas = 0, split = 0;
+      ASSERT_TRUE(plans >> ctas >> split);
+      tile::StreamKLaunch expected = tile::chooseStreamK(programs, resident);
+      ASSERT_EQ(ctas, expected.ctas) << programs << " on " << resident;
+      ASSERT_EQ(split, expected.splitPrograms) << programs << " on " << resident;
+    }
+  EXPECT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+}
+
 // The C compiles, as C99 and as C++, warnings as errors.
 TEST(CLauncher, ClusterLauncherCompiles) {
   if (cudaInclude().empty() || std::system("cc --version >/dev/null 2>&1"))
@@ -164,6 +247,10 @@ TEST(CLauncher, ClusterLauncherCompiles) {
                                      "splitk.h", "splitk.tl");
   EXPECT_EQ(compileC(launcher, "splitk", "-std=c99"), 0) << launcher.source;
   EXPECT_EQ(compileC(launcher, "splitk", "-x c++"), 0);
+  CLauncher sharing =
+      emitCLauncher({splitK({1, 1, 1}, 1), streamK()}, "splitk.h", "splitk.tl");
+  EXPECT_EQ(compileC(sharing, "splitk", "-std=c99"), 0) << sharing.source;
+  EXPECT_EQ(compileC(sharing, "splitk", "-x c++"), 0);
   std::string cleanup = "rm -rf '" + scratchDirectory() + "'";
   EXPECT_EQ(std::system(cleanup.c_str()), 0);
 }

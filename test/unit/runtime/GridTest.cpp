@@ -104,4 +104,42 @@ TEST(Grid, ClusterSplitEdges) {
   EXPECT_EQ(chooseClusterSplitK(uint64_t(1) << 63, 4294967295u, 90), 1u);
 }
 
+// Stream-K splits the programs of a last wave that leaves a tenth of the
+// slots or more idle, each among the same number of CTAs, 2 to 4, no more
+// CTAs than run at once: 192 programs on 132 SMs split the last 60 two
+// ways, 160 the last 28 four ways; 96 cannot split evenly and are left
+// alone, as is a full or nearly full last wave.
+TEST(Grid, StreamKFillsTheLastWave) {
+  StreamKLaunch launch = chooseStreamK(192, 132);
+  EXPECT_EQ(launch.splitPrograms, 60u);
+  EXPECT_EQ(launch.ctas, 132u + 120u);
+  EXPECT_EQ(launch.sharers(192), 120u);
+  launch = chooseStreamK(160, 132);
+  EXPECT_EQ(launch.splitPrograms, 28u);
+  EXPECT_EQ(launch.ctas, 132u + 112u);
+  launch = chooseStreamK(10, 132);
+  EXPECT_EQ(launch.splitPrograms, 10u);
+  EXPECT_EQ(launch.ctas, 40u);
+  for (uint64_t even : {96u, 132u, 264u, 128u, 1000u * 132u + 120u}) {
+    launch = chooseStreamK(even, 132);
+    EXPECT_EQ(launch.splitPrograms, 0u) << even;
+    EXPECT_EQ(launch.ctas, even) << even;
+  }
+  // 400 programs: three full waves and 4 programs, 4 CTAs each.
+  launch = chooseStreamK(400, 132);
+  EXPECT_EQ(launch.splitPrograms, 4u);
+  EXPECT_EQ(launch.ctas, 396u + 16u);
+}
+
+// Nothing to run, or no capacity known: a CTA a program.
+TEST(Grid, StreamKEdges) {
+  EXPECT_EQ(chooseStreamK(0, 132).ctas, 0u);
+  EXPECT_EQ(chooseStreamK(7, 0).splitPrograms, 0u);
+  EXPECT_EQ(chooseStreamK(7, 0).ctas, 7u);
+  EXPECT_EQ(chooseStreamK(1, 1).splitPrograms, 0u);
+  StreamKLaunch one = chooseStreamK(1, 8);
+  EXPECT_EQ(one.splitPrograms, 1u);
+  EXPECT_EQ(one.ctas, 4u);
+}
+
 } // namespace

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <atomic>
 #include <thread>
 
@@ -198,18 +199,109 @@ TEST(JIT, ClusterSplitIsDecidedByTheGrid) {
   EXPECT_EQ(kernel.metadata().clusterDims,
             (std::array<unsigned, 3>{split, 1, 1}));
 
+  // More programs than SMs: no cluster split; the stream-K form where the
+  // grid would leave a tenth of the GPU idle (tile::chooseStreamK).
   dc.fill(0xFF);
-  f.launch({unsigned(multiprocessorCount()) + 1, 1}, args, kMatmulBlocks,
-           byGrid);
+  unsigned programs = unsigned(multiprocessorCount()) + 1;
+  f.launch({programs, 1}, args, kMatmulBlocks, byGrid);
   synchronize();
   EXPECT_EQ(dc.toHost<float>(), expected);
-  EXPECT_EQ(f.compileCount(), 2u);
+  unsigned compiles =
+      f.specialize(args, kMatmulBlocks, single).streamKFor(programs) ? 3 : 2;
+  EXPECT_EQ(f.compileCount(), compiles);
   // Bound, the same decision.
   dc.fill(0xFF);
   f.bind({1, 1}, args, kMatmulBlocks, byGrid).launch();
   synchronize();
   EXPECT_EQ(dc.toHost<float>(), expected);
-  EXPECT_EQ(f.compileCount(), 2u);
+  EXPECT_EQ(f.compileCount(), compiles);
+}
+
+/// Deterministic fp16 values in [-1, 1): the products round, so that the
+/// order of a sum shows in its bits.
+std::vector<fp16> noise(size_t n, uint32_t seed) {
+  std::vector<fp16> values(n);
+  for (fp16 &v : values) {
+    seed = seed * 1664525u + 1013904223u;
+    float x = float(seed >> 8) / float(1u << 24) * 2 - 1;
+    v = fp16{uint16_t(encodeFloat(DType::FP16, x))};
+  }
+  return values;
+}
+
+// The stream-K form (JITOptions::streamK): grids of whole and split
+// programs, ragged M and N, K loops from none to long, against a CPU sum
+// in doubles; the same bits in 100 runs; and the grid decides it where
+// clusterSplitK is 0 (Kernel::streamKFor).
+TEST(JIT, StreamKMatchesTheCPUAndRepeatsItsBits) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITFunction f(kMatmul, "matmul.tl");
+  f.setCacheDirectory("");
+  JITOptions streamK;
+  streamK.clusterSplitK = 1;
+  streamK.streamK = true;
+  unsigned sms = unsigned(multiprocessorCount());
+  struct Shape {
+    int32_t m, n, k;
+  };
+  // 64 x 64 tiles, few enough programs to split (tile::chooseStreamK):
+  // 13 x 5 programs, 3 x 21, 2 x 2 and one (no K loop).
+  const Shape shapes[] = {{64 * 13, 64 * 5, 1000},
+                          {190, 64 * 20 + 37, 300},
+                          {100, 70, 4096},
+                          {64, 64, 0}};
+  for (const Shape &shape : shapes) {
+    SCOPED_TRACE("M=" + std::to_string(shape.m) + " N=" +
+                 std::to_string(shape.n) + " K=" + std::to_string(shape.k));
+    size_t m = size_t(shape.m), n = size_t(shape.n), k = size_t(shape.k);
+    std::vector<fp16> a = noise(m * k, 1), b = noise(k * n, 2);
+    std::vector<double> expected(m * n, 0);
+    for (size_t i = 0; i < m; ++i)
+      for (size_t kk = 0; kk < k; ++kk) {
+        double x = decodeFloat(DType::FP16, a[i * k + kk].bits);
+        for (size_t j = 0; j < n; ++j)
+          expected[i * n + j] += x * decodeFloat(DType::FP16, b[kk * n + j].bits);
+      }
+    auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b);
+    auto dc = DeviceBuffer::fromHost(std::vector<float>(m * n, -7));
+    std::vector<KernelArg> args = {da, db, dc, shape.m, shape.n, shape.k};
+    Grid grid{unsigned((m + 63) / 64), unsigned((n + 63) / 64)};
+    const Kernel &kernel = f.specialize(args, kMatmulBlocks, streamK);
+    ASSERT_GT(kernel.metadata().streamKPartialBytes, 0u);
+    f.launch(grid, args, kMatmulBlocks, streamK);
+    synchronize();
+    std::vector<float> first = dc.toHost<float>();
+    for (size_t e = 0; e < m * n; ++e)
+      ASSERT_NEAR(first[e], expected[e], 1e-4 * (1 + std::sqrt(double(k))))
+          << "element " << e;
+    for (int run = 1; run < 100; ++run) {
+      dc.fill(0xFF);
+      f.launch(grid, args, kMatmulBlocks, streamK);
+      synchronize();
+      ASSERT_EQ(dc.toHost<float>(), first) << "run " << run;
+    }
+  }
+  // Decided by the grid: the first shape's leaves SMs idle.
+  JITOptions byGrid;
+  byGrid.clusterSplitK = 0;
+  JITOptions single;
+  single.clusterSplitK = 1;
+  auto a = DeviceBuffer::fromHost(noise(64 * 64, 3));
+  auto b = DeviceBuffer::fromHost(noise(64 * 64, 4));
+  auto c = DeviceBuffer::fromHost(std::vector<float>(64 * 64));
+  std::vector<KernelArg> args = {a, b, c, 64, 64, 64};
+  const Kernel &one = f.specialize(args, kMatmulBlocks, single);
+  EXPECT_TRUE(one.metadata().streamKSplittable);
+  EXPECT_EQ(one.metadata().streamKPartialBytes, 0u);
+  bool splits = one.streamKFor(sms + 5);
+  f.launch({1, sms + 5}, args, kMatmulBlocks, byGrid);
+  synchronize();
+  // The stream-K form is found, not compiled, where the launch chose it.
+  unsigned after = f.compileCount();
+  f.specialize(args, kMatmulBlocks, streamK);
+  EXPECT_EQ(f.compileCount(), after + (splits ? 0 : 1));
 }
 
 // Raw device addresses name their dtype by their type: the JIT

@@ -153,6 +153,30 @@ TEST(Metadata, ClusterDims) {
       std::string::npos);
 }
 
+// A stream-K kernel's partial bytes and whether a kernel could be one:
+// written only where set; its workspace is a zeroed flag a sharer, padded
+// to 128 bytes, then a partial a sharer.
+TEST(Metadata, StreamK) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "stream_k_splittable": true,
+          "stream_k_partial_bytes": 65536, "params": []})");
+  EXPECT_TRUE(md.streamKSplittable);
+  EXPECT_EQ(md.streamKPartialBytes, 65536u);
+  EXPECT_EQ(md.streamKWorkspaceBytes(132), 640u + 132u * 65536u);
+  EXPECT_EQ(md.streamKWorkspaceBytes(32), 128u + 32u * 65536u);
+  KernelMetadata back = KernelMetadata::fromJSON(md.toJSON());
+  EXPECT_TRUE(back.streamKSplittable);
+  EXPECT_EQ(back.streamKPartialBytes, 65536u);
+  KernelMetadata plain = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "params": []})");
+  EXPECT_FALSE(plain.streamKSplittable);
+  EXPECT_EQ(plain.streamKPartialBytes, 0u);
+  EXPECT_EQ(plain.toJSON().find("stream_k"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kernel": "k", "stream_k_partial_bytes": -1, "params": []})")
+                .find("stream_k_partial_bytes"),
+            std::string::npos);
+}
+
 TEST(Metadata, DriverForPTXVersion) {
   // PTX's release history: 7.x with CUDA 11.x, 8.0-8.5 with 12.0-12.5,
   // 8.6-8.8 with 12.7-12.9, 9.x with 13.x.

@@ -41,19 +41,6 @@ void emitClusterBarrier(OpBuilder &b, Location loc) {
           "~{memory}", {}, {}, /*hasSideEffects=*/true);
 }
 
-/// The values of chunk j of a thread's `size` registers: 4 of them, the
-/// last chunk fewer; stored and loaded as `count` (.v3 does not exist: 3
-/// travel as 4, the fourth never read).
-struct Chunk {
-  int64_t n;
-  unsigned count;
-  std::string vector; ///< "", ".v2" or ".v4"
-
-  Chunk(int64_t j, int64_t size)
-      : n(std::min<int64_t>(4, size - 4 * j)), count(n == 3 ? 4 : unsigned(n)),
-        vector(count == 1 ? "" : ".v" + std::to_string(count)) {}
-};
-
 struct ClusterRankToLLVM : OpConversionPattern<ClusterRankOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -115,7 +102,7 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
     // warp of the CTA must be done with them.
     emitBarrier(b, loc);
     for (int64_t j = 0; j < chunks; ++j) {
-      Chunk chunk(j, int64_t(values.size()));
+      RegisterChunk chunk(j, int64_t(values.size()));
       SmallVector<Value> operands = {mine};
       for (unsigned k = 0; k < chunk.count; ++k)
         operands.push_back(
@@ -211,7 +198,7 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
       owners.push_back(mapa(mine, i32Constant(b, loc, r)));
     std::string reg = isFloat ? "=f" : "=r";
     for (int64_t j = 0; j < chunks; ++j) {
-      Chunk chunk(j, int64_t(values.size()));
+      RegisterChunk chunk(j, int64_t(values.size()));
       SmallVector<Value> sums = emitPTX(
           b, loc,
           llvm::formatv("@${0} ld.shared::cluster{1}.b32 {2}, [ ${3} + {4} ];",

@@ -117,6 +117,7 @@ struct ConvertTileGPUToNVVM
         func.removeArgAttr(i, tile::TileDialect::getParamNameAttrName());
         func.removeArgAttr(i, tile::TileDialect::getUnsignedAttrName());
         func.removeArgAttr(i, TileGPUDialect::getGlobalScratchAttrName());
+        func.removeArgAttr(i, TileGPUDialect::getStreamKParamAttrName());
         // A tensor map the launcher built: 128 bytes by value, 64-byte
         // aligned, read in place (a `__grid_constant__` parameter, whose
         // address bulk copies take).
@@ -186,6 +187,7 @@ struct ConvertTileGPUToNVVM
     populateBarrierToLLVMPatterns(converter, patterns);
     populateTurnstileToLLVMPatterns(converter, patterns);
     populateClusterToLLVMPatterns(converter, patterns);
+    populateStreamKToLLVMPatterns(converter, patterns);
     populateBulkCopyToLLVMPatterns(converter, patterns);
     populateDebugToLLVMPatterns(converter, patterns);
     populateHintToLLVMPatterns(converter, patterns);

@@ -8,6 +8,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <algorithm>
+#include <string>
+
 namespace mlir::tilegpu {
 
 /// An i32 constant.
@@ -89,6 +92,20 @@ Value callLibdevice(OpBuilder &b, Location loc, Operation *from,
 /// `{ $first, $first+1, ... }` for `count` consecutive inline-asm operands
 /// (a PTX vector), or `$first` alone.
 std::string getPTXOperandList(unsigned first, unsigned count);
+
+/// Chunk j of a thread's `size` 32-bit registers, as the layout-free copies
+/// of a whole accumulator move them (ClusterToLLVM.cpp, StreamKToLLVM.cpp):
+/// 4 of them, the last chunk fewer, stored and loaded as `count` (.v3 does
+/// not exist: 3 travel as 4, the fourth never read).
+struct RegisterChunk {
+  int64_t n;
+  unsigned count;
+  std::string vector; ///< "", ".v2" or ".v4"
+
+  RegisterChunk(int64_t j, int64_t size)
+      : n(std::min<int64_t>(4, size - 4 * j)), count(n == 3 ? 4 : unsigned(n)),
+        vector(count == 1 ? "" : ".v" + std::to_string(count)) {}
+};
 
 /// Runs PTX `asm` with LLVM inline-asm `constraints`; returns the results
 /// (`resultTypes` may be empty).

@@ -137,6 +137,8 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
   if (md.ctasPerCluster() > 1)
     os << ", each program a cluster of (" << md.clusterDims[0] << ", "
        << md.clusterDims[1] << ", " << md.clusterDims[2] << ") CTAs";
+  if (md.streamKPartialBytes)
+    os << ", stream-K (a partial last wave's programs shared out among CTAs)";
   // The driver it needs: an older one refuses the PTX, though not the cubin.
   if (int driver = tile::getMinDriverVersion(md.ptxVersion))
     os << ", PTX ISA " << md.ptxVersion / 10 << "." << md.ptxVersion % 10
@@ -166,7 +168,9 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
 /// The code every launcher of a file shares: the driver's entry points,
 /// resolved once, and the per-context loading of an image.
 void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
-                 bool scratch, bool zeroes, bool clusters) {
+                 bool scratch, bool zeroes, bool clusters, bool streamK) {
+  // A stream-K kernel's launcher also gets the CTAs its device holds.
+  const char *resident = streamK ? ",\n    unsigned long long *resident" : "";
   c << "static struct {\n"
        "  CUresult status;\n"
        "  CUresult (*getCurrent)(CUcontext *);\n"
@@ -197,6 +201,10 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (clusters)
     c << "  CUresult (*launchEx)(const CUlaunchConfig *, CUfunction, void **, "
          "void **);\n";
+  if (streamK)
+    c << "  CUresult (*occupancy)(int *, CUfunction, int, size_t);\n"
+         "  CUresult (*ctxDevice)(CUdevice *);\n"
+         "  CUresult (*deviceAttribute)(int *, CUdevice_attribute, CUdevice);\n";
   c << "} " << name << "_driver;\n"
     << "static pthread_once_t " << name
     << "_driver_once = PTHREAD_ONCE_INIT;\n\n";
@@ -237,6 +245,12 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (clusters)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.launchEx, \"cuLaunchKernelEx\");\n";
+  if (streamK)
+    c << "  TILEC_SYM(lib, " << name
+      << "_driver.occupancy, \"cuOccupancyMaxActiveBlocksPerMultiprocessor\");\n"
+      << "  TILEC_SYM(lib, " << name << "_driver.ctxDevice, \"cuCtxGetDevice\");\n"
+      << "  TILEC_SYM(lib, " << name
+      << "_driver.deviceAttribute, \"cuDeviceGetAttribute\");\n";
   c << "  return init(0);\n}\n\n#undef TILEC_SYM\n\n"
     << "static void " << name << "_driver_once_init(void) {\n  " << name
     << "_driver.status = " << name << "_driver_init();\n}\n\n";
@@ -250,23 +264,29 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "struct " << name << "_image {\n"
        "  pthread_mutex_t lock;\n"
        "  int count;\n"
-       "  struct { unsigned long long id; CUfunction function; } loaded["
-    << name << "_MAX_CONTEXTS];\n"
+       "  struct {\n"
+       "    unsigned long long id;\n"
+       "    CUfunction function;\n"
+    << (streamK ? "    /* A stream-K kernel's CTAs the device holds at once. */\n"
+                  "    unsigned long long resident;\n"
+                : "")
+    << "  } loaded[" << name << "_MAX_CONTEXTS];\n"
        "  const unsigned char *cubin, *ptx;\n"
        "  const char *entry;\n"
-       "  int sharedBytes;\n"
-       "};\n\n"
+    << (streamK ? "  int sharedBytes, threads, streamK;\n" : "  int sharedBytes;\n")
+    << "};\n\n"
     << "static int " << name << "_find(const struct " << name
     << "_image *m, unsigned long long id,\n"
-    << "    int n, CUfunction *function) {\n"
+    << "    int n, CUfunction *function" << resident << ") {\n"
     << "  for (int i = 0; i < n; ++i)\n"
     << "    if (m->loaded[i].id == id) {\n"
     << "      *function = m->loaded[i].function;\n"
+    << (streamK ? "      *resident = m->loaded[i].resident;\n" : "")
     << "      return 1;\n"
     << "    }\n"
     << "  return 0;\n}\n\n"
     << "static CUresult " << name << "_function(struct " << name
-    << "_image *m, CUfunction *function) {\n"
+    << "_image *m, CUfunction *function" << resident << ") {\n"
     << "  pthread_once(&" << name << "_driver_once, " << name
     << "_driver_once_init);\n"
     << "  CUresult r = " << name << "_driver.status;\n"
@@ -286,11 +306,13 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "  if ((r = " << name << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
     << "    return r;\n"
     << "  if (" << name << "_find(m, id, __atomic_load_n(&m->count, "
-       "__ATOMIC_ACQUIRE), function))\n"
+       "__ATOMIC_ACQUIRE), function"
+    << (streamK ? ",\n      resident" : "") << "))\n"
     << "    return CUDA_SUCCESS;\n"
     << "  pthread_mutex_lock(&m->lock);\n"
     << "  int n = m->count;\n"
-    << "  if (" << name << "_find(m, id, n, function)) {\n"
+    << "  if (" << name << "_find(m, id, n, function"
+    << (streamK ? ", resident" : "") << ")) {\n"
     << "    pthread_mutex_unlock(&m->lock);\n"
     << "    return CUDA_SUCCESS;\n"
     << "  }\n"
@@ -308,20 +330,62 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "      r = " << name << "_driver.setAttribute(\n"
     << "          *function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
     << "          m->sharedBytes);\n"
-    << "  }\n"
-    << "  if (r == CUDA_SUCCESS) {\n"
+    << "  }\n";
+  if (streamK)
+    c << "  *resident = 0;\n"
+      << "  if (r == CUDA_SUCCESS && m->streamK) {\n"
+      << "    /* tile::chooseStreamK's CTAs at once: SMs times those an SM "
+         "holds. */\n"
+      << "    CUdevice device;\n"
+      << "    int perSM = 0, sms = 0;\n"
+      << "    if ((r = " << name << "_driver.occupancy(&perSM, *function, "
+         "m->threads,\n"
+      << "             (size_t)m->sharedBytes)) == CUDA_SUCCESS &&\n"
+      << "        (r = " << name << "_driver.ctxDevice(&device)) == CUDA_SUCCESS)\n"
+      << "      r = " << name << "_driver.deviceAttribute(\n"
+      << "          &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);\n"
+      << "    *resident = (unsigned long long)perSM * (unsigned long long)sms;\n"
+      << "  }\n";
+  c << "  if (r == CUDA_SUCCESS) {\n"
     << "    m->loaded[n].id = id;\n"
     << "    m->loaded[n].function = *function;\n"
+    << (streamK ? "    m->loaded[n].resident = *resident;\n" : "")
     << "    __atomic_store_n(&m->count, n + 1, __ATOMIC_RELEASE);\n"
     << "  }\n"
     << "  pthread_mutex_unlock(&m->lock);\n"
     << "  return r;\n}\n\n";
 }
 
+/// NAME_stream_k: tile::chooseStreamK (abi/lib/Grid.cpp), the same steps
+/// in C, for the launchers of stream-K kernels (CLauncherTest checks the
+/// two agree).
+void writeStreamKPlan(std::ostringstream &c, const std::string &name) {
+  c << "/* tile::chooseStreamK: the CTAs a stream-K kernel runs `programs`\n"
+       "   programs as on a device that holds `resident` of its CTAs at once,\n"
+       "   and the programs they split: those of a last wave that leaves a\n"
+       "   tenth of the slots or more idle, each shared by the same number of\n"
+       "   CTAs, 2 to " << tile::kMaxStreamKSharers << "; else a CTA a program. */\n"
+    << "static void " << name << "_stream_k(uint64_t programs, uint64_t resident,\n"
+    << "    uint64_t *ctas, uint64_t *split) {\n"
+    << "  *ctas = programs;\n"
+    << "  *split = 0;\n"
+    << "  if (!programs || !resident)\n    return;\n"
+    << "  uint64_t waves = (programs + resident - 1) / resident;\n"
+    << "  if (10 * (waves * resident - programs) < waves * resident)\n"
+    << "    return;\n"
+    << "  uint64_t last = programs % resident;\n"
+    << "  uint64_t ways = resident / last;\n"
+    << "  if (ways > " << tile::kMaxStreamKSharers << ")\n"
+    << "    ways = " << tile::kMaxStreamKSharers << ";\n"
+    << "  if (ways < 2)\n    return;\n"
+    << "  *split = last;\n"
+    << "  *ctas = programs - last + ways * last;\n}\n\n";
+}
+
 /// One specialization's images, module table and launcher `function`.
 void writeLauncher(std::ostringstream &c, const std::string &name,
                    const std::string &function, const CSpecialization &spec,
-                   const CParams &params) {
+                   const CParams &params, bool anyStreamK) {
   const tile::KernelMetadata &md = spec.metadata;
   if (!spec.cubin.empty()) {
     c << "static const unsigned char " << function << "_cubin[] = {\n";
@@ -334,11 +398,16 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   writeBytes(c, text.data(), text.size());
   c << "};\n\n";
   c << "static struct " << name << "_image " << function << "_image = {\n"
-    << "    PTHREAD_MUTEX_INITIALIZER, 0, {{0, NULL}},\n    "
+    << "    PTHREAD_MUTEX_INITIALIZER, 0, {{0, NULL" << (anyStreamK ? ", 0" : "")
+    << "}},\n    "
     << (spec.cubin.empty() ? "NULL" : function + "_cubin") << ", " << function
-    << "_ptx, \"" << md.kernel << "\", " << md.sharedBytes << "};\n\n";
+    << "_ptx, \"" << md.kernel << "\", " << md.sharedBytes;
+  if (anyStreamK)
+    c << ", " << md.threadsPerBlock << ", " << (md.streamKPartialBytes ? 1 : 0);
+  c << "};\n\n";
 
   bool scratch = md.globalScratchBytes != 0, turnstiles = md.turnstiles;
+  bool streamK = md.streamKPartialBytes != 0;
   const std::array<unsigned, 3> &cluster = md.clusterDims;
   bool clustered = md.ctasPerCluster() > 1;
   c << getSignature(function, params) << " {\n";
@@ -362,12 +431,24 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
     }
     c << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
   }
-  c << "  CUfunction tl_function;\n"
-    << "  CUresult tl_r = " << name << "_function(&" << function
-    << "_image, &tl_function);\n"
+  c << "  CUfunction tl_function;\n";
+  if (anyStreamK)
+    c << "  unsigned long long tl_resident;\n";
+  c << "  CUresult tl_r = " << name << "_function(&" << function
+    << "_image, &tl_function" << (anyStreamK ? ", &tl_resident" : "") << ");\n"
     << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n";
+  if (streamK)
+    c << "  /* Stream-K: the programs of a partial last wave shared out among\n"
+         "     CTAs (" << name << "_stream_k), within CUDA's limit along x. */\n"
+      << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z, tl_ctas, "
+         "tl_split;\n"
+      << "  " << name << "_stream_k(tl_grid_programs, tl_resident, &tl_ctas, &tl_split);\n"
+      << "  if (tl_ctas > " << tile::kMaxGrid.x << "u)\n"
+      << "    return CUDA_ERROR_INVALID_VALUE;\n";
+  else if (anyStreamK)
+    c << "  (void)tl_resident;\n";
   size_t slots = md.params.size() + md.tensorMaps.size() + (scratch ? 1 : 0) +
-                 (turnstiles ? 1 : 0);
+                 (turnstiles ? 1 : 0) + (streamK ? 5 : 0);
   c << "  void *tl_params[" << std::max<size_t>(slots, 1) << "] = {";
   for (size_t i = 0; i < md.params.size(); ++i)
     c << (i ? ", " : "") << "&" << params.names[i];
@@ -452,10 +533,15 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
       << "  tl_config.attrs = &tl_cluster;\n"
       << "  tl_config.numAttrs = 1;\n";
   }
-  if (scratch || turnstiles)
-    c << "  /* Per program: a cluster's CTAs share their program's. */\n"
-      << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n"
-      << "  CUdeviceptr tl_scratch = 0, tl_turnstiles = 0;\n";
+  if (scratch || turnstiles) {
+    if (streamK)
+      c << "  /* Per CTA: a stream-K kernel's CTAs, not its programs. */\n"
+        << "  size_t tl_programs = (size_t)tl_ctas;\n";
+    else
+      c << "  /* Per program: a cluster's CTAs share their program's. */\n"
+        << "  size_t tl_programs = (size_t)grid_x * grid_y * grid_z;\n";
+    c << "  CUdeviceptr tl_scratch = 0, tl_turnstiles = 0;\n";
+  }
   size_t extra = md.params.size() + md.tensorMaps.size();
   if (scratch) {
     c << "  /* The programs' global scratch (tensor maps they build), in "
@@ -477,16 +563,45 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
       << "  tl_params[" << extra++ << "] = &tl_turnstiles;\n"
       << "  if (tl_r == CUDA_SUCCESS)\n  ";
   }
-  if (clustered)
+  if (streamK) {
+    // After the scratch, if any (on failure freed on the way out).
+    c << "  /* The grid asked for, the programs split, and the workspace: a\n"
+         "     zeroed flag a sharing CTA, padded to 128 bytes, then a partial\n"
+         "     accumulator of " << md.streamKPartialBytes << " bytes a sharing CTA. */\n"
+      << "  unsigned tl_stream_k[4] = {grid_x, grid_y, grid_z, (unsigned)tl_split};\n"
+      << "  uint64_t tl_sharers = tl_ctas - (tl_grid_programs - tl_split);\n"
+      << "  CUdeviceptr tl_workspace = 0;\n"
+      << "  if (tl_r == CUDA_SUCCESS && tl_sharers) {\n"
+      << "    tl_r = " << name << "_driver.alloc(&tl_workspace,\n"
+      << "        (4 * tl_sharers + 127) / 128 * 128 + tl_sharers * "
+      << md.streamKPartialBytes << "u, stream);\n"
+      << "    if (tl_r == CUDA_SUCCESS)\n"
+      << "      tl_r = " << name
+      << "_driver.memset(tl_workspace, 0, 4 * tl_sharers, stream);\n"
+      << "  }\n";
+    for (unsigned i = 0; i < 4; ++i)
+      c << "  tl_params[" << extra++ << "] = &tl_stream_k[" << i << "];\n";
+    c << "  tl_params[" << extra++ << "] = &tl_workspace;\n"
+      << "  if (tl_r == CUDA_SUCCESS)\n"
+      << "    tl_r = " << name << "_driver.launch(tl_function, (unsigned)tl_ctas, "
+      << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n        "
+      << md.sharedBytes << ", stream, tl_params, NULL);\n";
+  } else if (clustered) {
     c << "  tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
-  else
+  } else {
     c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
       << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    "
       << md.sharedBytes << ", stream, tl_params, NULL);\n";
-  if (scratch || turnstiles) {
+  }
+  std::vector<const char *> buffers;
+  if (scratch || turnstiles)
+    buffers = {"tl_scratch", "tl_turnstiles"};
+  if (streamK)
+    buffers.push_back("tl_workspace");
+  if (!buffers.empty()) {
     c << "  CUresult tl_freed = CUDA_SUCCESS;\n";
-    for (const char *buffer : {"tl_scratch", "tl_turnstiles"})
+    for (const char *buffer : buffers)
       c << "  if (" << buffer << ") {\n"
         << "    CUresult tl_f = " << name << "_driver.free(" << buffer
         << ", stream);\n"
@@ -663,12 +778,16 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "CUresult " << name << "_load(void);\n\n"
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
-  bool maps = false, scratch = false, zeroes = false, clusters = false;
+  bool maps = false, scratch = false, zeroes = false, clusters = false,
+       streamK = false;
   for (const CSpecialization &spec : specs) {
+    bool sharing = spec.metadata.streamKPartialBytes != 0;
     maps |= !spec.metadata.tensorMaps.empty();
     clusters |= spec.metadata.ctasPerCluster() > 1;
-    scratch |= spec.metadata.globalScratchBytes != 0 || spec.metadata.turnstiles;
-    zeroes |= spec.metadata.turnstiles;
+    scratch |= spec.metadata.globalScratchBytes != 0 ||
+               spec.metadata.turnstiles || sharing;
+    zeroes |= spec.metadata.turnstiles || sharing;
+    streamK |= sharing;
   }
   std::ostringstream c;
   c << "/* " << name << ": generated by tilec from " << origin
@@ -676,11 +795,13 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "#include \"" << headerName << "\"\n\n"
     << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n"
     << (clusters ? "#include <string.h>\n" : "") << "\n";
-  writeDriver(c, name, maps, scratch, zeroes, clusters);
+  writeDriver(c, name, maps, scratch, zeroes, clusters, streamK);
   if (maps)
     c << kRecipeHelpers << "\n";
+  if (streamK)
+    writeStreamKPlan(c, name);
   for (auto [i, spec] : llvm::enumerate(specs))
-    writeLauncher(c, name, functions[i], spec, cParams[i]);
+    writeLauncher(c, name, functions[i], spec, cParams[i], streamK);
 
   if (!single) {
     c << getSignature(name, dispatchParams) << " {\n";
@@ -696,10 +817,12 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
   }
   c << "CUresult " << name << "_load(void) {\n"
     << "  CUfunction function;\n"
+    << (streamK ? "  unsigned long long resident;\n" : "")
     << "  CUresult r = CUDA_SUCCESS;\n";
   for (const std::string &function : functions)
     c << "  if (r == CUDA_SUCCESS)\n    r = " << name << "_function(&"
-      << function << "_image, &function);\n";
+      << function << "_image, &function"
+      << (streamK ? ",\n        &resident" : "") << ");\n";
   c << "  return r;\n}\n";
   return {h.str(), c.str()};
 }

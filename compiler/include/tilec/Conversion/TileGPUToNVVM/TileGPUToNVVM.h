@@ -59,6 +59,9 @@ AtomicFenceMap computeAtomicFences(ModuleOp module);
 /// tilegpu.cluster_rank and tilegpu.cluster_sum (ClusterToLLVM.cpp).
 void populateClusterToLLVMPatterns(const TileGPUTypeConverter &converter,
                                    RewritePatternSet &patterns);
+/// tilegpu.stream_k_store and tilegpu.stream_k_add (StreamKToLLVM.cpp).
+void populateStreamKToLLVMPatterns(const TileGPUTypeConverter &converter,
+                                   RewritePatternSet &patterns);
 /// tile.atomic_rmw as predicated PTX atomics, vectors where the target has
 /// them, one per element and program.
 void populateAtomicToLLVMPatterns(const TileGPUTypeConverter &converter,

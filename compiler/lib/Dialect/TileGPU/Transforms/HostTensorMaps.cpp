@@ -36,6 +36,8 @@ public:
           func.getArgAttr(arg.getArgNumber(),
                           TileGPUDialect::getGlobalScratchAttrName()) ||
           func.getArgAttr(arg.getArgNumber(),
+                          TileGPUDialect::getStreamKParamAttrName()) ||
+          func.getArgAttr(arg.getArgNumber(),
                           mlir::tile::TileDialect::getUnsignedAttrName()) ||
           !isa<IntegerType, tile::PointerType>(arg.getType()))
         return {};
@@ -182,10 +184,12 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
                                      RecipeBuilder::getElementBytes(fields.base.getType())));
   recipe.append("swizzle", b.getI64IntegerAttr(fields.swizzle));
 
-  // The maps come after the user's parameters and before the scratch, in
-  // the order they were made (the metadata's "tensor_maps").
+  // The maps come after the user's parameters and before the scratch and
+  // the stream-K parameters, in the order they were made (the metadata's
+  // "tensor_maps").
   unsigned at = func.getNumArguments();
-  if (at && func.getArgAttr(at - 1, TileGPUDialect::getGlobalScratchAttrName()))
+  while (at && (func.getArgAttr(at - 1, TileGPUDialect::getGlobalScratchAttrName()) ||
+                func.getArgAttr(at - 1, TileGPUDialect::getStreamKParamAttrName())))
     --at;
   NamedAttrList attrs;
   attrs.append(TileGPUDialect::getHostTensorMapAttrName(),

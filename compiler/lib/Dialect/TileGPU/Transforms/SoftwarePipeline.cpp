@@ -391,11 +391,16 @@ void hoistInvariantScalars(scf::ForOp loop) {
 }
 
 /// The kernel's global-scratch parameter (the bytes its tensor maps live
-/// in, see TensorMapCreateOp), appended on first use.
+/// in, see TensorMapCreateOp), added on first use after the user's
+/// parameters and tensor maps, before a stream-K kernel's own (the order
+/// launchers pass them in).
 Value getGlobalScratch(func::FuncOp func) {
   unsigned n = func.getNumArguments();
-  if (n && func.getArgAttr(n - 1, TileGPUDialect::getGlobalScratchAttrName()))
-    return func.getArgument(n - 1);
+  for (unsigned i = 0; i < n; ++i)
+    if (func.getArgAttr(i, TileGPUDialect::getGlobalScratchAttrName()))
+      return func.getArgument(i);
+  while (n && func.getArgAttr(n - 1, TileGPUDialect::getStreamKParamAttrName()))
+    --n;
   MLIRContext *context = func.getContext();
   auto type = tile::PointerType::get(context, IntegerType::get(context, 8));
   NamedAttrList attrs;

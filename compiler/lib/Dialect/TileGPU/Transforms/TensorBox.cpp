@@ -357,9 +357,28 @@ bool isUnobservablePast(tile::LoadOp load, unsigned dim, const Index &index,
           return false;
         continue;
       }
+      // Through the control flow that stream-K wraps around the epilogue:
+      // the sum of the partials (scf.for) and the branch that yields it.
+      if (auto forOp = dyn_cast<scf::ForOp>(user)) {
+        if (!forOp.isDefinedOutsideOfLoop(use.get()) ||
+            use.getOperandNumber() < forOp.getNumControlOperands())
+          return false;
+        worklist.push_back(forOp.getTiedLoopRegionIterArg(&use));
+        worklist.push_back(forOp.getTiedLoopResult(&use));
+        continue;
+      }
+      if (isa<scf::YieldOp>(user) &&
+          isa<scf::ForOp, scf::IfOp>(user->getParentOp())) {
+        worklist.push_back(user->getParentOp()->getResult(use.getOperandNumber()));
+        continue;
+      }
+      // A stream-K partial reaches memory only through the accumulator of
+      // the CTA that adds it, which is in this flow.
+      if (isa<StreamKStoreOp>(user) && use.getOperandNumber() == 0)
+        continue;
       bool elementwise = user->hasTrait<OpTrait::Elementwise>() ||
                          isa<ConvertLayoutOp, WarpgroupDotWaitOp,
-                             ClusterSumOp>(user);
+                             ClusterSumOp, StreamKAddOp>(user);
       if (!elementwise || user->getNumRegions())
         return false;
       llvm::append_range(worklist, user->getResults());

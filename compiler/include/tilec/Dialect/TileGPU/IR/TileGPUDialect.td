@@ -121,6 +121,33 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTurnstilesAttrName() {
       return "tilegpu.turnstiles";
     }
+    /// Name of the module attribute (unit) asking for a stream-K kernel
+    /// (tilec's --stream-k); tilegpu-stream-k removes it where the kernel
+    /// does not qualify, and leaves it where it made one.
+    static constexpr ::llvm::StringLiteral getStreamKAttrName() {
+      return "tilegpu.stream_k";
+    }
+    /// Name of the module attribute (unit): tilegpu-stream-k found a K loop
+    /// it can run stream-K, asked to or not; tilec reads it for the
+    /// metadata's "stream_k_splittable".
+    static constexpr ::llvm::StringLiteral getStreamKSplittableAttrName() {
+      return "tilegpu.stream_k_splittable";
+    }
+    /// Name of the kernel-argument attribute (unit) of the parameters
+    /// tilegpu-stream-k appends after every other: the programs the launch
+    /// asked for along x, y and z, the tiles split (i32 each) and the
+    /// workspace. The launcher's tensor maps go before them
+    /// (addHostTensorMap); the lowering drops it.
+    static constexpr ::llvm::StringLiteral getStreamKParamAttrName() {
+      return "tilegpu.stream_k_param";
+    }
+    /// Name of the module attribute (i32) the lowering of
+    /// tilegpu.stream_k_store sets: the bytes of one CTA's partial
+    /// accumulator in the workspace; tilec reads it into the metadata's
+    /// "stream_k_partial_bytes".
+    static constexpr ::llvm::StringLiteral getStreamKPartialBytesAttrName() {
+      return "tilegpu.stream_k_partial_bytes";
+    }
 
     /// Name of the attribute (i32) of an op that takes scratch shared
     /// memory: where its scratch starts, after the buffers live during the

@@ -244,6 +244,54 @@ def TileGPU_ClusterSumOp : TileGPU_Op<"cluster_sum", [
   let assemblyFormat = "$input attr-dict `:` type($input)";
 }
 
+def TileGPU_StreamKStoreOp : TileGPU_Op<"stream_k_store", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Stores a stream-K CTA's partial accumulator and signals it";
+  let description = [{
+    A stream-K kernel's workspace (tilegpu-stream-k) holds `slots` zeroed
+    32-bit flags, padded to 128 bytes, then `slots` partial accumulators.
+    Every thread stores its registers of `partial` (f32 or i32) into partial
+    `slot`, 16-byte chunk j of thread t at (j * T + t) * 16 (each warp's
+    stores contiguous, whatever the layout); after a CTA barrier, thread 0
+    sets flag `slot` with a release store. The CTA that owns the tile reads
+    it back with `tilegpu.stream_k_add` in the same layout. Every thread of
+    the CTA must reach it.
+    ```mlir
+    tilegpu.stream_k_store %acc, %workspace[%slot of %slots] : tensor<128x128xf32, #mma>, !tile.ptr<i8>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$partial, TileGPU_ScalarPointer:$workspace,
+                       I32:$slot, I32:$slots);
+  let assemblyFormat = [{
+    $partial `,` $workspace `[` $slot `of` $slots `]` attr-dict `:`
+    type($partial) `,` type($workspace)
+  }];
+}
+
+def TileGPU_StreamKAddOp : TileGPU_Op<"stream_k_add", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Adds another stream-K CTA's partial accumulator, once it is there";
+  let description = [{
+    Thread 0 waits until flag `slot` of the workspace is set (an acquire
+    load, backing off with nanosleep); after a CTA barrier every thread
+    loads its registers of partial `slot` (stored by
+    `tilegpu.stream_k_store` in the same layout) and adds them to its
+    `input`: input + partial, in that order. Every thread of the CTA must
+    reach it.
+    ```mlir
+    %sum = tilegpu.stream_k_add %acc, %workspace[%slot of %slots] : tensor<128x128xf32, #mma>, !tile.ptr<i8>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, TileGPU_ScalarPointer:$workspace,
+                       I32:$slot, I32:$slots);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $workspace `[` $slot `of` $slots `]` attr-dict `:`
+    type($input) `,` type($workspace)
+  }];
+}
+
 def TileGPU_TurnstileWaitOp : TileGPU_Op<"turnstile_wait", [
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Waits for this program's turn to do its atomics";

@@ -64,6 +64,33 @@ def TileGPUClusterSplitK : Pass<"tilegpu-cluster-split-k", "::mlir::ModuleOp"> {
   }];
 }
 
+def TileGPUStreamK : Pass<"tilegpu-stream-k", "::mlir::ModuleOp"> {
+  let summary = "A dot kernel's programs run stream-K by a fixed number of CTAs";
+  let description = [{
+    Where a grid's programs leave the last wave of CTAs mostly idle (192
+    output tiles on 132 SMs), the launch asks for a stream-K kernel
+    (`tilegpu.stream_k`): the launch's (programs - R) first CTAs each run one
+    program, as before; the other S CTAs share the K loops of the last R
+    programs, each a contiguous run of their iterations. A CTA's run may end
+    a program it did not start: it stores its partial accumulator and sets a
+    flag (`tilegpu.stream_k_store`); the CTA that started the program adds
+    the partials of the CTAs after it in their order (`tilegpu.stream_k_add`)
+    and runs the epilogue. The order is fixed by the launch, so the bits do
+    not change from run to run; no output needs zeroing and no atomics are
+    used.
+
+    The kernel is rewritten into a loop over the runs of this CTA: the
+    program ids (`tile.program_id`, `tile.num_programs`) come from the
+    program the run is in and the grid the launch asked for, passed in
+    parameters appended after every other (`tilegpu.stream_k_param`: the
+    programs along x, y and z, R, and the workspace). The K loop qualifies
+    as for tilegpu-cluster-split-k (KLoop.h), with one accumulator, and its
+    bounds must not depend on the program. Where it does not qualify, the
+    attribute is removed and the kernel left as it is; where it does, the
+    module is marked `tilegpu.stream_k_splittable`, whether asked for or not.
+  }];
+}
+
 def TileGPUPipeline : Pass<"tilegpu-pipeline", "::mlir::ModuleOp"> {
   let summary = "Dot operands in shared memory, loaded num-stages iterations ahead";
   let description = [{

@@ -1,0 +1,154 @@
+// RUN: tile-opt %s --split-input-file --tilegpu-stream-k | FileCheck %s
+
+// Asked for (tilegpu.stream_k): the kernel becomes a loop over this CTA's
+// runs of iterations. The parameters come last; the trip count is computed
+// before the loop from the K loop's bounds; a CTA before the split
+// programs runs one program, the others their share of the split ones'
+// iterations. In a run, the program ids come from the run's program (x
+// fastest) and num_programs from the parameters; the K loop starts kb
+// iterations in (the pointers moved in 64 bits); a run that starts its
+// program adds the partials of the CTAs after it, in their order, and runs
+// the epilogue; one that does not stores its partial.
+// CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k, tilegpu.stream_k_splittable}
+// CHECK-LABEL: func.func @mm
+// CHECK-SAME: %[[K:[^:]*]]: i32, %[[PX:[^:]*]]: i32 {tile.name = "programs_x", tilegpu.stream_k_param}
+// CHECK-SAME: %[[PY:[^:]*]]: i32 {tile.name = "programs_y", tilegpu.stream_k_param}
+// CHECK-SAME: {tile.name = "programs_z", tilegpu.stream_k_param}
+// CHECK-SAME: %[[SPLIT:[^:]*]]: i32 {tile.name = "split_programs", tilegpu.stream_k_param}
+// CHECK-SAME: %[[WS:[^:]*]]: !tile.ptr<i8> {tile.name = "stream_k_workspace", tilegpu.stream_k_param}
+// CHECK: %[[SPAN:.*]] = arith.subi %[[K]], %c0_i32
+// CHECK: %[[TRIPS:.*]] = arith.maxsi
+// CHECK: %[[TRIPS64:.*]] = arith.extsi %[[TRIPS]] : i32 to i64
+// CHECK: %[[UNITS:.*]] = arith.maxsi %[[TRIPS64]], %c1_i64
+// CHECK: %[[CTA:.*]] = tile.program_id 0 : i32
+// CHECK: %[[CTAS:.*]] = tile.num_programs 0 : i32
+// CHECK: %[[ONE:.*]] = arith.cmpi slt
+// CHECK: %[[BEGIN:.*]] = arith.select %[[ONE]]
+// CHECK: %[[END:.*]] = arith.select %[[ONE]]
+// CHECK: scf.while (%[[AT:.*]] = %[[BEGIN]]) : (i64) -> i64 {
+// CHECK: arith.cmpi slt, %[[AT]], %[[END]]
+// CHECK: } do {
+// CHECK: ^bb0(%[[ITER:.*]]: i64):
+// CHECK: %[[PROGRAM:.*]] = arith.divsi %[[ITER]], %[[UNITS]]
+// CHECK: %[[X:.*]] = arith.remsi %[[PROGRAM]]
+// CHECK: %[[X32:.*]] = arith.trunci %[[X]] : i64 to i32
+// CHECK: %[[OFF:.*]] = arith.muli %[[X32]], %c256_i32
+// CHECK: tile.addptr %arg0, %[[OFF]]
+// CHECK: %[[STARTS:.*]] = arith.cmpi eq, %[[KB:.*]], %c0_i64
+// CHECK: %[[KB32:.*]] = arith.trunci %[[KB]] : i64 to i32
+// CHECK: %[[LB:.*]] = arith.muli %[[KB32]], %c16_i32
+// CHECK: %[[R:.*]]:3 = scf.for %{{.*}} = %[[LB]] to
+// CHECK: tile.dot
+// CHECK: scf.if %[[STARTS]] {
+// CHECK: %[[SUM:.*]] = scf.if %{{.*}} -> (tensor<16x16xf32>) {
+// CHECK: scf.for {{.*}} iter_args(%[[PARTIAL:.*]] = %[[R]]#1)
+// CHECK: tilegpu.stream_k_add %[[PARTIAL]], %[[WS]][%{{.*}} of %{{.*}}]
+// CHECK: } else {
+// CHECK: scf.yield %[[R]]#1
+// CHECK: tile.addptr %arg2, %[[PY]]
+// CHECK: tile.store %{{.*}}, %[[SUM]]
+// CHECK: } else {
+// CHECK: tilegpu.stream_k_store %[[R]]#1, %[[WS]][%{{.*}} of %{{.*}}]
+// CHECK: }
+// CHECK: scf.yield
+// CHECK: return
+module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
+  func.func @mm(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %K: i32) {
+    %c0 = arith.constant 0 : i32
+    %c16 = arith.constant 16 : i32
+    %c256 = arith.constant 256 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pid = tile.program_id 0 : i32
+    %off = arith.muli %pid, %c256 : i32
+    %a0 = tile.addptr %a, %off : !tile.ptr<f16>, i32
+    %pa = tile.splat %a0 : tensor<16x16x!tile.ptr<f16>>
+    %pb = tile.splat %b : tensor<16x16x!tile.ptr<f16>>
+    %r:3 = scf.for %k = %c0 to %K step %c16 iter_args(%x = %pa, %acc = %zero, %y = %pb) -> (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>, tensor<16x16x!tile.ptr<f16>>) : i32 {
+      %u = tile.load %x : tensor<16x16x!tile.ptr<f16>>
+      %v = tile.load %y : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %v, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      %s16 = tile.splat %c16 : tensor<16x16xi32>
+      %x2 = tile.addptr %x, %s16 : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+      %s256 = tile.splat %c256 : tensor<16x16xi32>
+      %y2 = tile.addptr %y, %s256 : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+      scf.yield %x2, %d, %y2 : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>, tensor<16x16x!tile.ptr<f16>>
+    }
+    %n = tile.num_programs 1 : i32
+    %c1 = tile.addptr %c, %n : !tile.ptr<f32>, i32
+    %pc = tile.splat %c1 : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r#1 : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}
+
+// -----
+
+// Not asked for: only marked as able, the kernel unchanged.
+// CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k_splittable}
+// CHECK-LABEL: func.func @able
+// CHECK-NOT: tilegpu.stream_k_param
+// CHECK-NOT: scf.while
+// CHECK: scf.for
+module attributes {tilegpu.compute_capability = 90 : i32} {
+  func.func @able(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+      %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}
+
+// -----
+
+// A K loop whose length depends on the program (a causal mask's) cannot
+// be shared out: the attribute is removed, the kernel left as it is.
+// CHECK: module attributes {tilegpu.compute_capability = 90 : i32} {
+// CHECK-LABEL: func.func @causal
+// CHECK-NOT: scf.while
+module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
+  func.func @causal(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pid = tile.program_id 0 : i32
+    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %r = scf.for %k = %c0 to %pid step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+      %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}
+
+// -----
+
+// Split over a cluster already: no stream-K.
+// CHECK: module attributes {tilegpu.cluster_split = 2 : i32, tilegpu.compute_capability = 90 : i32} {
+// CHECK-LABEL: func.func @clustered
+module attributes {tilegpu.stream_k, tilegpu.cluster_split = 2 : i32, tilegpu.compute_capability = 90 : i32} {
+  func.func @clustered(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+      %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}
