@@ -2,7 +2,8 @@
 (ctypes), as the README says any host can: the parameters in
 order, then the tensor maps the metadata's "tensor_maps" describe, built
 here from the arguments' values (cuTensorMapEncodeTiled, as tilec's runtime
-does), then, when "global_scratch_bytes" is set, each program's scratch.
+does), then, when "global_scratch_bytes" is set, each program's scratch
+(each CTA's, for a stream-K kernel).
 
 CuPy loads the module; the launch goes through cuLaunchKernel because a
 tensor map is a 128-byte parameter passed by value, or, where the .json has
@@ -190,7 +191,9 @@ def resident_ctas(function, meta):
 def bind(function, meta, grid, args):
     """A launch of `function` (a cupy.RawModule function) with `args` (ints,
     floats, or device addresses for pointer parameters), its parameters
-    packed once; returns it as a callable for timing loops."""
+    packed once; returns it as a callable for timing loops. Its scratch and
+    a stream-K kernel's workspace are allocated once, for one stream at a
+    time: calls on two streams at once would share them."""
     kernel = meta["kernel"]
     grid = tuple(grid) + (1,) * (3 - len(grid))
     slots, values = [], []

@@ -482,41 +482,50 @@ CUresult launchClusters(const DriverApi &api, const KernelMetadata &md,
 void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              const char *name, Grid grid, void **params, size_t count,
              void *stream, uint64_t residentCtas) {
-  CUdeviceptr scratch = 0, turnstiles = 0, workspace = 0;
   auto cuStream = static_cast<CUstream>(stream);
   size_t programs = size_t(grid.x) * grid.y * grid.z;
   StreamKLaunch plan{programs, 0};
   if (md.streamKPartialBytes)
     plan = chooseStreamK(programs, residentCtas);
+  // Kernel::check kept the CTAs within the device's limit along x.
+  Grid ctas = md.streamKPartialBytes ? Grid{unsigned(plan.ctas), 1, 1} : grid;
+  unsigned split = unsigned(plan.splitPrograms);
+  CUdeviceptr scratch = 0, turnstiles = 0, workspace = 0;
+  // Each buffer in stream order; what was allocated goes back if a later
+  // step throws.
+  auto allocate = [&](CUdeviceptr &buffer, size_t bytes, const char *call,
+                      size_t zeroed = 0, const char *zeroCall = nullptr) {
+    try {
+      checkCuda(api.cuMemAllocAsync(&buffer, bytes, cuStream), call,
+                md.kernel);
+      if (zeroed)
+        checkCuda(api.cuMemsetD8Async(buffer, 0, zeroed, cuStream), zeroCall,
+                  md.kernel);
+    } catch (...) {
+      for (CUdeviceptr allocated : {scratch, turnstiles, workspace})
+        if (allocated)
+          (void)api.cuMemFreeAsync(allocated, cuStream);
+      throw;
+    }
+  };
   if (md.globalScratchBytes) {
     // A part per CTA: a stream-K kernel's CTAs, not its programs.
     size_t parts = md.streamKPartialBytes ? size_t(plan.ctas) : programs;
-    checkCuda(api.cuMemAllocAsync(&scratch, parts * md.globalScratchBytes,
-                                  cuStream),
-              "cuMemAllocAsync(global scratch)", md.kernel);
+    allocate(scratch, parts * md.globalScratchBytes,
+             "cuMemAllocAsync(global scratch)");
     params[count++] = &scratch;
   }
   if (md.turnstiles) {
-    checkCuda(api.cuMemAllocAsync(&turnstiles, 4 * programs, cuStream),
-              "cuMemAllocAsync(turnstiles)", md.kernel);
-    checkCuda(api.cuMemsetD8Async(turnstiles, 0, 4 * programs, cuStream),
-              "cuMemsetD8Async(turnstiles)", md.kernel);
+    allocate(turnstiles, 4 * programs, "cuMemAllocAsync(turnstiles)",
+             4 * programs, "cuMemsetD8Async(turnstiles)");
     params[count++] = &turnstiles;
   }
-  Grid ctas = grid;
-  unsigned split = 0;
   if (md.streamKPartialBytes) {
     uint64_t sharers = plan.sharers(programs);
-    if (sharers) {
-      size_t bytes = md.streamKWorkspaceBytes(sharers);
-      checkCuda(api.cuMemAllocAsync(&workspace, bytes, cuStream),
-                "cuMemAllocAsync(stream-K workspace)", md.kernel);
-      checkCuda(api.cuMemsetD8Async(workspace, 0, 4 * sharers, cuStream),
-                "cuMemsetD8Async(stream-K flags)", md.kernel);
-    }
-    // Kernel::check kept the CTAs within the device's limit along x.
-    ctas = {unsigned(plan.ctas), 1, 1};
-    split = unsigned(plan.splitPrograms);
+    if (sharers)
+      allocate(workspace, md.streamKWorkspaceBytes(sharers),
+               "cuMemAllocAsync(stream-K workspace)", 4 * sharers,
+               "cuMemsetD8Async(stream-K flags)");
     params[count++] = &grid.x;
     params[count++] = &grid.y;
     params[count++] = &grid.z;

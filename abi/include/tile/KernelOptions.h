@@ -46,11 +46,12 @@ struct KernelOptions {
   /// decides (the JIT and tile-run know the grid and the GPU; the compiler
   /// alone, never). 2 to 8: that many, where the kernel allows it.
   unsigned clusterSplitK = 0;
-  /// A stream-K kernel (tilegpu-stream-k): the launch runs the grid's last
-  /// programs, those a last wave would leave most SMs idle beside, by CTAs
-  /// that share out their K loops and sum in a fixed order (the metadata's
-  /// "stream_k_partial_bytes"). The JIT and tile-run ask for it where
-  /// clusterSplitK is 0 and the cost model says so (chooseStreamK).
+  /// A stream-K kernel (tilegpu-stream-k): the launch runs the programs of
+  /// a partial last wave, one that would leave a tenth of the GPU's slots
+  /// or more idle, by CTAs that share out their K loops and sum in a fixed
+  /// order (the metadata's "stream_k_partial_bytes"). The JIT and tile-run
+  /// ask for it where clusterSplitK is 0 and the cost model says so
+  /// (chooseStreamK).
   bool streamK = false;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).

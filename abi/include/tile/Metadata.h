@@ -166,8 +166,9 @@ struct KernelMetadata {
   /// the metadata does not say.
   unsigned ptxVersion = 0;
   /// Bytes of global memory each program needs for itself (the tensor maps
-  /// of its bulk copies that it builds). When not 0 the PTX entry takes one
-  /// more pointer after `params` and `tensorMaps`: the address of programs x globalScratchBytes bytes,
+  /// of its bulk copies that it builds; each CTA, for a stream-K kernel).
+  /// When not 0 the PTX entry takes one more pointer after `params` and
+  /// `tensorMaps`: the address of programs (CTAs) x globalScratchBytes bytes,
   /// 128-byte aligned, that the launch provides (the runtime allocates it
   /// on the launch's stream).
   unsigned globalScratchBytes = 0;

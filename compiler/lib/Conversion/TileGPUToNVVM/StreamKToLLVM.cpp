@@ -81,7 +81,8 @@ struct StreamKStoreToLLVM : OpConversionPattern<StreamKStoreOp> {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
     Type i32 = b.getI32Type();
-    bool isFloat = isa<FloatType>(getElementTypeOrSelf(op.getPartial().getType()));
+    bool isFloat =
+        isa<FloatType>(getElementTypeOrSelf(op.getPartial().getType()));
     ValueRange values = adaptor.getPartial();
     SlotAddresses at = getSlotAddresses(
         b, loc, op, adaptor.getWorkspace().front(), adaptor.getSlot().front(),
@@ -91,15 +92,16 @@ struct StreamKStoreToLLVM : OpConversionPattern<StreamKStoreOp> {
       SmallVector<Value> operands = {at.firstChunk};
       for (unsigned k = 0; k < chunk.count; ++k) {
         Value v = values[4 * j + std::min<int64_t>(k, chunk.n - 1)];
-        operands.push_back(isFloat ? LLVM::BitcastOp::create(b, loc, i32, v) : v);
+        operands.push_back(isFloat ? LLVM::BitcastOp::create(b, loc, i32, v)
+                                   : v);
       }
-      emitPTX(b, loc,
-              llvm::formatv("st.global{0}.b32 [ $0 + {1} ], {2};", chunk.vector,
-                            j * at.chunkStride,
-                            getPTXOperandList(1, chunk.count))
-                  .str(),
-              "l," + llvm::join(SmallVector<std::string>(chunk.count, "r"), ","),
-              operands, {}, /*hasSideEffects=*/true);
+      emitPTX(
+          b, loc,
+          llvm::formatv("st.global{0}.b32 [ $0 + {1} ], {2};", chunk.vector,
+                        j * at.chunkStride, getPTXOperandList(1, chunk.count))
+              .str(),
+          "l," + llvm::join(SmallVector<std::string>(chunk.count, "r"), ","),
+          operands, {}, /*hasSideEffects=*/true);
     }
     emitBarrier(b, loc);
     emitPTX(b, loc, "@$1 st.release.gpu.global.b32 [ $0 + 0 ], 1;",
@@ -147,9 +149,9 @@ struct StreamKAddToLLVM : OpConversionPattern<StreamKAddOp> {
       // SM's L1 kept from before.
       SmallVector<Value> partial = emitPTX(
           b, loc,
-          llvm::formatv("ld.global.cg{0}.b32 {1}, [ ${2} + {3} ];", chunk.vector,
-                        getPTXOperandList(0, chunk.count), chunk.count,
-                        j * at.chunkStride)
+          llvm::formatv("ld.global.cg{0}.b32 {1}, [ ${2} + {3} ];",
+                        chunk.vector, getPTXOperandList(0, chunk.count),
+                        chunk.count, j * at.chunkStride)
               .str(),
           llvm::join(SmallVector<std::string>(chunk.count, reg), ",") + ",l",
           ValueRange{at.firstChunk}, SmallVector<Type>(chunk.count, element),

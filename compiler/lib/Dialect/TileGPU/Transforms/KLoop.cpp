@@ -40,11 +40,11 @@ bool isLoopInvariant(scf::ForOp loop, Value value,
   if (auto it = seen.find(value); it != seen.end())
     return it->second;
   Operation *def = value.getDefiningOp();
-  bool invariant =
-      def && def->getBlock() == loop.getBody() && isPure(def) &&
-      def->getNumRegions() == 0 &&
-      llvm::all_of(def->getOperands(),
-                   [&](Value v) { return isLoopInvariant(loop, v, seen); });
+  bool invariant = def && def->getBlock() == loop.getBody() && isPure(def) &&
+                   def->getNumRegions() == 0 &&
+                   llvm::all_of(def->getOperands(), [&](Value v) {
+                     return isLoopInvariant(loop, v, seen);
+                   });
   seen[value] = invariant;
   return invariant;
 }
@@ -85,10 +85,10 @@ bool isZero(Value value) {
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
 
-
 } // namespace
 
-FailureOr<KLoop> mlir::tilegpu::findKLoop(func::FuncOp func, std::string &why, bool hoist) {
+FailureOr<KLoop> mlir::tilegpu::findKLoop(func::FuncOp func, std::string &why,
+                                          bool hoist) {
   if (!func.getBody().hasOneBlock()) {
     why = "the kernel has more than one block";
     return failure();
@@ -97,7 +97,8 @@ FailureOr<KLoop> mlir::tilegpu::findKLoop(func::FuncOp func, std::string &why, b
             return isa<tile::AtomicRMWOp, tile::AtomicCASOp>(op)
                        ? WalkResult::interrupt()
                        : WalkResult::advance();
-          }).wasInterrupted()) {
+          })
+          .wasInterrupted()) {
     why = "the kernel has atomics";
     return failure();
   }
@@ -173,7 +174,8 @@ Value mlir::tilegpu::buildTripCount(OpBuilder &b, Location loc, Value lb,
       b, loc, arith::DivSIOp::create(b, loc, biased, step), constant(0));
 }
 
-Value mlir::tilegpu::castSplat(OpBuilder &b, Location loc, Value value, Type type) {
+Value mlir::tilegpu::castSplat(OpBuilder &b, Location loc, Value value,
+                               Type type) {
   Type element = getElementTypeOrSelf(type);
   Value scalar = value;
   if (scalar.getType() != element) {
@@ -216,7 +218,8 @@ void mlir::tilegpu::restrictKLoop(const KLoop &kloop, Value first, Value last,
       // pipeliner's box analysis reads as `first` iterations in. Pointers
       // move by it in 64 bits: the loop added the step one iteration at a
       // time, and `first` of them may pass 2^31 elements.
-      bool pointer = isa<tile::PointerType>(getElementTypeOrSelf(value.getType()));
+      bool pointer =
+          isa<tile::PointerType>(getElementTypeOrSelf(value.getType()));
       Value step = carried.step;
       auto splat = step.getDefiningOp<tile::SplatOp>();
       Value scalar = splat ? splat.getSrc() : Value();
@@ -235,14 +238,16 @@ void mlir::tilegpu::restrictKLoop(const KLoop &kloop, Value first, Value last,
             b, loc, wide, castSplat(b, loc, first, wide.getType()));
         auto type = cast<RankedTensorType>(step.getType());
         offset = tile::SplatOp::create(
-            b, loc, type.clone(getElementTypeOrSelf(product.getType())), product);
+            b, loc, type.clone(getElementTypeOrSelf(product.getType())),
+            product);
       } else {
         Value wide = widen(step);
-        offset = arith::MulIOp::create(b, loc, wide,
-                                       castSplat(b, loc, first, wide.getType()));
+        offset = arith::MulIOp::create(
+            b, loc, wide, castSplat(b, loc, first, wide.getType()));
       }
       if (pointer)
-        init.set(tile::AddPtrOp::create(b, loc, value.getType(), value, offset));
+        init.set(
+            tile::AddPtrOp::create(b, loc, value.getType(), value, offset));
       else
         init.set(arith::AddIOp::create(b, loc, value, offset));
       break;
@@ -257,8 +262,8 @@ void mlir::tilegpu::restrictKLoop(const KLoop &kloop, Value first, Value last,
       Value zero = tile::SplatOp::create(
           b, loc, tensor,
           arith::ConstantOp::create(b, loc, element, b.getZeroAttr(element)));
-      Value mask = tile::SplatOp::create(
-          b, loc, tensor.clone(b.getI1Type()), keepInit);
+      Value mask =
+          tile::SplatOp::create(b, loc, tensor.clone(b.getI1Type()), keepInit);
       init.set(arith::SelectOp::create(b, loc, mask, value, zero));
       break;
     }

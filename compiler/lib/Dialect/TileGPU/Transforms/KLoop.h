@@ -57,8 +57,7 @@ Value castSplat(OpBuilder &b, Location loc, Value value, Type type);
 /// starting `first` steps in (pointers moved in 64 bits). An accumulator
 /// starts from its own initial value where `keepInit` (i1) holds, else from
 /// zero, so that a sum of the parts counts it once. Builds before the loop.
-void restrictKLoop(const KLoop &kloop, Value first, Value last,
-                   Value keepInit);
+void restrictKLoop(const KLoop &kloop, Value first, Value last, Value keepInit);
 
 } // namespace mlir::tilegpu
 

@@ -43,6 +43,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/DebugLog.h"
 
 #define DEBUG_TYPE "tilegpu-stream-k"
@@ -59,18 +60,23 @@ namespace {
 
 /// Whether `value` is computed, in `func`'s entry block, by pure ops from
 /// the kernel's arguments and constants, never from the program ids: the
-/// same in every program, so that it can be computed before them.
-bool isProgramInvariant(func::FuncOp func, Value value) {
+/// same in every program, so that it can be computed before them. `seen`
+/// keeps the answers, each value looked at once.
+bool isProgramInvariant(func::FuncOp func, Value value,
+                        llvm::DenseMap<Value, bool> &seen) {
   if (auto arg = dyn_cast<BlockArgument>(value))
     return arg.getOwner() == &func.getBody().front();
+  if (auto it = seen.find(value); it != seen.end())
+    return it->second;
   Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != &func.getBody().front() ||
-      def->getNumRegions() || !isPure(def) ||
-      isa<tile::ProgramIdOp, tile::NumProgramsOp>(def))
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value operand) {
-    return isProgramInvariant(func, operand);
-  });
+  bool invariant = def && def->getBlock() == &func.getBody().front() &&
+                   !def->getNumRegions() && isPure(def) &&
+                   !isa<tile::ProgramIdOp, tile::NumProgramsOp>(def) &&
+                   llvm::all_of(def->getOperands(), [&](Value operand) {
+                     return isProgramInvariant(func, operand, seen);
+                   });
+  seen[value] = invariant;
+  return invariant;
 }
 
 /// Clones what computes `value` (isProgramInvariant) at `b`.
@@ -98,8 +104,9 @@ std::string checkStreamK(func::FuncOp func, const KLoop &kloop) {
     if (carried.kind == Carried::Kind::Accumulator &&
         !isa<RankedTensorType>(loop.getResult(i).getType()))
       return "the accumulator is not a tensor";
-  if (!isProgramInvariant(func, loop.getLowerBound()) ||
-      !isProgramInvariant(func, loop.getUpperBound()))
+  llvm::DenseMap<Value, bool> seen;
+  if (!isProgramInvariant(func, loop.getLowerBound(), seen) ||
+      !isProgramInvariant(func, loop.getUpperBound(), seen))
     return "the K loop's bounds depend on the program";
   if (func.getNumResults())
     return "the kernel returns values";
@@ -111,12 +118,14 @@ std::string checkStreamK(func::FuncOp func, const KLoop &kloop) {
 SmallVector<Value> appendParams(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   Type i32 = IntegerType::get(context, 32);
-  Type workspace = tile::PointerType::get(context, IntegerType::get(context, 8));
+  Type workspace =
+      tile::PointerType::get(context, IntegerType::get(context, 8));
   SmallVector<Value> params;
-  for (auto [name, type] :
-       {std::pair<StringRef, Type>("programs_x", i32), {"programs_y", i32},
-        {"programs_z", i32}, {"split_programs", i32},
-        {"stream_k_workspace", workspace}}) {
+  for (auto [name, type] : {std::pair<StringRef, Type>("programs_x", i32),
+                            {"programs_y", i32},
+                            {"programs_z", i32},
+                            {"split_programs", i32},
+                            {"stream_k_workspace", workspace}}) {
     NamedAttrList attrs;
     attrs.append(TileGPUDialect::getStreamKParamAttrName(),
                  UnitAttr::get(context));
@@ -154,9 +163,7 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   auto c64 = [&](int64_t v) -> Value {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
-  auto wide = [&](Value v) -> Value {
-    return castSplat(b, loc, v, i64);
-  };
+  auto wide = [&](Value v) -> Value { return castSplat(b, loc, v, i64); };
   auto add = [&](Value x, Value y) -> Value {
     return arith::AddIOp::create(b, loc, x, y);
   };
@@ -193,11 +200,11 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value ctas = wide(tile::NumProgramsOp::create(b, loc, 0));
   Value programs = mul(mul(wide(programsX), wide(programsY)), wide(programsZ));
   Value split = wide(params[3]);
-  Value whole = sub(programs, split);       // programs run by one CTA each
+  Value whole = sub(programs, split);          // programs run by one CTA each
   Value slots = max(sub(ctas, whole), c64(1)); // the workspace's
-  Value shared = mul(split, units);         // the split programs' iterations
+  Value shared = mul(split, units);            // the split programs' iterations
   Value sharedBase = mul(whole, units);
-  Value share = sub(cta, whole);            // this CTA among the sharers
+  Value share = sub(cta, whole); // this CTA among the sharers
   // Sharer s runs [s * shared / sharers, (s + 1) * shared / sharers) of
   // them; past `shared` sharers (a short K loop) the last ones run none,
   // so that every run of a sharer below it has an iteration and a flag to
@@ -249,14 +256,16 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   // The K loop from kb to min(ke, trips); the accumulator from its own
   // initial value where this run starts the program.
   b.setInsertionPoint(loop);
-  Value starts = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb,
-                                       c64(0));
+  Value starts =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb, c64(0));
   restrictKLoop(kloop, castSplat(b, loc, kb, loopType),
                 castSplat(b, loc, min(ke, trips), loopType), starts);
 
-  unsigned index = llvm::find_if(kloop.carried, [](const Carried &c) {
-                     return c.kind == Carried::Kind::Accumulator;
-                   }) - kloop.carried.begin();
+  unsigned index = llvm::find_if(kloop.carried,
+                                 [](const Carried &c) {
+                                   return c.kind == Carried::Kind::Accumulator;
+                                 }) -
+                   kloop.carried.begin();
   Value acc = loop.getResult(index);
   b.setInsertionPointAfter(loop);
   Value slots32 = narrow(slots);
@@ -279,9 +288,9 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value lastIteration = sub(add(mul(program, units), units), sharedBase);
   Value lastSharer =
       div(sub(mul(lastIteration, sharers), c64(1)), max(shared, c64(1)));
-  auto partials = scf::ForOp::create(b, loc, add(share, c64(1)),
-                                     add(lastSharer, c64(1)), c64(1),
-                                     ValueRange{acc});
+  auto partials =
+      scf::ForOp::create(b, loc, add(share, c64(1)), add(lastSharer, c64(1)),
+                         c64(1), ValueRange{acc});
   b.setInsertionPointToStart(partials.getBody());
   Value sum = StreamKAddOp::create(b, loc, acc.getType(),
                                    partials.getRegionIterArg(0), workspace,

@@ -135,9 +135,10 @@ def TileGPU_Dialect : Dialect {
     }
     /// Name of the kernel-argument attribute (unit) of the parameters
     /// tilegpu-stream-k appends after every other: the programs the launch
-    /// asked for along x, y and z, the tiles split (i32 each) and the
-    /// workspace. The launcher's tensor maps go before them
-    /// (addHostTensorMap); the lowering drops it.
+    /// asked for along x, y and z, the programs split (i32 each) and the
+    /// workspace. The launcher's tensor maps (addHostTensorMap) and the
+    /// global scratch (getGlobalScratch) go before them; the lowering drops
+    /// it.
     static constexpr ::llvm::StringLiteral getStreamKParamAttrName() {
       return "tilegpu.stream_k_param";
     }

@@ -67,8 +67,9 @@ def TileGPUClusterSplitK : Pass<"tilegpu-cluster-split-k", "::mlir::ModuleOp"> {
 def TileGPUStreamK : Pass<"tilegpu-stream-k", "::mlir::ModuleOp"> {
   let summary = "A dot kernel's programs run stream-K by a fixed number of CTAs";
   let description = [{
-    Where a grid's programs leave the last wave of CTAs mostly idle (192
-    output tiles on 132 SMs), the launch asks for a stream-K kernel
+    Where a grid's last wave of CTAs would leave a tenth of the GPU or more
+    idle (192 output tiles on 132 SMs), the launch asks for a stream-K
+    kernel
     (`tilegpu.stream_k`): the launch's (programs - R) first CTAs each run one
     program, as before; the other S CTAs share the K loops of the last R
     programs, each a contiguous run of their iterations. A CTA's run may end
@@ -88,6 +89,8 @@ def TileGPUStreamK : Pass<"tilegpu-stream-k", "::mlir::ModuleOp"> {
     bounds must not depend on the program. Where it does not qualify, the
     attribute is removed and the kernel left as it is; where it does, the
     module is marked `tilegpu.stream_k_splittable`, whether asked for or not.
+    The rewritten K loop is nested in the loop over runs, so warp
+    specialization (which wants the kernel's top-level loop) leaves it.
   }];
 }
 
