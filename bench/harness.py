@@ -75,31 +75,48 @@ def cluster_split_k(programs, multiprocessors, capability, capacity=None):
     return 1
 
 
-MAX_STREAM_K_SHARERS = 4  # tile::kMaxStreamKSharers
+MAX_STREAM_K_PIECES = 3  # tile::kMaxStreamKPieces
+MAX_STREAM_K_PARTS = 8  # tile::kMaxStreamKParts
 
 
 def stream_k_launch(programs, resident_ctas):
-    """tile::chooseStreamK: the CTAs a stream-K kernel launches for
-    `programs` programs on a GPU that holds `resident_ctas` of its CTAs at
-    once, and the programs they split (0: a CTA a program): the programs of
-    a last wave that leaves a tenth of the slots or more idle, each shared
-    by min(4, resident_ctas // them) CTAs, at least 2."""
+    """tile::chooseStreamK: (ctas, split programs, parts, head parts) of a
+    stream-K kernel's launch of `programs` programs on a GPU that holds
+    `resident_ctas` of its CTAs at once (split 0: a CTA a program). The
+    programs of a last wave that leaves as many slots idle are cut into `parts` parts, the first `head`
+    run by the program's CTA and each other by one of the CTAs after the
+    grid's, as the cut whose head or busiest piece CTA ends first (a
+    partial costing 1/32 of a K loop) says, where it saves a tenth of the
+    grid's time."""
+    none = (programs, 0, 0, 0)
     if not programs or not resident_ctas:
-        return programs, 0
+        return none
     waves = -(-programs // resident_ctas)
-    if 10 * (waves * resident_ctas - programs) < waves * resident_ctas:
-        return programs, 0
-    split = programs % resident_ctas
-    ways = min(MAX_STREAM_K_SHARERS, resident_ctas // split)
-    if ways < 2:
-        return programs, 0
-    return programs - split + ways * split, split
+    last = programs - (waves - 1) * resident_ctas
+    idle = resident_ctas - last
+    if last > idle:
+        return none
+    best_time, best_scale, best = 1, 1, none
+    for parts in range(2, MAX_STREAM_K_PARTS + 1):
+        for head in range(max(1, parts - MAX_STREAM_K_PIECES), parts):
+            pieces = last * (parts - head)
+            ctas = min(idle, pieces)
+            if not ctas:
+                continue
+            time = max(32 * head + (parts - head) * parts,
+                       -(-pieces // ctas) * (32 + parts))
+            if time * best_scale < best_time * 32 * parts:
+                best_time, best_scale = time, 32 * parts
+                best = (programs + ctas, last, parts, head)
+    if 10 * (best_scale - best_time) < waves * best_scale:
+        return none
+    return best
 
 
-def stream_k_workspace_bytes(meta, sharers):
-    """KernelMetadata::streamKWorkspaceBytes: a zeroed flag a sharer, padded
-    to 128 bytes, then a partial accumulator a sharer."""
-    return -(-4 * sharers // 128) * 128 + sharers * meta["stream_k_partial_bytes"]
+def stream_k_workspace_bytes(meta, pieces):
+    """KernelMetadata::streamKWorkspaceBytes: a zeroed flag a piece, padded
+    to 128 bytes, then a partial accumulator a piece."""
+    return -(-4 * pieces // 128) * 128 + pieces * meta["stream_k_partial_bytes"]
 
 
 class CompileError(RuntimeError):

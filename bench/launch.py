@@ -9,9 +9,9 @@ CuPy loads the module; the launch goes through cuLaunchKernel because a
 tensor map is a 128-byte parameter passed by value, or, where the .json has
 "cluster_dims" (each program a thread-block cluster), cuLaunchKernelEx with
 the grid's CTAs (grid * cluster_dims) and the cluster as an attribute. A
-stream-K kernel ("stream_k_partial_bytes") takes the grid and the programs
-it splits, and a workspace, after every other parameter, and runs as the
-CTAs harness.stream_k_launch gives."""
+stream-K kernel ("stream_k_partial_bytes") takes the grid, the programs it
+splits and their cut, and a workspace, after every other parameter, and
+runs as the CTAs harness.stream_k_launch gives."""
 import ctypes
 import os
 import re
@@ -204,9 +204,9 @@ def bind(function, meta, grid, args):
     for i, info in enumerate(meta.get("tensor_maps", [])):
         slots.append(encode_tensor_map(info, values, grid, kernel, i))
     programs = grid[0] * grid[1] * grid[2]
-    ctas, split = programs, 0
+    ctas, split, parts, head = programs, 0, 0, 0
     if meta.get("stream_k_partial_bytes", 0):
-        ctas, split = stream_k_launch(programs, resident_ctas(function, meta))
+        ctas, split, parts, head = stream_k_launch(programs, resident_ctas(function, meta))
     scratch = workspace = None
     if meta.get("global_scratch_bytes", 0):
         # A part per CTA: a stream-K kernel's CTAs, not its programs.
@@ -214,14 +214,14 @@ def bind(function, meta, grid, args):
         slots.append(ctypes.c_uint64(scratch.data.ptr))
     flags = 0
     if meta.get("stream_k_partial_bytes", 0):
-        # The grid's programs, the last ones shared out among CTAs
-        # (harness.stream_k_launch), and the workspace whose flags each
-        # launch zeroes.
-        sharers = ctas - (programs - split)
-        workspace = cupy.empty(max(1, stream_k_workspace_bytes(meta, sharers)), dtype=cupy.uint8)
-        flags = 4 * sharers
-        slots += [ctypes.c_uint32(g) for g in grid] + [ctypes.c_uint32(split),
-                                                       ctypes.c_uint64(workspace.data.ptr)]
+        # The grid's programs, the last ones cut into parts whose pieces
+        # CTAs after the grid's run (harness.stream_k_launch), and the
+        # workspace whose flags each launch zeroes.
+        pieces = split * (parts - head)
+        workspace = cupy.empty(max(1, stream_k_workspace_bytes(meta, pieces)), dtype=cupy.uint8)
+        flags = 4 * pieces
+        slots += [ctypes.c_uint32(v) for v in tuple(grid) + (split, parts, head)]
+        slots.append(ctypes.c_uint64(workspace.data.ptr))
         grid = (ctas, 1, 1)
     params = (ctypes.c_void_p * max(1, len(slots)))(
         *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])

@@ -55,18 +55,41 @@ unsigned tile::chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
 }
 
 StreamKLaunch tile::chooseStreamK(uint64_t programs, uint64_t residentCtas) {
-  StreamKLaunch launch{programs, 0};
+  StreamKLaunch none{programs, 0, 0, 0};
   if (!programs || !residentCtas)
-    return launch;
+    return none;
   uint64_t waves = (programs + residentCtas - 1) / residentCtas;
-  uint64_t idle = waves * residentCtas - programs;
-  if (10 * idle < waves * residentCtas)
-    return launch;
-  uint64_t split = programs % residentCtas;
-  uint64_t ways = std::min<uint64_t>(kMaxStreamKSharers, residentCtas / split);
-  if (ways < 2)
-    return launch;
-  launch.splitPrograms = split;
-  launch.ctas = programs - split + ways * split;
-  return launch;
+  uint64_t split = programs - (waves - 1) * residentCtas;
+  uint64_t idle = residentCtas - split;
+  // A last wave that fills more SMs than it leaves idle already draws what
+  // memory gives: more CTAs only share it (below).
+  if (split > idle)
+    return none;
+  // The last wave's time as a fraction time / scale of a program's: 1
+  // unsplit. A cut into `parts` has scale 32 * parts, so that a partial's
+  // 1/32 of a K loop is `parts`.
+  uint64_t bestTime = 1, bestScale = 1;
+  StreamKLaunch best = none;
+  for (unsigned parts = 2; parts <= kMaxStreamKParts; ++parts) {
+    unsigned fewest = parts > kMaxStreamKPieces ? parts - kMaxStreamKPieces : 1;
+    for (unsigned head = fewest; head < parts; ++head) {
+      uint64_t pieces = split * (parts - head);
+      uint64_t ctas = std::min(idle, pieces);
+      if (!ctas)
+        continue;
+      uint64_t busiest = (pieces + ctas - 1) / ctas;
+      uint64_t scale = 32 * uint64_t(parts);
+      uint64_t time = std::max(32 * uint64_t(head) + (parts - head) * parts,
+                               busiest * (32 + parts));
+      if (time * bestScale < bestTime * scale) {
+        bestTime = time;
+        bestScale = scale;
+        best = {programs + ctas, split, parts, head};
+      }
+    }
+  }
+  // Worth it where it saves a tenth of the waves' time.
+  if (10 * (bestScale - bestTime) < waves * bestScale)
+    return none;
+  return best;
 }

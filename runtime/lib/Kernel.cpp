@@ -445,8 +445,8 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
 
 /// The parameters a launch adds after the arguments and tensor maps: the
 /// programs' global scratch, the turnstiles, and a stream-K kernel's grid
-/// (x, y, z), split programs and workspace.
-constexpr size_t kLaunchExtras = 7;
+/// (x, y, z), split programs, parts, head parts and workspace.
+constexpr size_t kLaunchExtras = 9;
 
 /// Enqueues `grid` programs of `md.clusterDims` CTAs each: a grid of
 /// grid * clusterDims CTAs in clusters of that shape (Kernel::check keeps
@@ -484,12 +484,13 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              void *stream, uint64_t residentCtas) {
   auto cuStream = static_cast<CUstream>(stream);
   size_t programs = size_t(grid.x) * grid.y * grid.z;
-  StreamKLaunch plan{programs, 0};
+  StreamKLaunch plan{programs, 0, 0, 0};
   if (md.streamKPartialBytes)
     plan = chooseStreamK(programs, residentCtas);
   // Kernel::check kept the CTAs within the device's limit along x.
   Grid ctas = md.streamKPartialBytes ? Grid{unsigned(plan.ctas), 1, 1} : grid;
-  unsigned split = unsigned(plan.splitPrograms);
+  unsigned streamK[3] = {unsigned(plan.splitPrograms), plan.parts,
+                         plan.headParts};
   CUdeviceptr scratch = 0, turnstiles = 0, workspace = 0;
   // Each buffer in stream order; what was allocated goes back if a later
   // step throws.
@@ -521,15 +522,16 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
     params[count++] = &turnstiles;
   }
   if (md.streamKPartialBytes) {
-    uint64_t sharers = plan.sharers(programs);
-    if (sharers)
-      allocate(workspace, md.streamKWorkspaceBytes(sharers),
-               "cuMemAllocAsync(stream-K workspace)", 4 * sharers,
+    uint64_t pieces = plan.pieces();
+    if (pieces)
+      allocate(workspace, md.streamKWorkspaceBytes(pieces),
+               "cuMemAllocAsync(stream-K workspace)", 4 * pieces,
                "cuMemsetD8Async(stream-K flags)");
     params[count++] = &grid.x;
     params[count++] = &grid.y;
     params[count++] = &grid.z;
-    params[count++] = &split;
+    for (unsigned &value : streamK)
+      params[count++] = &value;
     params[count++] = &workspace;
   }
   noteLaunch(name);

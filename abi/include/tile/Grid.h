@@ -77,33 +77,52 @@ unsigned chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
                              unsigned computeCapability,
                              const ClusterCapacity &capacity = {});
 
-/// The most CTAs the cost model lets share one program's K loop: each
-/// adds a partial that the program's first CTA reads back in turn.
-constexpr unsigned kMaxStreamKSharers = 4;
+/// The most parts of its K loop a split program's tail is cut into, each a
+/// piece run by another CTA whose partial the program's head adds in turn.
+constexpr unsigned kMaxStreamKPieces = 3;
+/// The finest cut of a split program's K loop the cost model tries.
+constexpr unsigned kMaxStreamKParts = 8;
 
+/// A stream-K launch: `ctas` CTAs along x run a grid's programs. The first
+/// programs - splitPrograms run a program each. The last splitPrograms are
+/// split: each K loop is cut into `parts` equal parts; the program's own
+/// CTA (its head) runs the first headParts of them, and the others are
+/// pieces, one part each, that the ctas - programs CTAs after the grid's
+/// run in turn (piece j of split program p is the (j * splitPrograms +
+/// p)-th, run by the CTA of its index modulo theirs). Each piece leaves a
+/// partial in a slot of its own; the head adds them in order and runs the
+/// epilogue.
 struct StreamKLaunch {
   uint64_t ctas = 0;
   uint64_t splitPrograms = 0;
-  uint64_t sharers(uint64_t programs) const {
-    return ctas - (programs - splitPrograms);
-  }
+  unsigned parts = 0;
+  unsigned headParts = 0;
+  /// The pieces, and so the partial slots of the workspace.
+  uint64_t pieces() const { return splitPrograms * (parts - headParts); }
 };
 
 /// The stream-K launch of `programs` programs on a GPU that runs
 /// `residentCtas` CTAs of the kernel at once (SMs times the kernel's CTAs
 /// an SM; 0: unknown), or splitPrograms 0 (a CTA a program) where it does
-/// not pay. It pays where the grid's waves of residentCtas leave a tenth of
-/// the slots or more idle: the R programs of the last, partial wave are
-/// each shared by the same number of CTAs, w = min(kMaxStreamKSharers,
-/// residentCtas / R), at least 2, so that the CTAs of a program start at
-/// the same fractions of its K loop and programs that share an operand's
-/// panel read it at the same time, as whole programs do (with w * R CTAs
-/// sharing R programs unevenly, their runs start at scattered iterations,
-/// the panel is read again for each, and 96 programs of 128 x 256 over
-/// 132 CTAs ran at 0.74x of one CTA a program at 512 x 6144 x 4096, H200).
-/// The w * R CTAs all run at once once the whole programs' CTAs are done,
-/// so that no sharer waits for one that cannot start. 70B qkv at M = 512
-/// (160 programs of 128 x 256, 28 split 4 ways): 1.34x.
+/// not pay. Only the R programs of the last wave are split, and only where
+/// that wave leaves at least R slots idle: a fuller wave already draws
+/// what memory gives, and its programs' CTAs slow down as the pieces' CTAs
+/// join them (96 programs of 128 x 256 on 132 SMs at 512 x 6144 x 4096,
+/// H200: every cut from halves to eighths ran at 1.03x to 1.8x the time of
+/// a CTA a program, each as slow as the CTAs' added draw predicts). The
+/// pieces' CTAs fill the wave's idle slots: over the cuts `parts` up to
+/// kMaxStreamKParts and heads of `headParts`, the model takes the one
+/// whose longer side ends first, the head (headParts / parts of a K loop,
+/// and the partials it adds) or the busiest piece CTA (its pieces of 1 /
+/// parts, each with a partial to store), every partial costing 1/32 of a
+/// program's K loop. It splits where that saves a tenth of the grid's
+/// time or more. Because every program is cut at the same parts and the
+/// pieces of consecutive programs run side by side, the programs that
+/// read one panel of an operand read each part of it at the same time, as
+/// whole programs do. The pieces' CTAs come after the whole programs' and
+/// all run at once with the heads, so that no head waits for a piece that
+/// cannot start. 70B qkv at M = 512 (160 programs of 128 x 256: the last
+/// 28 cut in quarters, a head of one): 1.34x.
 StreamKLaunch chooseStreamK(uint64_t programs, uint64_t residentCtas);
 
 } // namespace tile

@@ -46,10 +46,10 @@ struct KernelOptions {
   /// decides (the JIT and tile-run know the grid and the GPU; the compiler
   /// alone, never). 2 to 8: that many, where the kernel allows it.
   unsigned clusterSplitK = 0;
-  /// A stream-K kernel (tilegpu-stream-k): the launch runs the programs of
-  /// a partial last wave, one that would leave a tenth of the GPU's slots
-  /// or more idle, by CTAs that share out their K loops and sum in a fixed
-  /// order (the metadata's "stream_k_partial_bytes"). The JIT and tile-run
+  /// A stream-K kernel (tilegpu-stream-k): the launch cuts the K loops of
+  /// a last wave that would leave SMs idle into parts that the idle CTAs
+  /// run, summed in a fixed order (the metadata's
+  /// "stream_k_partial_bytes"). The JIT and tile-run
   /// ask for it where clusterSplitK is 0 and the cost model says so
   /// (chooseStreamK).
   bool streamK = false;

@@ -197,20 +197,21 @@ struct KernelMetadata {
   /// clusterSplitK 0) asks for a stream-K kernel only of one that can.
   /// "stream_k_splittable" in the JSON, absent for false.
   bool streamKSplittable = false;
-  /// A stream-K kernel (tilec --stream-k): the bytes of one CTA's partial
+  /// A stream-K kernel (tilec --stream-k): the bytes of one partial
   /// accumulator; 0 for any other kernel. A launch of grid (x, y, z)
   /// programs starts StreamKLaunch::ctas CTAs along x (chooseStreamK, on
   /// the CTAs the device holds at once), and the PTX entry takes, after
-  /// every other parameter, x, y and z and StreamKLaunch::splitPrograms
-  /// (.u32 each), and the workspace's address (.u64):
-  /// streamKWorkspaceBytes() of global memory whose first 4 * sharers bytes
-  /// are zeroed. "stream_k_partial_bytes" in the JSON, absent for 0.
+  /// every other parameter, x, y and z, StreamKLaunch::splitPrograms, parts
+  /// and headParts (.u32 each), and the workspace's address (.u64):
+  /// streamKWorkspaceBytes(pieces()) of global memory whose first 4 *
+  /// pieces() bytes are zeroed. "stream_k_partial_bytes" in the JSON,
+  /// absent for 0.
   unsigned streamKPartialBytes = 0;
-  /// The workspace of a stream-K launch whose `sharers` CTAs share the
-  /// split programs: a zeroed flag (4 bytes) per sharer, padded to 128
-  /// bytes, and a partial accumulator per sharer.
-  uint64_t streamKWorkspaceBytes(uint64_t sharers) const {
-    return (4 * sharers + 127) / 128 * 128 + sharers * streamKPartialBytes;
+  /// The workspace of a stream-K launch that splits off `pieces` pieces: a
+  /// zeroed flag (4 bytes) a piece, padded to 128 bytes, then a partial
+  /// accumulator a piece.
+  uint64_t streamKWorkspaceBytes(uint64_t pieces) const {
+    return (4 * pieces + 127) / 128 * 128 + pieces * streamKPartialBytes;
   }
   /// The CTAs of one cluster.
   unsigned ctasPerCluster() const {

@@ -1,56 +1,65 @@
 // RUN: tile-opt %s --split-input-file --tilegpu-stream-k | FileCheck %s
 
 // Asked for (tilegpu.stream_k): the kernel becomes a loop over this CTA's
-// runs of iterations. The parameters come last; the trip count is computed
-// before the loop from the K loop's bounds; a CTA before the split
-// programs runs one program, the others their share of the split ones'
-// iterations. In a run, the program ids come from the run's program (x
-// fastest) and num_programs from the parameters; the K loop starts kb
-// iterations in (the pointers moved in 64 bits); a run that starts its
-// program adds the partials of the CTAs after it, in their order, and runs
-// the epilogue; one that does not stores its partial.
+// runs. The parameters come last; the trip count is computed before the
+// loop from the K loop's bounds; a CTA of the grid's programs runs its
+// program once, a CTA after them every E-th piece from its own (E: such
+// CTAs), up to programs + pieces. In a run, the program ids come from the
+// run's program (x fastest) and num_programs from the parameters; the K
+// loop runs from kb (the pointers moved in 64 bits); a program adds the
+// partials of its pieces in order (piece j of split program p in slot j *
+// R + p) and runs the epilogue; a piece stores its partial.
 // CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k, tilegpu.stream_k_splittable}
 // CHECK-LABEL: func.func @mm
 // CHECK-SAME: %[[K:[^:]*]]: i32, %[[PX:[^:]*]]: i32 {tile.name = "programs_x", tilegpu.stream_k_param}
 // CHECK-SAME: %[[PY:[^:]*]]: i32 {tile.name = "programs_y", tilegpu.stream_k_param}
 // CHECK-SAME: {tile.name = "programs_z", tilegpu.stream_k_param}
 // CHECK-SAME: %[[SPLIT:[^:]*]]: i32 {tile.name = "split_programs", tilegpu.stream_k_param}
+// CHECK-SAME: %[[PARTS:[^:]*]]: i32 {tile.name = "parts", tilegpu.stream_k_param}
+// CHECK-SAME: %[[HEAD:[^:]*]]: i32 {tile.name = "head_parts", tilegpu.stream_k_param}
 // CHECK-SAME: %[[WS:[^:]*]]: !tile.ptr<i8> {tile.name = "stream_k_workspace", tilegpu.stream_k_param}
 // CHECK: %[[SPAN:.*]] = arith.subi %[[K]], %c0_i32
 // CHECK: %[[TRIPS:.*]] = arith.maxsi
 // CHECK: %[[TRIPS64:.*]] = arith.extsi %[[TRIPS]] : i32 to i64
 // CHECK: %[[UNITS:.*]] = arith.maxsi %[[TRIPS64]], %c1_i64
 // CHECK: %[[CTA:.*]] = tile.program_id 0 : i32
+// CHECK: %[[CTA64:.*]] = arith.extsi %[[CTA]]
 // CHECK: %[[CTAS:.*]] = tile.num_programs 0 : i32
-// CHECK: %[[ONE:.*]] = arith.cmpi slt
-// CHECK: %[[BEGIN:.*]] = arith.select %[[ONE]]
-// CHECK: %[[END:.*]] = arith.select %[[ONE]]
-// CHECK: scf.while (%[[AT:.*]] = %[[BEGIN]]) : (i64) -> i64 {
+// CHECK: %[[XY:.*]] = arith.muli
+// CHECK: %[[PROGRAMS:.*]] = arith.muli %[[XY]]
+// CHECK: %[[PIECES:.*]] = arith.muli
+// CHECK: %[[SLOTS:.*]] = arith.maxsi %[[PIECES]]
+// CHECK: %[[BEYOND:.*]] = arith.cmpi sge, %[[CTA64]], %[[PROGRAMS]]
+// CHECK: %[[STRIDE:.*]] = arith.select %[[BEYOND]]
+// CHECK: %[[LAST:.*]] = arith.addi %[[PROGRAMS]], %[[PIECES]]
+// CHECK: %[[END:.*]] = arith.select %[[BEYOND]], %[[LAST]]
+// CHECK: scf.while (%[[AT:.*]] = %[[CTA64]]) : (i64) -> i64 {
 // CHECK: arith.cmpi slt, %[[AT]], %[[END]]
 // CHECK: } do {
-// CHECK: ^bb0(%[[ITER:.*]]: i64):
-// CHECK: %[[PROGRAM:.*]] = arith.divsi %[[ITER]], %[[UNITS]]
+// CHECK: ^bb0(%[[THIS:.*]]: i64):
+// CHECK: %[[ISPROGRAM:.*]] = arith.cmpi slt, %[[THIS]], %[[PROGRAMS]]
+// CHECK: %[[PROGRAM:.*]] = arith.select %[[ISPROGRAM]], %[[THIS]]
 // CHECK: %[[X:.*]] = arith.remsi %[[PROGRAM]]
 // CHECK: %[[X32:.*]] = arith.trunci %[[X]] : i64 to i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[THIS]], %[[STRIDE]]
 // CHECK: %[[OFF:.*]] = arith.muli %[[X32]], %c256_i32
 // CHECK: tile.addptr %arg0, %[[OFF]]
-// CHECK: %[[STARTS:.*]] = arith.cmpi eq, %[[KB:.*]], %c0_i64
-// CHECK: %[[KB32:.*]] = arith.trunci %[[KB]] : i64 to i32
-// CHECK: %[[LB:.*]] = arith.muli %[[KB32]], %c16_i32
+// CHECK: %[[KE:.*]] = arith.minsi %{{.*}}, %[[TRIPS64]]
+// CHECK-NEXT: %[[KE32:.*]] = arith.trunci %[[KE]] : i64 to i32
+// CHECK-NEXT: %[[KB32:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[LB:.*]] = arith.muli %[[KB32]], %c16_i32
 // CHECK: %[[R:.*]]:3 = scf.for %{{.*}} = %[[LB]] to
 // CHECK: tile.dot
-// CHECK: scf.if %[[STARTS]] {
-// CHECK: %[[SUM:.*]] = scf.if %{{.*}} -> (tensor<16x16xf32>) {
-// CHECK: scf.for {{.*}} iter_args(%[[PARTIAL:.*]] = %[[R]]#1)
+// CHECK: scf.if %[[ISPROGRAM]] {
+// CHECK: %[[TAIL:.*]] = arith.select
+// CHECK: %[[SUM:.*]] = scf.for %[[J:.*]] = %{{.*}} to %[[TAIL]] step %{{.*}} iter_args(%[[PARTIAL:.*]] = %[[R]]#1)
 // CHECK: tilegpu.stream_k_add %[[PARTIAL]], %[[WS]][%{{.*}} of %{{.*}}]
-// CHECK: } else {
-// CHECK: scf.yield %[[R]]#1
 // CHECK: tile.addptr %arg2, %[[PY]]
 // CHECK: tile.store %{{.*}}, %[[SUM]]
 // CHECK: } else {
 // CHECK: tilegpu.stream_k_store %[[R]]#1, %[[WS]][%{{.*}} of %{{.*}}]
 // CHECK: }
-// CHECK: scf.yield
+// CHECK: scf.yield %[[NEXT]]
 // CHECK: return
 module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
   func.func @mm(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %K: i32) {

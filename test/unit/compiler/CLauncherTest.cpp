@@ -169,7 +169,7 @@ CSpecialization streamK() {
 // A stream-K kernel: the launcher plans the CTAs (NAME_stream_k, from the
 // CTAs the device holds at once, read when the image loads), allocates
 // and zeroes the workspace's flags in stream order, passes the grid asked
-// for, the programs split and the workspace after the arguments, and
+// for, the programs split, the cut and the workspace after the arguments, and
 // launches the plan's CTAs along x.
 TEST(CLauncher, StreamKLaunch) {
   CLauncher launcher = emitCLauncher({streamK()}, "splitk.h", "splitk.tl");
@@ -180,26 +180,31 @@ TEST(CLauncher, StreamKLaunch) {
       << c;
   EXPECT_TRUE(contains(c, "static void splitk_stream_k(uint64_t programs"));
   EXPECT_TRUE(contains(c, "splitk_stream_k(tl_grid_programs, tl_resident, "
-                          "&tl_ctas, &tl_split);\n"
+                          "&tl_ctas, &tl_split,\n"
+                          "      &tl_parts, &tl_head);\n"
                           "  if (tl_ctas > 2147483647u)\n"
                           "    return CUDA_ERROR_INVALID_VALUE;\n"));
-  EXPECT_TRUE(contains(c, "(4 * tl_sharers + 127) / 128 * 128 + tl_sharers * "
+  EXPECT_TRUE(contains(c, "uint64_t tl_pieces = tl_split * (tl_parts - "
+                          "tl_head);"));
+  EXPECT_TRUE(contains(c, "(4 * tl_pieces + 127) / 128 * 128 + tl_pieces * "
                           "65536u, stream);"));
   EXPECT_TRUE(contains(c, "splitk_driver.memset(tl_workspace, 0, 4 * "
-                          "tl_sharers, stream);"));
+                          "tl_pieces, stream);"));
   EXPECT_TRUE(contains(c, "  tl_params[3] = &tl_stream_k[0];\n"
                           "  tl_params[4] = &tl_stream_k[1];\n"
                           "  tl_params[5] = &tl_stream_k[2];\n"
                           "  tl_params[6] = &tl_stream_k[3];\n"
-                          "  tl_params[7] = &tl_workspace;\n"));
+                          "  tl_params[7] = &tl_stream_k[4];\n"
+                          "  tl_params[8] = &tl_stream_k[5];\n"
+                          "  tl_params[9] = &tl_workspace;\n"));
   EXPECT_TRUE(contains(c, "splitk_driver.launch(tl_function, "
                           "(unsigned)tl_ctas, 1, 1, 128, 1, 1,"));
   EXPECT_TRUE(contains(c, "splitk_driver.free(tl_workspace, stream);"));
 }
 
 // The launcher's plan is tile::chooseStreamK's: the C, compiled and run
-// over grids around the waves of a few capacities, prints the same CTAs
-// and split programs.
+// over grids around the waves of a few capacities, prints the same CTAs,
+// split programs and cut.
 TEST(CLauncher, StreamKPlanMatchesTheRuntime) {
   if (cudaInclude().empty() || std::system("cc --version >/dev/null 2>&1"))
     GTEST_SKIP() << "no C compiler or no cuda.h";
@@ -218,9 +223,10 @@ TEST(CLauncher, StreamKPlanMatchesTheRuntime) {
          "  for (int r = 0; r < 6; ++r)\n"
          "    for (uint64_t p = 0; p < 1200; p += 1) {\n"
          "      uint64_t ctas, split;\n"
-         "      splitk_stream_k(p, resident[r], &ctas, &split);\n"
-         "      printf(\"%llu %llu\\n\", (unsigned long long)ctas,\n"
-         "             (unsigned long long)split);\n"
+         "      unsigned parts, head;\n"
+         "      splitk_stream_k(p, resident[r], &ctas, &split, &parts, &head);\n"
+         "      printf(\"%llu %llu %u %u\\n\", (unsigned long long)ctas,\n"
+         "             (unsigned long long)split, parts, head);\n"
          "    }\n"
          "  return 0;\n}\n";
   std::string build = "cc -std=c99 -Wall -Werror -o '" + dir + "/plan' '" +
@@ -231,10 +237,13 @@ TEST(CLauncher, StreamKPlanMatchesTheRuntime) {
   for (uint64_t resident : {0u, 1u, 8u, 132u, 264u, 528u})
     for (uint64_t programs = 0; programs < 1200; ++programs) {
       unsigned long long ctas = 0, split = 0;
-      ASSERT_TRUE(plans >> ctas >> split);
+      unsigned parts = 0, head = 0;
+      ASSERT_TRUE(plans >> ctas >> split >> parts >> head);
       tile::StreamKLaunch expected = tile::chooseStreamK(programs, resident);
       ASSERT_EQ(ctas, expected.ctas) << programs << " on " << resident;
       ASSERT_EQ(split, expected.splitPrograms) << programs << " on " << resident;
+      ASSERT_EQ(parts, expected.parts) << programs << " on " << resident;
+      ASSERT_EQ(head, expected.headParts) << programs << " on " << resident;
     }
   EXPECT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
 }

@@ -104,31 +104,64 @@ TEST(Grid, ClusterSplitEdges) {
   EXPECT_EQ(chooseClusterSplitK(uint64_t(1) << 63, 4294967295u, 90), 1u);
 }
 
-// Stream-K splits the programs of a last wave that leaves a tenth of the
-// slots or more idle, each among the same number of CTAs, 2 to 4, no more
-// CTAs than run at once: 192 programs on 132 SMs split the last 60 two
-// ways, 160 the last 28 four ways; 96 cannot split evenly and are left
-// alone, as is a full or nearly full last wave.
+// Stream-K splits the programs of a last wave that leaves at least as many
+// slots idle, cut so that their heads and the pieces' CTAs end together:
+// 192 programs on 132 SMs cut the last 60 in halves (60 pieces), 160 the
+// last 28 in quarters, a head of one (84 pieces), 40 in thirds. A last
+// wave fuller than half (96 programs on 132) is left alone.
 TEST(Grid, StreamKFillsTheLastWave) {
   StreamKLaunch launch = chooseStreamK(192, 132);
   EXPECT_EQ(launch.splitPrograms, 60u);
-  EXPECT_EQ(launch.ctas, 132u + 120u);
-  EXPECT_EQ(launch.sharers(192), 120u);
+  EXPECT_EQ(launch.parts, 2u);
+  EXPECT_EQ(launch.headParts, 1u);
+  EXPECT_EQ(launch.pieces(), 60u);
+  EXPECT_EQ(launch.ctas, 192u + 60u);
   launch = chooseStreamK(160, 132);
   EXPECT_EQ(launch.splitPrograms, 28u);
-  EXPECT_EQ(launch.ctas, 132u + 112u);
+  EXPECT_EQ(launch.parts, 4u);
+  EXPECT_EQ(launch.headParts, 1u);
+  EXPECT_EQ(launch.ctas, 160u + 84u);
+  launch = chooseStreamK(40, 132);
+  EXPECT_EQ(launch.splitPrograms, 40u);
+  EXPECT_EQ(launch.parts, 3u);
+  EXPECT_EQ(launch.headParts, 1u);
+  EXPECT_EQ(launch.ctas, 40u + 80u);
   launch = chooseStreamK(10, 132);
   EXPECT_EQ(launch.splitPrograms, 10u);
   EXPECT_EQ(launch.ctas, 40u);
-  for (uint64_t even : {96u, 132u, 264u, 128u, 1000u * 132u + 120u}) {
+  for (uint64_t even : {96u, 67u, 132u, 264u, 128u, 1000u * 132u + 120u}) {
     launch = chooseStreamK(even, 132);
     EXPECT_EQ(launch.splitPrograms, 0u) << even;
+    EXPECT_EQ(launch.pieces(), 0u) << even;
     EXPECT_EQ(launch.ctas, even) << even;
   }
-  // 400 programs: three full waves and 4 programs, 4 CTAs each.
+  // 400 programs: three full waves and 4 programs cut in quarters.
   launch = chooseStreamK(400, 132);
   EXPECT_EQ(launch.splitPrograms, 4u);
-  EXPECT_EQ(launch.ctas, 396u + 16u);
+  EXPECT_EQ(launch.ctas, 400u + 12u);
+}
+
+// Every launch the model picks keeps within its limits: a last wave at
+// most half full, the pieces' CTAs in its idle slots, at most
+// kMaxStreamKPieces pieces a program, and a head that runs part of its K
+// loop.
+TEST(Grid, StreamKStaysWithinTheWave) {
+  for (uint64_t resident : {1u, 8u, 132u, 264u})
+    for (uint64_t programs = 1; programs < 1000; ++programs) {
+      StreamKLaunch launch = chooseStreamK(programs, resident);
+      if (!launch.splitPrograms) {
+        EXPECT_EQ(launch.ctas, programs);
+        continue;
+      }
+      uint64_t last = programs - (programs - 1) / resident * resident;
+      EXPECT_EQ(launch.splitPrograms, last) << programs;
+      EXPECT_LE(2 * last, resident) << programs;
+      EXPECT_LE(launch.ctas - programs, resident - last) << programs;
+      EXPECT_LE(launch.ctas - programs, launch.pieces()) << programs;
+      EXPECT_GE(launch.headParts, 1u);
+      EXPECT_LT(launch.headParts, launch.parts);
+      EXPECT_LE(launch.parts - launch.headParts, kMaxStreamKPieces);
+    }
 }
 
 // Nothing to run, or no capacity known: a CTA a program.

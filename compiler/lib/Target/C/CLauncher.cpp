@@ -362,24 +362,46 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
 void writeStreamKPlan(std::ostringstream &c, const std::string &name) {
   c << "/* tile::chooseStreamK: the CTAs a stream-K kernel runs `programs`\n"
        "   programs as on a device that holds `resident` of its CTAs at once,\n"
-       "   and the programs they split: those of a last wave that leaves a\n"
-       "   tenth of the slots or more idle, each shared by the same number of\n"
-       "   CTAs, 2 to " << tile::kMaxStreamKSharers << "; else a CTA a program. */\n"
+       "   the programs of the last wave it splits (where it leaves as many\n"
+       "   slots idle), and the parts their K loops are cut into and the\n"
+       "   heads' parts: the cut whose head or busiest piece CTA ends first, a\n"
+       "   partial costing 1/32 of a K loop, where it saves a tenth of the\n"
+       "   grid's time; else a CTA a program. */\n"
     << "static void " << name << "_stream_k(uint64_t programs, uint64_t resident,\n"
-    << "    uint64_t *ctas, uint64_t *split) {\n"
+    << "    uint64_t *ctas, uint64_t *split, unsigned *parts, unsigned *head) {\n"
     << "  *ctas = programs;\n"
     << "  *split = 0;\n"
+    << "  *parts = 0;\n"
+    << "  *head = 0;\n"
     << "  if (!programs || !resident)\n    return;\n"
     << "  uint64_t waves = (programs + resident - 1) / resident;\n"
-    << "  if (10 * (waves * resident - programs) < waves * resident)\n"
-    << "    return;\n"
-    << "  uint64_t last = programs % resident;\n"
-    << "  uint64_t ways = resident / last;\n"
-    << "  if (ways > " << tile::kMaxStreamKSharers << ")\n"
-    << "    ways = " << tile::kMaxStreamKSharers << ";\n"
-    << "  if (ways < 2)\n    return;\n"
+    << "  uint64_t last = programs - (waves - 1) * resident;\n"
+    << "  uint64_t idle = resident - last;\n"
+    << "  if (last > idle)\n    return;\n"
+    << "  uint64_t best_time = 1, best_scale = 1, best_ctas = 0;\n"
+    << "  unsigned best_parts = 0, best_head = 0;\n"
+    << "  for (unsigned p = 2; p <= " << tile::kMaxStreamKParts << "; ++p)\n"
+    << "    for (unsigned h = p > " << tile::kMaxStreamKPieces << " ? p - "
+    << tile::kMaxStreamKPieces << " : 1; h < p; ++h) {\n"
+    << "      uint64_t pieces = last * (p - h);\n"
+    << "      uint64_t n = idle < pieces ? idle : pieces;\n"
+    << "      if (!n)\n        continue;\n"
+    << "      uint64_t busiest = (pieces + n - 1) / n * (32 + p);\n"
+    << "      uint64_t head_time = 32 * (uint64_t)h + (uint64_t)(p - h) * p;\n"
+    << "      uint64_t time = head_time > busiest ? head_time : busiest;\n"
+    << "      if (time * best_scale < best_time * (32 * (uint64_t)p)) {\n"
+    << "        best_time = time;\n"
+    << "        best_scale = 32 * (uint64_t)p;\n"
+    << "        best_ctas = programs + n;\n"
+    << "        best_parts = p;\n"
+    << "        best_head = h;\n"
+    << "      }\n"
+    << "    }\n"
+    << "  if (10 * (best_scale - best_time) < waves * best_scale)\n    return;\n"
+    << "  *ctas = best_ctas;\n"
     << "  *split = last;\n"
-    << "  *ctas = programs - last + ways * last;\n}\n\n";
+    << "  *parts = best_parts;\n"
+    << "  *head = best_head;\n}\n\n";
 }
 
 /// One specialization's images, module table and launcher `function`.
@@ -442,13 +464,15 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
          "     CTAs (" << name << "_stream_k), within CUDA's limit along x. */\n"
       << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z, tl_ctas, "
          "tl_split;\n"
-      << "  " << name << "_stream_k(tl_grid_programs, tl_resident, &tl_ctas, &tl_split);\n"
+      << "  unsigned tl_parts, tl_head;\n"
+      << "  " << name << "_stream_k(tl_grid_programs, tl_resident, &tl_ctas, &tl_split,\n"
+      << "      &tl_parts, &tl_head);\n"
       << "  if (tl_ctas > " << tile::kMaxGrid.x << "u)\n"
       << "    return CUDA_ERROR_INVALID_VALUE;\n";
   else if (anyStreamK)
     c << "  (void)tl_resident;\n";
   size_t slots = md.params.size() + md.tensorMaps.size() + (scratch ? 1 : 0) +
-                 (turnstiles ? 1 : 0) + (streamK ? 5 : 0);
+                 (turnstiles ? 1 : 0) + (streamK ? 7 : 0);
   c << "  void *tl_params[" << std::max<size_t>(slots, 1) << "] = {";
   for (size_t i = 0; i < md.params.size(); ++i)
     c << (i ? ", " : "") << "&" << params.names[i];
@@ -565,21 +589,23 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   }
   if (streamK) {
     // After the scratch, if any (on failure freed on the way out).
-    c << "  /* The grid asked for, the programs split, and the workspace: a\n"
-         "     zeroed flag a sharing CTA, padded to 128 bytes, then a partial\n"
-         "     accumulator of " << md.streamKPartialBytes << " bytes a sharing CTA. */\n"
-      << "  unsigned tl_stream_k[4] = {grid_x, grid_y, grid_z, (unsigned)tl_split};\n"
-      << "  uint64_t tl_sharers = tl_ctas - (tl_grid_programs - tl_split);\n"
+    c << "  /* The grid asked for, the programs split, the parts and the heads'\n"
+         "     parts, and the workspace: a zeroed flag a piece, padded to 128\n"
+         "     bytes, then a partial accumulator of " << md.streamKPartialBytes
+      << " bytes a piece. */\n"
+      << "  unsigned tl_stream_k[6] = {grid_x, grid_y, grid_z, (unsigned)tl_split,\n"
+      << "                             tl_parts, tl_head};\n"
+      << "  uint64_t tl_pieces = tl_split * (tl_parts - tl_head);\n"
       << "  CUdeviceptr tl_workspace = 0;\n"
-      << "  if (tl_r == CUDA_SUCCESS && tl_sharers) {\n"
+      << "  if (tl_r == CUDA_SUCCESS && tl_pieces) {\n"
       << "    tl_r = " << name << "_driver.alloc(&tl_workspace,\n"
-      << "        (4 * tl_sharers + 127) / 128 * 128 + tl_sharers * "
+      << "        (4 * tl_pieces + 127) / 128 * 128 + tl_pieces * "
       << md.streamKPartialBytes << "u, stream);\n"
       << "    if (tl_r == CUDA_SUCCESS)\n"
       << "      tl_r = " << name
-      << "_driver.memset(tl_workspace, 0, 4 * tl_sharers, stream);\n"
+      << "_driver.memset(tl_workspace, 0, 4 * tl_pieces, stream);\n"
       << "  }\n";
-    for (unsigned i = 0; i < 4; ++i)
+    for (unsigned i = 0; i < 6; ++i)
       c << "  tl_params[" << extra++ << "] = &tl_stream_k[" << i << "];\n";
     c << "  tl_params[" << extra++ << "] = &tl_workspace;\n"
       << "  if (tl_r == CUDA_SUCCESS)\n"

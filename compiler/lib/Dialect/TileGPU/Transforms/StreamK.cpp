@@ -2,31 +2,33 @@
 //
 // Output tiles of one size leave the GPU's last wave part idle: 192 tiles
 // on 132 SMs take two waves of work for 1.45 of it (an LLM's qkv layer at
-// M = 512). Stream-K evens it out. The launch starts (programs - R) CTAs
-// that run a program each, and S more that share out the K iterations of
-// the last R programs in contiguous runs (the launcher picks R and S,
-// tile::chooseStreamK). The kernel becomes a loop over this CTA's runs:
+// M = 512), 96 tiles one wave for 0.73 of it. Stream-K evens it out. The
+// launcher (tile::chooseStreamK) picks the R programs to split, the last of
+// the grid, and a cut of their K loops into `parts` equal parts: each
+// split program's own CTA, its head, runs the first headParts of them;
+// the rest are pieces, run in turn by the CTAs launched after the grid's
+// (piece j of split program p is the (j * R + p)-th, so that the pieces of
+// consecutive programs run side by side). The kernel becomes a loop over
+// this CTA's runs:
 //
 //   units = max(trips, 1)               // a program's iterations, at least
 //                                       // one: an empty K loop still stores
-//   [begin, end) = this CTA's iterations of the grid's programs * units
-//   scf.while (%at = begin) : %at < end {
-//     program = at / units, kb = at % units, ke = min(units, kb + end - at)
-//     the kernel, its program ids those of `program`, its K loop run from
-//     kb to min(ke, trips), the accumulator from zero where kb > 0
-//     if kb > 0: tilegpu.stream_k_store   // a program another CTA started
-//     else:      sum = acc + the partials of the CTAs after this one that
-//                ran the rest of it, in their order (tilegpu.stream_k_add);
-//                the epilogue, reading sum
-//     yield program * units + ke
+//   part(i) = i * units / parts
+//   runs: this CTA's program, or for a CTA past the grid's programs, the
+//   pieces programs + e, programs + e + E, ... (E: such CTAs)
+//   scf.while (%run = cta) : %run < end {
+//     a program: its K loop from 0 to units, or to part(headParts) where
+//       it is split; the partials of its pieces added in order, then the
+//       epilogue, reading the sum
+//     a piece i = run - programs: program whole + i % R, its K loop from
+//       part(headParts + i / R) to the next part, from a zero accumulator;
+//       tilegpu.stream_k_store into slot i
+//     yield run + stride
 //   }
 //
-// A CTA's only run that does not start at a program's first iteration is
-// its first: one partial per CTA, in its own slot of the workspace. The
-// CTA that waits for a partial ran the start of that program, which comes
-// last in its iterations, and waits on CTAs whose first run it is, which
-// they finish before anything else: nothing waits in a circle, as long as
-// the S CTAs can all run at once (the launcher's part).
+// Only heads wait, and only for pieces, which wait for nothing: nothing
+// waits in a circle, as long as the heads and the pieces' CTAs can all run
+// at once (the launcher's part).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,7 +116,8 @@ std::string checkStreamK(func::FuncOp func, const KLoop &kloop) {
 }
 
 /// Appends the stream-K parameters to `func`: the programs along x, y and
-/// z the launch asked for, the programs split (i32 each), the workspace.
+/// z the launch asked for, the programs split, the parts their K loops are
+/// cut into and the heads' parts (i32 each), the workspace.
 SmallVector<Value> appendParams(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   Type i32 = IntegerType::get(context, 32);
@@ -125,6 +128,8 @@ SmallVector<Value> appendParams(func::FuncOp func) {
                             {"programs_y", i32},
                             {"programs_z", i32},
                             {"split_programs", i32},
+                            {"parts", i32},
+                            {"head_parts", i32},
                             {"stream_k_workspace", workspace}}) {
     NamedAttrList attrs;
     attrs.append(TileGPUDialect::getStreamKParamAttrName(),
@@ -155,7 +160,7 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   });
   SmallVector<Value> params = appendParams(func);
   Value programsX = params[0], programsY = params[1], programsZ = params[2];
-  Value workspace = params[4];
+  Value workspace = params[6];
 
   // The schedule, in 64 bits: programs * units may pass 2^31.
   OpBuilder b = OpBuilder::atBlockBegin(&entry);
@@ -176,8 +181,8 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   auto div = [&](Value x, Value y) -> Value {
     return arith::DivSIOp::create(b, loc, x, y);
   };
-  auto min = [&](Value x, Value y) -> Value {
-    return arith::MinSIOp::create(b, loc, x, y);
+  auto rem = [&](Value x, Value y) -> Value {
+    return arith::RemSIOp::create(b, loc, x, y);
   };
   auto max = [&](Value x, Value y) -> Value {
     return arith::MaxSIOp::create(b, loc, x, y);
@@ -199,48 +204,48 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value cta = wide(tile::ProgramIdOp::create(b, loc, 0));
   Value ctas = wide(tile::NumProgramsOp::create(b, loc, 0));
   Value programs = mul(mul(wide(programsX), wide(programsY)), wide(programsZ));
-  Value split = wide(params[3]);
-  Value whole = sub(programs, split);          // programs run by one CTA each
-  Value slots = max(sub(ctas, whole), c64(1)); // the workspace's
-  Value shared = mul(split, units);            // the split programs' iterations
-  Value sharedBase = mul(whole, units);
-  Value share = sub(cta, whole); // this CTA among the sharers
-  // Sharer s runs [s * shared / sharers, (s + 1) * shared / sharers) of
-  // them; past `shared` sharers (a short K loop) the last ones run none,
-  // so that every run of a sharer below it has an iteration and a flag to
-  // set.
-  Value sharers = max(min(slots, shared), c64(1));
-  auto shareStart = [&](Value s) {
-    return add(sharedBase, div(mul(min(s, sharers), shared), sharers));
-  };
-  Value runsOne = less(cta, whole);
-  Value begin = select(runsOne, mul(cta, units), shareStart(share));
-  Value end = select(runsOne, add(mul(cta, units), units),
-                     shareStart(add(share, c64(1))));
+  // Divisors at least 1: a launch that splits nothing passes 0 for all
+  // three, and runs only whole programs.
+  Value split = max(wide(params[3]), c64(1));
+  Value parts = max(wide(params[4]), c64(1));
+  Value headParts = wide(params[5]);
+  Value whole = sub(programs, wide(params[3])); // run by one CTA each
+  Value pieces = mul(wide(params[3]), sub(wide(params[4]), headParts));
+  Value slots = max(pieces, c64(1)); // the workspace's
+  auto part = [&](Value i) { return div(mul(i, units), parts); };
+  // A CTA past the grid's programs runs every E-th piece from its own.
+  Value runsPieces =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, cta, programs);
+  Value stride = select(runsPieces, max(sub(ctas, programs), c64(1)), c64(1));
+  Value end = select(runsPieces, add(programs, pieces), add(cta, c64(1)));
 
-  auto runs = scf::WhileOp::create(b, loc, TypeRange{i64}, ValueRange{begin});
+  auto runs = scf::WhileOp::create(b, loc, TypeRange{i64}, ValueRange{cta});
   Block *before = b.createBlock(&runs.getBefore(), {}, {i64}, {loc});
   b.setInsertionPointToEnd(before);
   scf::ConditionOp::create(b, loc, less(before->getArgument(0), end),
                            before->getArguments());
   Block *after = b.createBlock(&runs.getAfter(), {}, {i64}, {loc});
   b.setInsertionPointToEnd(after);
-  Value at = after->getArgument(0);
-  Value program = div(at, units);
-  Value kb = sub(at, mul(program, units));
-  Value ke = min(units, add(kb, sub(end, at)));
+  Value run = after->getArgument(0);
+  Value isProgram = less(run, programs);
+  Value piece = sub(run, programs);
+  Value program =
+      select(isProgram, run, add(whole, rem(max(piece, c64(0)), split)));
+  Value firstPart = add(headParts, div(max(piece, c64(0)), split));
+  Value kb = select(isProgram, c64(0), part(firstPart));
+  Value ke = select(isProgram, select(less(run, whole), units, part(headParts)),
+                    part(add(firstPart, c64(1))));
   // The program's ids: x fastest, as the launch numbers a grid.
-  Value x = arith::RemSIOp::create(b, loc, program, wide(programsX));
+  Value x = rem(program, wide(programsX));
   Value xy = div(program, wide(programsX));
-  Value y = arith::RemSIOp::create(b, loc, xy, wide(programsY));
+  Value y = rem(xy, wide(programsY));
   Value z = div(xy, wide(programsY));
   auto narrow = [&](Value v) -> Value {
     return arith::TruncIOp::create(b, loc, i32, v);
   };
   Value ids[] = {narrow(x), narrow(y), narrow(z)};
   Value extents[] = {programsX, programsY, programsZ};
-  Value next = add(mul(program, units), ke);
-  auto yield = scf::YieldOp::create(b, loc, ValueRange{next});
+  auto yield = scf::YieldOp::create(b, loc, ValueRange{add(run, stride)});
 
   for (Operation *op : kernelOps)
     op->moveBefore(yield);
@@ -254,12 +259,12 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   }
 
   // The K loop from kb to min(ke, trips); the accumulator from its own
-  // initial value where this run starts the program.
+  // initial value where this run is the program's own.
   b.setInsertionPoint(loop);
-  Value starts =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kb, c64(0));
-  restrictKLoop(kloop, castSplat(b, loc, kb, loopType),
-                castSplat(b, loc, min(ke, trips), loopType), starts);
+  restrictKLoop(
+      kloop, castSplat(b, loc, kb, loopType),
+      castSplat(b, loc, arith::MinSIOp::create(b, loc, ke, trips), loopType),
+      isProgram);
 
   unsigned index = llvm::find_if(kloop.carried,
                                  [](const Carried &c) {
@@ -269,46 +274,36 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value acc = loop.getResult(index);
   b.setInsertionPointAfter(loop);
   Value slots32 = narrow(slots);
-  auto branch = scf::IfOp::create(b, loc, TypeRange{}, starts,
+  auto branch = scf::IfOp::create(b, loc, TypeRange{}, isProgram,
                                   /*withElseRegion=*/true);
-  // Not the program's start: this CTA's partial, for the CTA that started it.
+  // A piece: its partial, for the program's head.
   b.setInsertionPointToStart(branch.elseBlock());
-  StreamKStoreOp::create(b, loc, acc, workspace, narrow(share), slots32);
-  // The program's start: the partials of the CTAs that ran the rest of it,
-  // from share + 1 to the one that ran its last iteration, then the
-  // epilogue.
+  StreamKStoreOp::create(b, loc, acc, workspace, narrow(piece), slots32);
+  // A program: where it is split, its pieces' partials in order (piece j
+  // of split program p in slot j * R + p), then the epilogue.
   b.setInsertionPointToStart(branch.thenBlock());
-  Value finished = less(ke, units);
-  auto gather = scf::IfOp::create(b, loc, TypeRange{acc.getType()}, finished,
-                                  /*withElseRegion=*/true);
-  b.setInsertionPointToStart(gather.thenBlock());
-  // The sharer whose run holds iteration i (counted from sharedBase) is the
-  // largest s with s * shared / sharers <= i: ((i + 1) * sharers - 1) /
-  // shared, here for the program's last iteration.
-  Value lastIteration = sub(add(mul(program, units), units), sharedBase);
-  Value lastSharer =
-      div(sub(mul(lastIteration, sharers), c64(1)), max(shared, c64(1)));
+  Value splitProgram = sub(run, whole);
+  Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                      splitProgram, c64(0));
+  Value tail = select(lower, sub(wide(params[4]), headParts), c64(0));
   auto partials =
-      scf::ForOp::create(b, loc, add(share, c64(1)), add(lastSharer, c64(1)),
-                         c64(1), ValueRange{acc});
+      scf::ForOp::create(b, loc, c64(0), tail, c64(1), ValueRange{acc});
   b.setInsertionPointToStart(partials.getBody());
-  Value sum = StreamKAddOp::create(b, loc, acc.getType(),
-                                   partials.getRegionIterArg(0), workspace,
-                                   narrow(partials.getInductionVar()), slots32);
+  Value slot = add(mul(partials.getInductionVar(), split), splitProgram);
+  Value sum =
+      StreamKAddOp::create(b, loc, acc.getType(), partials.getRegionIterArg(0),
+                           workspace, narrow(slot), slots32);
   scf::YieldOp::create(b, loc, sum);
   b.setInsertionPointAfter(partials);
-  scf::YieldOp::create(b, loc, partials.getResult(0));
-  b.setInsertionPointToStart(gather.elseBlock());
-  scf::YieldOp::create(b, loc, acc);
 
   // The epilogue: what followed the loop, reading the sum.
   Operation *epilogueEnd = branch.thenBlock()->getTerminator();
   for (Operation &op : llvm::make_early_inc_range(llvm::make_range(
            std::next(branch->getIterator()), yield->getIterator())))
     op.moveBefore(epilogueEnd);
-  acc.replaceUsesWithIf(gather.getResult(0), [&](OpOperand &use) {
+  acc.replaceUsesWithIf(partials.getResult(0), [&](OpOperand &use) {
     Operation *top = branch.thenBlock()->findAncestorOpInBlock(*use.getOwner());
-    return top && gather->isBeforeInBlock(top);
+    return top && partials->isBeforeInBlock(top);
   });
 }
 
