@@ -135,3 +135,46 @@ module attributes {tilegpu.num_warps = 1 : i32} {
     return %e : tensor<16x8xf32, #mma>
   }
 }
+
+// -----
+
+// Rows 2 bytes aligned (no divisibility on the pointer) but contiguous: no
+// cp.async (4 bytes at least). A thread's run of 8 halves is addressed from
+// its first element's pointer (7 constant offsets, one pointer live); its 8
+// loads all come first, then one 16-byte store into the swizzle's chunk.
+// CHECK-LABEL: llvm.func @narrow(
+// CHECK-NOT: nvvm.cp.async
+// CHECK: llvm.inline_asm has_side_effects {{.*}}ld.global.b16 $0, [ $1 + 0 ];", "=h,l,b" %[[P0:[^,]*]],
+// CHECK-NEXT: %[[P1:.*]] = llvm.getelementptr %[[P0]][2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: llvm.inline_asm has_side_effects {{.*}}ld.global.b16 $0, [ $1 + 0 ];", "=h,l,b" %[[P1]],
+// CHECK: llvm.getelementptr %[[P0]][14] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK: ld.global.b16
+// CHECK-NOT: llvm.store
+// CHECK: llvm.getelementptr %{{.*}}[14] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK: ld.global.b16
+// CHECK-NOT: ld.global.b16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+// CHECK-NOT: ld.global.b16
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
+#bl = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#s = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tilegpu.num_warps = 1 : i32} {
+  func.func @narrow(%p: !tile.ptr<f16>, %stride: i32) {
+    %buf = tilegpu.local_alloc : () -> !tilegpu.memdesc<8x64xf16, #s>
+    %c = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #bl}>>
+    %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<64xi32, #tilegpu.slice<{dim = 0, parent = #bl}>> -> tensor<1x64xi32, #bl>
+    %cb = tile.broadcast %ce : tensor<1x64xi32, #bl> -> tensor<8x64xi32, #bl>
+    %r = tile.make_range {start = 0 : i32, end = 8 : i32} : tensor<8xi32, #tilegpu.slice<{dim = 1, parent = #bl}>>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<8xi32, #tilegpu.slice<{dim = 1, parent = #bl}>> -> tensor<8x1xi32, #bl>
+    %ss = tile.splat %stride : tensor<8x1xi32, #bl>
+    %ro = arith.muli %re, %ss : tensor<8x1xi32, #bl>
+    %rb = tile.broadcast %ro : tensor<8x1xi32, #bl> -> tensor<8x64xi32, #bl>
+    %off = arith.addi %rb, %cb : tensor<8x64xi32, #bl>
+    %ps = tile.splat %p : tensor<8x64x!tile.ptr<f16>, #bl>
+    %pp = tile.addptr %ps, %off : tensor<8x64x!tile.ptr<f16>, #bl>, tensor<8x64xi32, #bl>
+    tilegpu.async_copy %pp, %buf : tensor<8x64x!tile.ptr<f16>, #bl>, !tilegpu.memdesc<8x64xf16, #s>
+    tilegpu.async_commit_group
+    tilegpu.async_wait {pending = 0 : i32}
+    return
+  }
+}

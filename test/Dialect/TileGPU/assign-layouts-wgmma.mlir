@@ -154,3 +154,37 @@ func.func @tf32_narrow(%pa: !tile.ptr<f32>, %pb: !tile.ptr<f32>, %pc: !tile.ptr<
   return
 }
 }
+
+// -----
+
+// A dot's operand of halves, contiguous along K but only 2 bytes aligned
+// (no divisibility on its pointer): each thread still takes a run of 8
+// along K (16 bytes), copied element by element but addressed from one
+// pointer and stored as one vector; the same load feeding no dot keeps one
+// element a thread, each warp's loads coalesced.
+// CHECK-LABEL: func.func @unaligned_operand
+// CHECK: tile.load {{.*}} : tensor<128x64x!tile.ptr<f16>, #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>
+// CHECK: tile.load {{.*}} : tensor<128x64x!tile.ptr<f16>, #tilegpu.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [2, 2], order = [1, 0]}>>
+module attributes {tilegpu.arch_specific, tilegpu.compute_capability = 90 : i32} {
+func.func @unaligned_operand(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %pc: !tile.ptr<f32>, %px: !tile.ptr<f16>, %py: !tile.ptr<f16>) {
+  %k = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ke = tile.expand_dims %k {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %kb = tile.broadcast %ke : tensor<1x64xi32> -> tensor<128x64xi32>
+  %a_base = tile.splat %pa : tensor<128x64x!tile.ptr<f16>>
+  %a_ptrs = tile.addptr %a_base, %kb : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi32>
+  %b_ptrs = tile.splat %pb : tensor<64x128x!tile.ptr<f16>>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %a = tile.load %a_ptrs : tensor<128x64x!tile.ptr<f16>>
+  %b = tile.load %b_ptrs : tensor<64x128x!tile.ptr<f16>>
+  %d = tile.dot %a, %b, %zero, tf32 : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  %c_ptrs = tile.splat %pc : tensor<128x128x!tile.ptr<f32>>
+  tile.store %c_ptrs, %d : tensor<128x128x!tile.ptr<f32>>
+  %x_base = tile.splat %px : tensor<128x64x!tile.ptr<f16>>
+  %x_ptrs = tile.addptr %x_base, %kb : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi32>
+  %x = tile.load %x_ptrs : tensor<128x64x!tile.ptr<f16>>
+  %y_base = tile.splat %py : tensor<128x64x!tile.ptr<f16>>
+  %y_ptrs = tile.addptr %y_base, %kb : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi32>
+  tile.store %y_ptrs, %x : tensor<128x64x!tile.ptr<f16>>
+  return
+}
+}

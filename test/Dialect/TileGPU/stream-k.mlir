@@ -62,7 +62,7 @@
 // CHECK: scf.yield %[[NEXT]]
 // CHECK: return
 module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
-  func.func @mm(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %K: i32) {
+  func.func @mm(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %K: i32) {
     %c0 = arith.constant 0 : i32
     %c16 = arith.constant 16 : i32
     %c256 = arith.constant 256 : i32
@@ -70,8 +70,13 @@ module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
     %pid = tile.program_id 0 : i32
     %off = arith.muli %pid, %c256 : i32
     %a0 = tile.addptr %a, %off : !tile.ptr<f16>, i32
-    %pa = tile.splat %a0 : tensor<16x16x!tile.ptr<f16>>
-    %pb = tile.splat %b : tensor<16x16x!tile.ptr<f16>>
+    %cols = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+    %cols2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %colsb = tile.broadcast %cols2 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %pa0 = tile.splat %a0 : tensor<16x16x!tile.ptr<f16>>
+    %pa = tile.addptr %pa0, %colsb : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+    %pb0 = tile.splat %b : tensor<16x16x!tile.ptr<f16>>
+    %pb = tile.addptr %pb0, %colsb : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
     %r:3 = scf.for %k = %c0 to %K step %c16 iter_args(%x = %pa, %acc = %zero, %y = %pb) -> (tensor<16x16x!tile.ptr<f16>>, tensor<16x16xf32>, tensor<16x16x!tile.ptr<f16>>) : i32 {
       %u = tile.load %x : tensor<16x16x!tile.ptr<f16>>
       %v = tile.load %y : tensor<16x16x!tile.ptr<f16>>
@@ -92,6 +97,35 @@ module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
 
 // -----
 
+// Loads in vectors narrower than 16 bytes (rows 2 bytes aligned, one
+// pointer an element): the stream-K form would leave them no registers;
+// the kernel is left as it is, and not marked as able.
+// CHECK: module attributes {tilegpu.compute_capability = 90 : i32} {
+// CHECK-LABEL: func.func @narrow
+// CHECK-NOT: scf.while
+module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
+  func.func @narrow(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %cols = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+    %cols2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %colsb = tile.broadcast %cols2 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %pa0 = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %pa = tile.addptr %pa0, %colsb : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+      %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
+      %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}
+
+// -----
+
 // Not asked for: only marked as able, the kernel unchanged.
 // CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k_splittable}
 // CHECK-LABEL: func.func @able
@@ -99,11 +133,15 @@ module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
 // CHECK-NOT: scf.while
 // CHECK: scf.for
 module attributes {tilegpu.compute_capability = 90 : i32} {
-  func.func @able(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32) {
+  func.func @able(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
-    %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %cols = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+    %cols2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %colsb = tile.broadcast %cols2 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %pa0 = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %pa = tile.addptr %pa0, %colsb : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
     %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
       %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
       %d = tile.dot %u, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>

@@ -248,7 +248,7 @@ struct AtomicToLLVM : OpConversionPattern<AtomicOp> {
     if (kind == tile::AtomicRMWKind::Add) {
       auto it = widths.find(op);
       width = std::min<unsigned>(
-          it == widths.end() ? 1 : it->second,
+          it == widths.end() ? 1 : it->second.vector,
           getMaxAtomicAddBytes(element, computeCapability) / (bits / 8));
       width = clampGroupWidth(op.getPtr(), width, n);
     }

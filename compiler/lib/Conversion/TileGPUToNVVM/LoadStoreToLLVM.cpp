@@ -117,7 +117,8 @@ struct GroupPredicate {
 unsigned groupWidth(Operation *op, Value ptr, const VectorWidths &widths,
                     unsigned numElems) {
   auto it = widths.find(op);
-  return clampGroupWidth(ptr, it == widths.end() ? 1 : it->second, numElems);
+  return clampGroupWidth(ptr, it == widths.end() ? 1 : it->second.vector,
+                         numElems);
 }
 
 /// A global access's PTX cache operator (`.cg`...), or else its L1

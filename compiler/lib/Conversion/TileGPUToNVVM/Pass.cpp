@@ -62,9 +62,14 @@ VectorWidths computeVectorWidths(ModuleOp module, tile::AxisInfoAnalysis &axis) 
     int dim = layout->getTensorDim(layout->getFastestDim());
     Type pointee = cast<tile::PointerType>(type.getElementType()).getPointeeType();
     unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
-    widths[op] = dim < 0 ? 1 : axis.getMaxVectorWidth(ptr, mask, dim, bytes);
+    AccessWidth &width = widths[op];
+    if (dim >= 0) {
+      width.vector = axis.getMaxVectorWidth(ptr, mask, dim, bytes);
+      width.contiguous = axis.getContiguousRun(ptr, dim);
+    }
     LDBG() << op->getName() << " at " << op->getLoc() << ": vectors of "
-           << widths[op] << " along dimension " << dim;
+           << width.vector << ", runs of " << width.contiguous
+           << " along dimension " << dim;
   });
   return widths;
 }

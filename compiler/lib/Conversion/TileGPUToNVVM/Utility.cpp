@@ -458,6 +458,17 @@ Value mlir::tilegpu::linearizeRowMajor(OpBuilder &b, Location loc,
   return linear;
 }
 
+Value mlir::tilegpu::getRunAddress(OpBuilder &b, Location loc, ValueRange ptrs,
+                                   unsigned i, unsigned run,
+                                   unsigned elemBytes) {
+  unsigned first = i - i % std::max(1u, run);
+  if (first == i)
+    return ptrs[i];
+  return LLVM::GEPOp::create(
+      b, loc, ptrs[first].getType(), b.getI8Type(), ptrs[first],
+      ArrayRef<LLVM::GEPArg>{int32_t((i - first) * elemBytes)});
+}
+
 unsigned mlir::tilegpu::clampGroupWidth(Value ptr, unsigned width,
                                         unsigned numElems) {
   auto type = dyn_cast<RankedTensorType>(ptr.getType());

@@ -167,6 +167,14 @@ SmallVector<Value> emitOwnership(OpBuilder &b, Location loc,
 /// `numElems`. 1 for a scalar pointer.
 unsigned clampGroupWidth(Value ptr, unsigned width, unsigned numElems);
 
+/// The address of element `i` of a thread's `ptrs` that lie in runs of
+/// `run` consecutive elements of `elemBytes` (a clampGroupWidth of the axis
+/// analysis's contiguity): its run's first pointer plus its place in the
+/// run, so that a run of unaligned elements keeps one pointer live, not
+/// one an element.
+Value getRunAddress(OpBuilder &b, Location loc, ValueRange ptrs, unsigned i,
+                    unsigned run, unsigned elemBytes);
+
 } // namespace mlir::tilegpu
 
 #endif // TILEC_LIB_CONVERSION_TILEGPUTONVVM_UTILITY_H

@@ -17,9 +17,17 @@ public:
   explicit TileGPUTypeConverter(MLIRContext *context);
 };
 
-/// Vector width, in elements, the axis analysis allows each tile.load,
-/// tile.store, tile.atomic_rmw and async copy.
-using VectorWidths = llvm::DenseMap<Operation *, unsigned>;
+/// How the axis analysis lets a tile.load, tile.store, tile.atomic_rmw or
+/// async copy group a thread's elements along its layout's fastest
+/// dimension: `vector` elements as one access, and runs of `contiguous`
+/// elements at consecutive addresses, a run's elements addressed from its
+/// first one's pointer (rows 2 bytes aligned: no vector, but one pointer
+/// for a run of 64).
+struct AccessWidth {
+  unsigned vector = 1;
+  unsigned contiguous = 1;
+};
+using VectorWidths = llvm::DenseMap<Operation *, AccessWidth>;
 
 /// For elementwise ops whose result the axis analysis proves constant in
 /// runs along the layout's fastest dimension: how many of a thread's

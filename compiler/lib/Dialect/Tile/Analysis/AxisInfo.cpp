@@ -389,3 +389,12 @@ unsigned AxisInfoAnalysis::getMaxVectorWidth(Value ptr, Value mask,
     vec = std::min<int64_t>(vec, get(mask).constancy[dim]);
   return std::max<int64_t>(1, llvm::bit_floor(uint64_t(vec)));
 }
+
+unsigned AxisInfoAnalysis::getContiguousRun(Value ptr, unsigned dim) {
+  const AxisInfo &p = get(ptr);
+  if (dim >= p.getRank())
+    return 1;
+  return unsigned(std::max<uint64_t>(
+      1, llvm::bit_floor(
+             uint64_t(std::min<int64_t>(p.contiguity[dim], 1 << 30)))));
+}

@@ -222,11 +222,20 @@ struct Access {
 /// (tf32 and fp8 wgmma's K-major B). Where it is not the fastest one, the
 /// copies transpose, element by element: one element per thread along the
 /// fastest dimension and 8 lanes along it, so that a warp's copies land in
-/// 32 different banks of the swizzled rows.
+/// 32 different banks of the swizzled rows. `dotOperand`: the tile is a
+/// dot's operand, copied into shared memory: where its elements are
+/// narrower than cp.async's 4 bytes, a thread takes a run of up to 16
+/// bytes along its contiguous dimension even where alignment forbids a
+/// vector load (rows of 4097 bf16), so that it addresses the run from one
+/// pointer and stores it to shared memory as one vector. Element by
+/// element, a thread's 32 to 64 pointers spilled (4097^3 at 128 x 256 x 64:
+/// 81 TFLOP/s with 1 element a thread, 169 with runs of 8, H200). Wider
+/// elements go by cp.async, one a thread, each warp's copies coalesced.
 BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent,
                                   ArrayRef<Access> accesses, unsigned numWarps,
                                   tile::AxisInfoAnalysis &axis,
-                                  std::optional<unsigned> sharedRowDim = {}) {
+                                  std::optional<unsigned> sharedRowDim = {},
+                                  bool dotOperand = false) {
   // The layout covers the tile padded to powers of two (see ThreadLayout).
   SmallVector<int64_t> shape;
   for (int64_t e : extent)
@@ -255,9 +264,14 @@ BlockedEncodingAttr chooseBlocked(MLIRContext *context, ArrayRef<int64_t> extent
     numElems *= s;
   unsigned numThreads = numWarps * 32;
   unsigned vec = 1;
-  for (const Access &access : accesses)
+  for (const Access &access : accesses) {
     vec = std::max(vec, axis.getMaxVectorWidth(access.ptr, access.mask, fast,
                                                access.elemBytes));
+    if (dotOperand && access.elemBytes < 4)
+      vec = std::max<unsigned>(vec,
+                               std::min(axis.getContiguousRun(access.ptr, fast),
+                                        16 / access.elemBytes));
+  }
   int64_t perThread = std::max<int64_t>(1, numElems / numThreads);
   SmallVector<unsigned> sizePerThread(rank, 1);
   sizePerThread[fast] =
@@ -455,6 +469,7 @@ struct TileGPUAssignLayouts
       /// The dot or shape op that gave `encoding`, if any (debug output).
       Operation *origin = nullptr;
       std::optional<unsigned> sharedRowDim; ///< see chooseBlocked
+      bool dotOperand = false;              ///< see chooseBlocked
     };
     llvm::MapVector<Value, ClassInfo> infos;
     for (auto &[leader, values] : members) {
@@ -528,6 +543,9 @@ struct TileGPUAssignLayouts
                      : "FMAs (no tensor-core instruction fits), ")
              << encoding;
       dotEncodings[dot] = encoding;
+      for (Value operand : {dot.getA(), dot.getB()})
+        if (auto load = operand.getDefiningOp<tile::LoadOp>())
+          infos[classes.leader(load.getPtr())].dotOperand = true;
       ClassInfo &info = infos[classes.leader(dot.getResult())];
       if (!info.encoding) {
         info.encoding = encoding;
@@ -548,7 +566,7 @@ struct TileGPUAssignLayouts
 
     auto chooseOwn = [&](ClassInfo &info) {
       return chooseBlocked(&getContext(), info.shape, info.accesses, numWarps,
-                           axis, info.sharedRowDim);
+                           axis, info.sharedRowDim, info.dotOperand);
     };
     // `encoding` over the class's shape; nothing where it does not cover it
     // (a linear layout made for a smaller member).

@@ -65,6 +65,9 @@ public:
   /// (may be null), bounded by 16 bytes.
   unsigned getMaxVectorWidth(Value ptr, Value mask, unsigned dim,
                              unsigned elemBytes);
+  /// The runs of consecutive elements `ptr` points to along dimension
+  /// `dim`, whatever their alignment (a power of two).
+  unsigned getContiguousRun(Value ptr, unsigned dim);
 
 private:
   /// Visits the ops of `block` in order, loops to a fixed point.
