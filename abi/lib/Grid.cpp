@@ -61,8 +61,8 @@ StreamKLaunch tile::chooseStreamK(uint64_t programs, uint64_t residentCtas) {
   uint64_t waves = (programs + residentCtas - 1) / residentCtas;
   uint64_t split = programs - (waves - 1) * residentCtas;
   uint64_t idle = residentCtas - split;
-  // A last wave that fills more SMs than it leaves idle already draws what
-  // memory gives: more CTAs only share it (below).
+  // A last wave that fills more SMs than it leaves idle: measured, its
+  // CTAs slow down by as much as the pieces' CTAs add (Grid.h).
   if (split > idle)
     return none;
   // The last wave's time as a fraction time / scale of a program's: 1

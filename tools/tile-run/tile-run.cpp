@@ -79,9 +79,9 @@ Grids:
   dot kernel launched with no more programs than an sm_90 GPU has SMs runs
   each program as a cluster of 2 to 4 CTAs that split its K loop, the
   most whose clusters all run at once; where none fits, and where the
-  grid's last wave would leave a tenth of the GPU or more idle, the
-  kernel's stream-K form runs its last programs by CTAs that share out
-  their K loops (--cluster-split-k 0, the default, as the JIT decides;
+  grid's last wave would leave at least as many SMs idle as it fills, the
+  kernel's stream-K form cuts its last programs' K loops into parts that
+  the idle CTAs run (--cluster-split-k 0, the default, as the JIT decides;
   --stream-k always); 1 never.
 
 Autotuning:

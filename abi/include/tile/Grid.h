@@ -105,11 +105,11 @@ struct StreamKLaunch {
 /// `residentCtas` CTAs of the kernel at once (SMs times the kernel's CTAs
 /// an SM; 0: unknown), or splitPrograms 0 (a CTA a program) where it does
 /// not pay. Only the R programs of the last wave are split, and only where
-/// that wave leaves at least R slots idle: a fuller wave already draws
-/// what memory gives, and its programs' CTAs slow down as the pieces' CTAs
-/// join them (96 programs of 128 x 256 on 132 SMs at 512 x 6144 x 4096,
-/// H200: every cut from halves to eighths ran at 1.03x to 1.8x the time of
-/// a CTA a program, each as slow as the CTAs' added draw predicts). The
+/// that wave leaves at least R slots idle: in a fuller wave the programs'
+/// CTAs slow down as the pieces' CTAs join them, by as much as the pieces
+/// add (96 programs of 128 x 256 on 132 SMs at 512 x 6144 x 4096, H200:
+/// every cut from halves to eighths ran at 1.03x to 1.8x the time of a CTA
+/// a program, at the same clock, neither L2 nor DRAM near its peak). The
 /// pieces' CTAs fill the wave's idle slots: over the cuts `parts` up to
 /// kMaxStreamKParts and heads of `headParts`, the model takes the one
 /// whose longer side ends first, the head (headParts / parts of a K loop,

@@ -199,3 +199,35 @@ module attributes {tilegpu.stream_k, tilegpu.cluster_split = 2 : i32, tilegpu.co
     return
   }
 }
+
+// -----
+
+// A narrow load in the loop that is no dot operand (scales, one element a
+// thread, that multiply an operand) does not stop it: only the operands'
+// own copies count.
+// CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k, tilegpu.stream_k_splittable} {
+// CHECK-LABEL: func.func @scaled
+// CHECK: scf.while
+module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
+  func.func @scaled(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %s: !tile.ptr<f16>, %c: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+    %cols = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+    %cols2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+    %colsb = tile.broadcast %cols2 : tensor<1x16xi32> -> tensor<16x16xi32>
+    %pa0 = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+    %pa = tile.addptr %pa0, %colsb : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi32>
+    %ps = tile.splat %s : tensor<16x16x!tile.ptr<f16>>
+    %r = scf.for %k = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16x16xf32>) : i32 {
+      %u = tile.load %pa : tensor<16x16x!tile.ptr<f16>>
+      %scale = tile.load %ps : tensor<16x16x!tile.ptr<f16>>
+      %w = arith.mulf %u, %scale : tensor<16x16xf16>
+      %d = tile.dot %w, %u, %acc, tf32 : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %pc = tile.splat %c : tensor<16x16x!tile.ptr<f32>>
+    tile.store %pc, %r : tensor<16x16x!tile.ptr<f32>>
+    return
+  }
+}

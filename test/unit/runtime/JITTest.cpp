@@ -200,7 +200,7 @@ TEST(JIT, ClusterSplitIsDecidedByTheGrid) {
             (std::array<unsigned, 3>{split, 1, 1}));
 
   // More programs than SMs: no cluster split; the stream-K form where the
-  // grid would leave a tenth of the GPU idle (tile::chooseStreamK).
+  // grid's last wave leaves SMs idle (tile::chooseStreamK).
   dc.fill(0xFF);
   unsigned programs = unsigned(multiprocessorCount()) + 1;
   f.launch({programs, 1}, args, kMatmulBlocks, byGrid);

@@ -10,8 +10,9 @@
 // tile in groups of up to 16 bytes (the axis analysis's vector width),
 // masked-off and padding elements as zero-fill (a source size of 0).
 // Groups narrower than 4 bytes, which cp.async cannot copy, load and store
-// synchronously instead: all of a thread's loads, then its stores, packed
-// into vectors along its runs of elements. Either way a run of consecutive
+// synchronously instead: where a thread's runs of elements fill 4- to
+// 16-byte vectors, all of its loads, then its stores, one a vector; else
+// each element's store after its load. Either way a run of consecutive
 // elements is addressed from its first one's pointer.
 //
 //===----------------------------------------------------------------------===//
@@ -190,11 +191,10 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
     // 16-byte chunk of the swizzle.
     unsigned width = 1, run = 1;
     auto it = widths.find(op);
-    if (it != widths.end() &&
-        layout.getTensorDim(layout.getFastestDim()) ==
-            int(tile.encoding.getOrder().front())) {
-      width = std::min({it->second.vector, layout.getContiguity(),
-                        tile.encoding.getVec()});
+    if (it != widths.end() && layout.getTensorDim(layout.getFastestDim()) ==
+                                  int(tile.encoding.getOrder().front())) {
+      width = std::min(
+          {it->second.vector, layout.getContiguity(), tile.encoding.getVec()});
       run = clampGroupWidth(op.getPtrs(), it->second.contiguous, ptrs.size());
     }
     while (width > 1 && ptrs.size() % width)
@@ -236,8 +236,12 @@ struct AsyncCopyToLLVM : OpConversionPattern<AsyncCopyOp> {
             srcSize);
         continue;
       }
-      // A replicated layout's owners store one by one.
-      Value loaded = emitNarrowLoad(rewriter, loc, src, pred, bytes * 8);
+      // A replicated layout's owners store one by one; nobody reads
+      // padding, which may lie past the tensor.
+      Value reads =
+          pred ? LLVM::AndOp::create(rewriter, loc, pred, owned[g]).getResult()
+               : owned[g];
+      Value loaded = emitNarrowLoad(rewriter, loc, src, reads, bytes * 8);
       emitPredicatedSharedStore(rewriter, loc, dst, loaded, owned[g], bytes * 8);
     }
     rewriter.eraseOp(op);

@@ -22,7 +22,7 @@ public:
 /// dimension: `vector` elements as one access, and runs of `contiguous`
 /// elements at consecutive addresses, a run's elements addressed from its
 /// first one's pointer (rows 2 bytes aligned: no vector, but one pointer
-/// for a run of 64).
+/// for each of a thread's runs of 8).
 struct AccessWidth {
   unsigned vector = 1;
   unsigned contiguous = 1;

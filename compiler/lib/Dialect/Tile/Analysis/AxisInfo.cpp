@@ -394,7 +394,9 @@ unsigned AxisInfoAnalysis::getContiguousRun(Value ptr, unsigned dim) {
   const AxisInfo &p = get(ptr);
   if (dim >= p.getRank())
     return 1;
-  return unsigned(std::max<uint64_t>(
-      1, llvm::bit_floor(
-             uint64_t(std::min<int64_t>(p.contiguity[dim], 1 << 30)))));
+  // A power of two that divides the runs, so that none of its own crosses
+  // one of theirs (runs of 24: 8).
+  return unsigned(std::min<int64_t>(
+      highestPowerOf2Divisor(std::max<int64_t>(1, p.contiguity[dim])),
+      int64_t(1) << 30));
 }

@@ -2,7 +2,7 @@
 //
 // Output tiles of one size leave the GPU's last wave part idle: 192 tiles
 // on 132 SMs take two waves of work for 1.45 of it (an LLM's qkv layer at
-// M = 512), 96 tiles one wave for 0.73 of it. Stream-K evens it out. The
+// M = 512). Stream-K evens it out. The
 // launcher (tile::chooseStreamK) picks the R programs to split, the last of
 // the grid, and a cut of their K loops into `parts` equal parts: each
 // split program's own CTA, its head, runs the first headParts of them;
@@ -95,30 +95,36 @@ Value cloneInvariant(OpBuilder &b, Value value, IRMapping &map) {
   return b.clone(*def, map)->getResult(cast<OpResult>(value).getResultNumber());
 }
 
-/// Whether a load of `loop` reads its tile in vectors narrower than 16
+/// Whether a dot operand `loop` loads comes in vectors narrower than 16
 /// bytes: a thread then carries a pointer an element or a few, and the
 /// stream-K form, its kernel inside a loop over runs, leaves them no
 /// registers (4097^3 bf16 at 128 x 256 x 64, 2-byte rows: 106 TFLOP/s
 /// against 169 with a CTA a program, spilling; tf32 at 4097^3: 134.9
-/// against 151.5; H200).
-bool loadsNarrowVectors(scf::ForOp loop, tile::AxisInfoAnalysis &axis) {
-  WalkResult narrow = loop.getBody()->walk([&](tile::LoadOp load) {
-    auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
-    if (!type)
-      return WalkResult::advance();
-    // Without a layout yet, along the innermost dimension.
-    std::optional<ThreadLayout> layout = ThreadLayout::get(type);
-    int dim = layout ? layout->getTensorDim(layout->getFastestDim())
-                     : int(type.getRank()) - 1;
-    Type pointee =
-        cast<tile::PointerType>(type.getElementType()).getPointeeType();
-    unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
-    unsigned vector =
-        dim < 0 ? 1
-                : axis.getMaxVectorWidth(load.getPtr(), load.getMask(),
-                                         unsigned(dim), bytes);
-    return vector * bytes < 16 ? WalkResult::interrupt()
-                               : WalkResult::advance();
+/// against 151.5; H200). Other loads (a row's scales) do not count.
+bool loadsNarrowOperands(scf::ForOp loop, tile::AxisInfoAnalysis &axis) {
+  WalkResult narrow = loop.getBody()->walk([&](tile::DotOp dot) {
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      auto load = operand.getDefiningOp<tile::LoadOp>();
+      auto type =
+          load ? dyn_cast<RankedTensorType>(load.getPtr().getType()) : nullptr;
+      if (!type)
+        continue;
+      // In the tests' kernels without layouts, along the innermost
+      // dimension.
+      std::optional<ThreadLayout> layout = ThreadLayout::get(type);
+      int dim = layout ? layout->getTensorDim(layout->getFastestDim())
+                       : int(type.getRank()) - 1;
+      if (dim < 0)
+        continue;
+      Type pointee =
+          cast<tile::PointerType>(type.getElementType()).getPointeeType();
+      unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+      unsigned vector = axis.getMaxVectorWidth(load.getPtr(), load.getMask(),
+                                               unsigned(dim), bytes);
+      if (vector * bytes < 16)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
   return narrow.wasInterrupted();
 }
@@ -143,8 +149,8 @@ std::string checkStreamK(func::FuncOp func, const KLoop &kloop) {
   if (func.getNumResults())
     return "the kernel returns values";
   tile::AxisInfoAnalysis axis(func);
-  if (loadsNarrowVectors(loop, axis))
-    return "the K loop loads vectors narrower than 16 bytes";
+  if (loadsNarrowOperands(loop, axis))
+    return "the K loop loads a dot operand in vectors narrower than 16 bytes";
   return "";
 }
 

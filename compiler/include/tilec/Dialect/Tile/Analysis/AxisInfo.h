@@ -66,7 +66,8 @@ public:
   unsigned getMaxVectorWidth(Value ptr, Value mask, unsigned dim,
                              unsigned elemBytes);
   /// The runs of consecutive elements `ptr` points to along dimension
-  /// `dim`, whatever their alignment (a power of two).
+  /// `dim`, whatever their alignment: the largest power of two dividing
+  /// the analysis's runs.
   unsigned getContiguousRun(Value ptr, unsigned dim);
 
 private:
