@@ -44,9 +44,9 @@
 // CHECK: %[[NEXT:.*]] = arith.addi %[[THIS]], %[[STRIDE]]
 // CHECK: %[[OFF:.*]] = arith.muli %[[X32]], %c256_i32
 // CHECK: tile.addptr %arg0, %[[OFF]]
-// CHECK: %[[KE:.*]] = arith.minsi %{{.*}}, %[[TRIPS64]]
+// CHECK: %[[KB32:.*]] = arith.trunci %{{.*}} : i64 to i32
+// CHECK-NEXT: %[[KE:.*]] = arith.minsi %{{.*}}, %[[TRIPS64]]
 // CHECK-NEXT: %[[KE32:.*]] = arith.trunci %[[KE]] : i64 to i32
-// CHECK-NEXT: %[[KB32:.*]] = arith.trunci %{{.*}} : i64 to i32
 // CHECK-NEXT: %[[LB:.*]] = arith.muli %[[KB32]], %c16_i32
 // CHECK: %[[R:.*]]:3 = scf.for %{{.*}} = %[[LB]] to
 // CHECK: tile.dot

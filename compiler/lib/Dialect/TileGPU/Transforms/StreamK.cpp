@@ -299,11 +299,13 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
 
   // The K loop from kb to min(ke, trips); the accumulator from its own
   // initial value where this run is the program's own.
+  // (Built one statement at a time: the order of a call's arguments is
+  // the C++ compiler's, and the IR would change with it.)
   b.setInsertionPoint(loop);
-  restrictKLoop(
-      kloop, castSplat(b, loc, kb, loopType),
-      castSplat(b, loc, arith::MinSIOp::create(b, loc, ke, trips), loopType),
-      isProgram);
+  Value first = castSplat(b, loc, kb, loopType);
+  Value last =
+      castSplat(b, loc, arith::MinSIOp::create(b, loc, ke, trips), loopType);
+  restrictKLoop(kloop, first, last, isProgram);
 
   unsigned index = llvm::find_if(kloop.carried,
                                  [](const Carried &c) {
