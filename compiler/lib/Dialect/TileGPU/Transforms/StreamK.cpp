@@ -104,6 +104,9 @@ Value cloneInvariant(OpBuilder &b, Value value, IRMapping &map) {
 bool loadsNarrowOperands(scf::ForOp loop, tile::AxisInfoAnalysis &axis) {
   WalkResult narrow = loop.getBody()->walk([&](tile::DotOp dot) {
     for (Value operand : {dot.getA(), dot.getB()}) {
+      // Through the conversion to the dot's operand layout.
+      if (auto convert = operand.getDefiningOp<ConvertLayoutOp>())
+        operand = convert.getSrc();
       auto load = operand.getDefiningOp<tile::LoadOp>();
       auto type =
           load ? dyn_cast<RankedTensorType>(load.getPtr().getType()) : nullptr;
