@@ -396,7 +396,6 @@ unsigned AxisInfoAnalysis::getContiguousRun(Value ptr, unsigned dim) {
     return 1;
   // A power of two that divides the runs, so that none of its own crosses
   // one of theirs (runs of 24: 8).
-  return unsigned(std::min<int64_t>(
-      highestPowerOf2Divisor(std::max<int64_t>(1, p.contiguity[dim])),
-      int64_t(1) << 30));
+  return unsigned(
+      highestPowerOf2Divisor(std::max<int64_t>(1, p.contiguity[dim])));
 }

@@ -2,14 +2,13 @@
 //
 // Output tiles of one size leave the GPU's last wave part idle: 192 tiles
 // on 132 SMs take two waves of work for 1.45 of it (an LLM's qkv layer at
-// M = 512). Stream-K evens it out. The
-// launcher (tile::chooseStreamK) picks the R programs to split, the last of
-// the grid, and a cut of their K loops into `parts` equal parts: each
-// split program's own CTA, its head, runs the first headParts of them;
-// the rest are pieces, run in turn by the CTAs launched after the grid's
-// (piece j of split program p is the (j * R + p)-th, so that the pieces of
-// consecutive programs run side by side). The kernel becomes a loop over
-// this CTA's runs:
+// M = 512). Stream-K evens it out. The launcher (tile::chooseStreamK)
+// picks the R programs to split, the last of the grid, and a cut of their
+// K loops into `parts` equal parts: each split program's own CTA, its
+// head, runs the first headParts of them; the rest are pieces, run in turn
+// by the CTAs launched after the grid's (piece j of split program p is the
+// (j * R + p)-th, so that the pieces of consecutive programs run side by
+// side). The kernel becomes a loop over this CTA's runs:
 //
 //   units = max(trips, 1)               // a program's iterations, at least
 //                                       // one: an empty K loop still stores
@@ -248,11 +247,13 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value programs = mul(mul(wide(programsX), wide(programsY)), wide(programsZ));
   // Divisors at least 1: a launch that splits nothing passes 0 for all
   // three, and runs only whole programs.
-  Value split = max(wide(params[3]), c64(1));
-  Value parts = max(wide(params[4]), c64(1));
+  Value splitPrograms = wide(params[3]), cut = wide(params[4]);
+  Value split = max(splitPrograms, c64(1));
+  Value parts = max(cut, c64(1));
   Value headParts = wide(params[5]);
-  Value whole = sub(programs, wide(params[3])); // run by one CTA each
-  Value pieces = mul(wide(params[3]), sub(wide(params[4]), headParts));
+  Value tailParts = sub(cut, headParts);      // a split program's pieces
+  Value whole = sub(programs, splitPrograms); // run by one CTA each
+  Value pieces = mul(splitPrograms, tailParts);
   Value slots = max(pieces, c64(1)); // the workspace's
   auto part = [&](Value i) { return div(mul(i, units), parts); };
   // A CTA past the grid's programs runs every E-th piece from its own.
@@ -329,7 +330,7 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value splitProgram = sub(run, whole);
   Value lower = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                       splitProgram, c64(0));
-  Value tail = select(lower, sub(wide(params[4]), headParts), c64(0));
+  Value tail = select(lower, tailParts, c64(0));
   auto partials =
       scf::ForOp::create(b, loc, c64(0), tail, c64(1), ValueRange{acc});
   b.setInsertionPointToStart(partials.getBody());
