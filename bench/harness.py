@@ -9,8 +9,13 @@ import os
 import subprocess
 import time
 
-# The widest access the compiler makes: alignment past it changes no code.
+# The widest access the compiler makes: a pointer's alignment past it
+# changes no code (tile/Specialization.h).
 MAX_USEFUL_ALIGNMENT = 16
+# A row's (a stride's) alignment past an L2 sector changes no code.
+MAX_USEFUL_ROW_ALIGNMENT = 32
+# The largest hint a signature entry carries.
+MAX_HINT = 16
 
 
 def _power_of_two_divisor(value, cap):
@@ -23,12 +28,13 @@ def _power_of_two_divisor(value, cap):
 def integer_hint(value, narrowest_bytes=1):
     """An integer argument's hint, as tilec's JIT gives it: 1 where it equals
     1 (a constant of the kernel), else its largest power-of-two divisor up to
-    16 bytes of the launch's narrowest pointer elements; 0 for none. Triton
-    stops at "divisible by 16": a stride of 5000 fp16 elements promises it
-    nothing, here 8 (16 bytes)."""
+    32 bytes of the launch's narrowest pointer elements and up to 16; 0 for
+    none. Triton stops at "divisible by 16": a stride of 5000 fp16 elements
+    promises it nothing, here 8 (16 bytes)."""
     if value == 1:
         return 1
-    divisor = _power_of_two_divisor(value, MAX_USEFUL_ALIGNMENT // narrowest_bytes)
+    cap = min(MAX_HINT, MAX_USEFUL_ROW_ALIGNMENT // narrowest_bytes)
+    divisor = _power_of_two_divisor(value, cap)
     return divisor if divisor > 1 else 0
 
 

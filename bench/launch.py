@@ -230,16 +230,23 @@ def bind(function, meta, grid, args):
     threads, shared = meta["threads_per_block"], meta["shared_bytes"]
 
     cluster = tuple(meta.get("cluster_dims", (1, 1, 1)))
+    ctas = tuple(grid)
     if cluster != (1, 1, 1):
         # Each program a cluster: the grid in CTAs, the scratch still per
         # program. (Older drivers lack cuLaunchKernelEx: CUDA 12.)
+        ctas = tuple(g * c for g, c in zip(grid, cluster))
+    elif grid[0] % meta.get("cluster_programs", 1) == 0:
+        # Neighbouring programs a cluster, sharing the copies of a tile
+        # they both read; a CTA a program still.
+        cluster = (meta.get("cluster_programs", 1), 1, 1)
+    if cluster != (1, 1, 1):
         launch_ex = _cuda.cuLaunchKernelEx
         launch_ex.argtypes = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p,
                               ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
         attribute = _LaunchAttribute(id=_CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
                                      cluster=(ctypes.c_uint * 3)(*cluster))
         config = _LaunchConfig(
-            grid=(ctypes.c_uint * 3)(*[g * c for g, c in zip(grid, cluster)]),
+            grid=(ctypes.c_uint * 3)(*ctas),
             block=(ctypes.c_uint * 3)(threads, 1, 1), shared=shared,
             attrs=ctypes.pointer(attribute), num_attrs=1)
 

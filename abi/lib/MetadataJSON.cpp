@@ -388,6 +388,12 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
              v->dump());
     }
   }
+  if (const json *v = find(root, "cluster_programs")) {
+    md.clusterPrograms = getUnsigned(*v, "cluster_programs");
+    if (md.clusterPrograms == 0)
+      fail("field \"cluster_programs\" must be a positive integer, got " +
+           v->dump());
+  }
   if (const json *v = find(root, "stream_k_splittable"))
     md.streamKSplittable = getBool(*v, "stream_k_splittable");
   if (const json *v = find(root, "stream_k_partial_bytes"))
@@ -472,6 +478,8 @@ std::string KernelMetadata::toJSON() const {
     out["cluster_splittable"] = true;
   if (ctasPerCluster() != 1)
     out["cluster_dims"] = clusterDims;
+  if (clusterPrograms != 1)
+    out["cluster_programs"] = clusterPrograms;
   if (streamKSplittable)
     out["stream_k_splittable"] = true;
   if (streamKPartialBytes)

@@ -546,6 +546,9 @@ bool Compilation::run() {
   if (auto split = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName()))
     result.metadata.clusterDims = {unsigned(split.getInt()), 1, 1};
+  if (auto pairs = (*module)->getAttrOfType<IntegerAttr>(
+          mlir::tilegpu::TileGPUDialect::getClusterProgramsAttrName()))
+    result.metadata.clusterPrograms = unsigned(pairs.getInt());
   result.metadata.clusterSplittable = (*module)->hasAttr(
       mlir::tilegpu::TileGPUDialect::getClusterSplittableAttrName());
   result.metadata.streamKSplittable = (*module)->hasAttr(

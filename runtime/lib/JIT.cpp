@@ -161,8 +161,8 @@ struct Hasher {
 };
 
 /// The narrowest element, in bytes, of the launch's pointers whose dtype
-/// is known (1 where there are none): integers' hints stop at 16 bytes of
-/// it.
+/// is known (1 where there are none): integers' hints stop at 32 bytes of
+/// it (tile::integerHint).
 unsigned narrowestElementBytes(KernelArgs args) {
   unsigned narrowest = kMaxUsefulAlignment;
   for (const KernelArg &arg : args)

@@ -448,20 +448,19 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
 /// (x, y, z), split programs, parts, head parts and workspace.
 constexpr size_t kLaunchExtras = 9;
 
-/// Enqueues `grid` programs of `md.clusterDims` CTAs each: a grid of
-/// grid * clusterDims CTAs in clusters of that shape (Kernel::check keeps
-/// the product within the device's limits).
+/// Enqueues a grid of `ctas` CTAs in clusters of `cluster` (Kernel::check
+/// keeps the grid within the device's limits).
 CUresult launchClusters(const DriverApi &api, const KernelMetadata &md,
-                        CUfunction function, Grid grid, void **params,
+                        CUfunction function, Grid ctas,
+                        std::array<unsigned, 3> cluster, void **params,
                         CUstream stream) {
-  const std::array<unsigned, 3> &cluster = md.clusterDims;
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
   attribute.value.clusterDim = {cluster[0], cluster[1], cluster[2]};
   CUlaunchConfig config{};
-  config.gridDimX = grid.x * cluster[0];
-  config.gridDimY = grid.y * cluster[1];
-  config.gridDimZ = grid.z * cluster[2];
+  config.gridDimX = ctas.x;
+  config.gridDimY = ctas.y;
+  config.gridDimZ = ctas.z;
   config.blockDimX = md.threadsPerBlock;
   config.blockDimY = 1;
   config.blockDimZ = 1;
@@ -535,16 +534,25 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
     params[count++] = &workspace;
   }
   noteLaunch(name);
+  // Each program a cluster (a cluster split), or neighbouring programs
+  // one, sharing copies, where the grid's x divides into them (any other
+  // launch is correct too: each CTA then copies for itself).
+  std::array<unsigned, 3> cluster = md.clusterDims;
+  if (md.ctasPerCluster() > 1)
+    ctas = {grid.x * cluster[0], grid.y * cluster[1], grid.z * cluster[2]};
+  else if (md.clusterPrograms > 1 && ctas.x % md.clusterPrograms == 0 &&
+           api.cuLaunchKernelEx)
+    cluster = {md.clusterPrograms, 1, 1};
   CUresult launched;
   const char *call = "cuLaunchKernel";
-  if (md.ctasPerCluster() == 1) {
+  if (cluster == std::array<unsigned, 3>{1, 1, 1}) {
     launched = api.cuLaunchKernel(
         static_cast<CUfunction>(function), ctas.x, ctas.y, ctas.z,
         md.threadsPerBlock, 1, 1, md.sharedBytes, cuStream,
         count ? params : nullptr, nullptr);
   } else {
-    launched = launchClusters(api, md, static_cast<CUfunction>(function),
-                              grid, count ? params : nullptr, cuStream);
+    launched = launchClusters(api, md, static_cast<CUfunction>(function), ctas,
+                              cluster, count ? params : nullptr, cuStream);
     call = "cuLaunchKernelEx";
   }
   if (scratch)

@@ -184,6 +184,13 @@ struct KernelMetadata {
   /// CTAs in clusters of this shape (cuLaunchKernelEx's cluster dimension);
   /// "cluster_dims" in the JSON, absent for none.
   std::array<unsigned, 3> clusterDims = {1, 1, 1};
+  /// Programs along x that may run as one thread-block cluster, a CTA
+  /// each, sharing the copies of a tile they both read (multicast): a
+  /// launch whose grid's x divides by it starts the same CTAs in clusters
+  /// of (clusterPrograms, 1, 1) (cuLaunchKernelEx); any other launch, or
+  /// one without clusters, is correct too, each CTA copying for itself.
+  /// "cluster_programs" in the JSON, absent for 1.
+  unsigned clusterPrograms = 1;
   /// Whether tilegpu-cluster-split-k can split the kernel's K loop over a
   /// cluster's CTAs (a dot kernel's, on sm_90+), whether or not this
   /// compilation did: a launcher that decides the split

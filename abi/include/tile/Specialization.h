@@ -10,12 +10,14 @@
 // elements, 16-byte aligned, promises nothing, and every load of it is
 // scalar. tilec takes the alignment as it is, a power of two up to 16, but
 // only as far as it can change the code: the compiler uses divisibility
-// for byte alignment (vector accesses, bulk copies) and for how many
-// elements share a mask, neither of which looks past 16 bytes. So an
-// integer's hint stops at 16 bytes' worth of the launch's narrowest pointer
-// elements (8 where those are fp16), and a pointer's starts above its
-// element's own alignment. A kernel then compiles one variant per level that
-// matters, never one per stride.
+// for byte alignment (vector accesses and bulk copies, 16 bytes; rows of
+// whole 32-byte sectors, whose bulk copies neighbouring programs need not
+// share) and for how many elements share a mask. So an integer's hint
+// stops at 32 bytes' worth of the launch's narrowest pointer elements (16
+// where those are fp16, 8 where fp32; 16 at most, the largest hint), and a
+// pointer's, 16 bytes at most, starts above its element's own alignment. A
+// kernel then compiles one variant per level that matters, never one per
+// stride.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,9 +28,16 @@
 
 namespace tile {
 
-/// The widest access the compiler makes, in bytes: alignment past it
-/// changes no code.
+/// The widest access the compiler makes, in bytes: a pointer's alignment
+/// past it changes no code.
 inline constexpr unsigned kMaxUsefulAlignment = 16;
+
+/// The alignment of a row (a stride, an extent) past which no code changes,
+/// in bytes: an L2 sector.
+inline constexpr unsigned kMaxUsefulRowAlignment = 32;
+
+/// The largest hint a signature entry carries (Triton's 16).
+inline constexpr unsigned kMaxHint = 16;
 
 /// The largest power of two dividing `value`, at most `cap` (a power of
 /// two); 0 is divisible by anything.
@@ -48,15 +57,17 @@ constexpr unsigned pointerHint(uint64_t address, unsigned elementBytes) {
 }
 
 /// An integer's hint: 1 where it equals 1 and `ones` (the GPU makes it a
-/// constant of the kernel); else its largest power-of-two divisor up to 16
+/// constant of the kernel); else its largest power-of-two divisor up to 32
 /// bytes of the launch's narrowest pointer elements
-/// (`narrowestElementBytes`, 1 where there are none); 0 where that is 1.
+/// (`narrowestElementBytes`, 1 where there are none) and up to 16; 0 where
+/// that is 1.
 constexpr unsigned integerHint(int64_t value, unsigned narrowestElementBytes,
                                bool ones) {
   if (ones && value == 1)
     return 1;
-  unsigned cap = kMaxUsefulAlignment /
+  unsigned cap = kMaxUsefulRowAlignment /
                  (narrowestElementBytes ? narrowestElementBytes : 1);
+  cap = cap < kMaxHint ? cap : kMaxHint;
   unsigned divisor = powerOfTwoDivisor(uint64_t(value), cap ? cap : 1);
   return divisor > 1 ? divisor : 0;
 }

@@ -229,6 +229,42 @@ std::vector<fp16> noise(size_t n, uint32_t seed) {
   return values;
 }
 
+/// A x B in doubles, A (m, k) and B (k, n) row-major.
+std::vector<double> matmulOnCPU(const std::vector<fp16> &a,
+                                const std::vector<fp16> &b, size_t m, size_t n,
+                                size_t k) {
+  std::vector<double> c(m * n, 0);
+  for (size_t i = 0; i < m; ++i)
+    for (size_t kk = 0; kk < k; ++kk) {
+      double x = decodeFloat(DType::FP16, a[i * k + kk].bits);
+      for (size_t j = 0; j < n; ++j)
+        c[i * n + j] += x * decodeFloat(DType::FP16, b[kk * n + j].bits);
+    }
+  return c;
+}
+
+/// Launches `f`, which writes an fp32 product of K = `k` into `dc`, `runs`
+/// times: the first result near `expected`, every other one its bits.
+void expectMatmulRepeats(JITFunction &f, Grid grid,
+                         const std::vector<KernelArg> &args,
+                         const Constexprs &constexprs,
+                         const JITOptions &options, DeviceBuffer &dc,
+                         const std::vector<double> &expected, size_t k,
+                         int runs) {
+  f.launch(grid, args, constexprs, options);
+  synchronize();
+  std::vector<float> first = dc.toHost<float>();
+  for (size_t e = 0; e < expected.size(); ++e)
+    ASSERT_NEAR(first[e], expected[e], 1e-4 * (1 + std::sqrt(double(k))))
+        << "element " << e;
+  for (int run = 1; run < runs; ++run) {
+    dc.fill(0xFF);
+    f.launch(grid, args, constexprs, options);
+    synchronize();
+    ASSERT_EQ(dc.toHost<float>(), first) << "run " << run;
+  }
+}
+
 // The stream-K form (JITOptions::streamK): grids of whole and split
 // programs, ragged M and N, K loops from none to long, against a CPU sum
 // in doubles; the same bits in 100 runs; and the grid decides it where
@@ -261,31 +297,14 @@ TEST(JIT, StreamKMatchesTheCPUAndRepeatsItsBits) {
                  std::to_string(shape.n) + " K=" + std::to_string(shape.k));
     size_t m = size_t(shape.m), n = size_t(shape.n), k = size_t(shape.k);
     std::vector<fp16> a = noise(m * k, 1), b = noise(k * n, 2);
-    std::vector<double> expected(m * n, 0);
-    for (size_t i = 0; i < m; ++i)
-      for (size_t kk = 0; kk < k; ++kk) {
-        double x = decodeFloat(DType::FP16, a[i * k + kk].bits);
-        for (size_t j = 0; j < n; ++j)
-          expected[i * n + j] += x * decodeFloat(DType::FP16, b[kk * n + j].bits);
-      }
     auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b);
     auto dc = DeviceBuffer::fromHost(std::vector<float>(m * n, -7));
     std::vector<KernelArg> args = {da, db, dc, shape.m, shape.n, shape.k};
     Grid grid{unsigned((m + 63) / 64), unsigned((n + 63) / 64)};
     const Kernel &kernel = f.specialize(args, kMatmulBlocks, streamK);
     ASSERT_EQ(kernel.metadata().streamKPartialBytes > 0, shape.streamK);
-    f.launch(grid, args, kMatmulBlocks, streamK);
-    synchronize();
-    std::vector<float> first = dc.toHost<float>();
-    for (size_t e = 0; e < m * n; ++e)
-      ASSERT_NEAR(first[e], expected[e], 1e-4 * (1 + std::sqrt(double(k))))
-          << "element " << e;
-    for (int run = 1; run < 100; ++run) {
-      dc.fill(0xFF);
-      f.launch(grid, args, kMatmulBlocks, streamK);
-      synchronize();
-      ASSERT_EQ(dc.toHost<float>(), first) << "run " << run;
-    }
+    expectMatmulRepeats(f, grid, args, kMatmulBlocks, streamK, dc,
+                        matmulOnCPU(a, b, m, n, k), k, 100);
   }
   // Decided by the grid: the first shape's leaves SMs idle.
   JITOptions byGrid;
@@ -306,6 +325,108 @@ TEST(JIT, StreamKMatchesTheCPUAndRepeatsItsBits) {
   unsigned after = f.compileCount();
   f.specialize(args, kMatmulBlocks, streamK);
   EXPECT_EQ(f.compileCount(), after + (splits ? 0 : 1));
+}
+
+/// The tutorial's grouped matmul, row-major A (M, K) and B (K, N), fp32 C.
+const char *kGroupedMatmul = R"(import triton
+import triton.language as tl
+
+@triton.jit
+def grouped(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,
+            BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    per_group = GROUP_M * tl.cdiv(N, BLOCK_N)
+    first_m = (pid // per_group) * GROUP_M
+    rows_in_group = min(tiles_m - first_m, GROUP_M)
+    tile_m = first_m + (pid % per_group) % rows_in_group
+    tile_n = (pid % per_group) // rows_in_group
+    rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    ks = tl.arange(0, BLOCK_K)
+    a_tile = a_ptr + rows[:, None] * K + ks[None, :]
+    b_tile = b_ptr + ks[:, None] * N + cols[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for step in range(0, tl.cdiv(K, BLOCK_K)):
+        left = K - step * BLOCK_K
+        a = tl.load(a_tile, mask=ks[None, :] < left, other=0.0)
+        b = tl.load(b_tile, mask=ks[:, None] < left, other=0.0)
+        acc = tl.dot(a, b, acc)
+        a_tile += BLOCK_K
+        b_tile += BLOCK_K * N
+    out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + out_rows[:, None] * N + out_cols[None, :], acc,
+             mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+)";
+
+const Constexprs kLargeTiles = {
+    {"BLOCK_M", 128}, {"BLOCK_N", 256}, {"BLOCK_K", 64}, {"GROUP_M", 8}};
+
+JITOptions largeTileOptions() {
+  JITOptions options;
+  options.numWarps = 8;
+  options.numStages = 4;
+  options.clusterSplitK = 1;
+  return options;
+}
+
+// Rows of B 16 bytes but not 32 bytes aligned (N = 3000 halves, which the
+// JIT specializes as divisible by 8): with 128 x 256 tiles neighbouring
+// programs share B's copies, as clusters of two ("cluster_programs");
+// N = 3072 rows are whole sectors and copy alone. Needs no GPU.
+TEST(JIT, MisalignedRowsShareCopies) {
+  JITFunction f(kGroupedMatmul, "grouped.tl");
+  f.setCacheDirectory("");
+  JITOptions options = largeTileOptions();
+  options.arch = "sm_90a";
+  auto args = [](int32_t n) {
+    return std::vector<KernelArg>{Ptr<fp16>(uint64_t(0x1000)),
+                                  Ptr<fp16>(uint64_t(0x2000)),
+                                  Ptr<float>(uint64_t(0x3000)),
+                                  1000,
+                                  n,
+                                  512};
+  };
+  EXPECT_EQ(
+      f.compile(args(3000), kLargeTiles, options).metadata.clusterPrograms, 2u);
+  EXPECT_EQ(
+      f.compile(args(3072), kLargeTiles, options).metadata.clusterPrograms, 1u);
+}
+
+// Launched as clusters of two programs that copy B once for both: pairs
+// that share B's columns (96 programs), pairs that do not (7 rows of
+// tiles: each CTA copies alone), an odd grid (no clusters) and no K loop,
+// against a CPU sum in doubles, the same bits in 20 runs.
+TEST(JIT, SharedCopiesMatchTheCPU) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  if (computeCapability() < 90)
+    GTEST_SKIP() << "bulk tensor copies and clusters need sm_90";
+  JITFunction f(kGroupedMatmul, "grouped.tl");
+  f.setCacheDirectory("");
+  JITOptions options = largeTileOptions();
+  struct Shape {
+    int32_t m, n, k;
+  };
+  const Shape shapes[] = {
+      {1000, 3000, 264}, {872, 3000, 200}, {384, 520, 136}, {256, 520, 0}};
+  for (const Shape &shape : shapes) {
+    SCOPED_TRACE("M=" + std::to_string(shape.m) + " N=" +
+                 std::to_string(shape.n) + " K=" + std::to_string(shape.k));
+    size_t m = size_t(shape.m), n = size_t(shape.n), k = size_t(shape.k);
+    std::vector<fp16> a = noise(m * k, 5), b = noise(k * n, 6);
+    auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b);
+    auto dc = DeviceBuffer::fromHost(std::vector<float>(m * n, -7));
+    std::vector<KernelArg> args = {da, db, dc, shape.m, shape.n, shape.k};
+    Grid grid{cdiv(shape.m, 128) * cdiv(shape.n, 256)};
+    ASSERT_EQ(
+        f.specialize(args, kLargeTiles, options).metadata().clusterPrograms,
+        2u);
+    expectMatmulRepeats(f, grid, args, kLargeTiles, options, dc,
+                        matmulOnCPU(a, b, m, n, k), k, 20);
+  }
 }
 
 // Raw device addresses name their dtype by their type: the JIT
@@ -405,12 +526,13 @@ TEST(JIT, AlignmentAsItIs) {
   Ptr<fp16> a(uint64_t(0x1000)), b(uint64_t(0x1008));
   EXPECT_EQ(JITFunction::argTypes({a, b, int32_t(5000), int32_t(4096),
                                    int32_t(3002), int32_t(1004), int32_t(7)}),
-            (Types{"*fp16:16", "*fp16:8", "i32:8", "i32:8", "i32:2", "i32:4",
+            (Types{"*fp16:16", "*fp16:8", "i32:8", "i32:16", "i32:2", "i32:4",
                    "i32"}));
-  // fp32 pointers: 4 elements are 16 bytes.
+  // fp32 pointers: 8 elements are a 32-byte sector (rows of whole sectors
+  // need not share their bulk copies: tilegpu-pipeline).
   EXPECT_EQ(JITFunction::argTypes({Ptr<float>(uint64_t(0x1004)), int32_t(4096),
-                                   int64_t(-24)}),
-            (Types{"*fp32", "i32:4", "i64:4"}));
+                                   int64_t(-24), int32_t(20)}),
+            (Types{"*fp32", "i32:8", "i64:8", "i32:4"}));
   // The narrowest pointer decides: an int8 row takes 16 elements.
   EXPECT_EQ(JITFunction::argTypes({Ptr<float>(uint64_t(0x1000)),
                                    Ptr<int8_t>(uint64_t(0x1002)), int32_t(4096)}),

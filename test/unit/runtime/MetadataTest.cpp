@@ -111,6 +111,25 @@ TEST(Metadata, PTXVersion) {
             "non-negative integer, got 8.4");
 }
 
+// Neighbouring programs that share copies as clusters: written only above
+// 1, read back, a CTA a program still.
+TEST(Metadata, ClusterPrograms) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "cluster_programs": 2, "params": []})");
+  EXPECT_EQ(md.clusterPrograms, 2u);
+  EXPECT_EQ(md.ctasPerCluster(), 1u);
+  EXPECT_NE(md.toJSON().find(R"("num_stages":3,"cluster_programs":2,)"),
+            std::string::npos)
+      << md.toJSON();
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).toJSON(), md.toJSON());
+  md.clusterPrograms = 1;
+  EXPECT_EQ(md.toJSON().find("cluster_programs"), std::string::npos);
+  EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).clusterPrograms, 1u);
+  EXPECT_EQ(errorOf(R"({"kernel": "k", "cluster_programs": 0, "params": []})"),
+            "invalid kernel metadata: field \"cluster_programs\" must be a "
+            "positive integer, got 0");
+}
+
 // Programs that run as thread-block clusters: written only for a cluster
 // of more than one CTA, read back, absent meaning (1, 1, 1).
 TEST(Metadata, ClusterDims) {

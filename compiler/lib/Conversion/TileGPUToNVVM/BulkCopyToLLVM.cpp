@@ -194,17 +194,46 @@ struct AsyncTMACopyToLLVM : OpConversionPattern<AsyncTMACopyOp> {
     Value map = adaptor.getTensormap();
     SmallVector<Value> coords(adaptor.getCoords());
     Value innermost = coords.front();
-    for (int64_t p = 0; p < panels.rowLength / panels.width; ++p) {
+    int64_t count = panels.rowLength / panels.width;
+    // Shared with the cluster's other CTA: the panels of the first half by
+    // rank 0, the others by rank 1, each multicast to both (mask 0b11);
+    // where the CTAs do not share, each copies all of them alone.
+    Value shared = adaptor.getShared(), rank, both, alone;
+    if (shared) {
+      Type i1 = rewriter.getI1Type();
+      rank = NVVM::ClusterId::create(rewriter, loc, rewriter.getI32Type());
+      both = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI16Type(),
+                                      rewriter.getI16IntegerAttr(0b11));
+      Value notShared = LLVM::XOrOp::create(
+          rewriter, loc, shared,
+          LLVM::ConstantOp::create(rewriter, loc, i1,
+                                   rewriter.getBoolAttr(true)));
+      alone = LLVM::AndOp::create(rewriter, loc, pred, notShared);
+    }
+    for (int64_t p = 0; p < count; ++p) {
       coords.front() = LLVM::AddOp::create(
           rewriter, loc, innermost, i32Constant(rewriter, loc, p * panels.width));
       Value dst = LLVM::AddrSpaceCastOp::create(
           rewriter, loc, clusterPtr,
           offsetShared(rewriter, loc, adaptor.getDst(), p * panelBytes));
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, dst, map, coords, adaptor.getBarrier(),
-          /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-          /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-          /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), pred);
+      auto copy = [&](Value mask, Value when) {
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            rewriter, loc, dst, map, coords, adaptor.getBarrier(),
+            /*im2colOffsets=*/ValueRange(), mask,
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, /*group=*/NVVM::CTAGroupKindAttr(), when);
+      };
+      if (!shared) {
+        copy(Value(), pred);
+        continue;
+      }
+      copy(Value(), alone);
+      Value owner =
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, rank,
+                               i32Constant(rewriter, loc, p / (count / 2)));
+      copy(both, LLVM::AndOp::create(
+                     rewriter, loc, pred,
+                     LLVM::AndOp::create(rewriter, loc, shared, owner)));
     }
     rewriter.eraseOp(op);
     return success();
@@ -343,6 +372,26 @@ struct BarrierArriveToLLVM : OpConversionPattern<BarrierArriveOp> {
       pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getPred());
     emitOnBarrier(rewriter, loc, "mbarrier.arrive.shared::cta.b64 _,",
                   adaptor.getBarrier(), pred);
+    if (Value shared = adaptor.getShared()) {
+      // Again, on the other CTA's barrier (its copies fill this CTA's
+      // slot too) where the copies are shared, else on this one's.
+      Type i32 = rewriter.getI32Type();
+      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
+      Value target = LLVM::SelectOp::create(
+          rewriter, loc, shared,
+          LLVM::XOrOp::create(rewriter, loc, rank,
+                              i32Constant(rewriter, loc, 1)),
+          rank);
+      emitPTX(
+          rewriter, loc,
+          "{\n\t.reg .b32 %peer_barrier;\n\t"
+          "mapa.shared::cluster.u32 %peer_barrier, $0, $2;\n\t"
+          "@$1 mbarrier.arrive.shared::cluster.b64 _, [%peer_barrier];\n\t}",
+          "r,b,r",
+          {LLVM::PtrToIntOp::create(rewriter, loc, i32, adaptor.getBarrier()),
+           pred, target},
+          {}, /*hasSideEffects=*/true);
+    }
     rewriter.eraseOp(op);
     return success();
   }

@@ -219,10 +219,80 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
   }
 };
 
+/// tilegpu.cluster_pair_equal: thread 0 of each CTA writes its values,
+/// widened to 64 bits, into the other CTA's scratch (its own in a CTA
+/// launched alone, which agrees with nobody), between two cluster
+/// barriers; then every thread compares them with its own.
+struct ClusterPairEqualToLLVM : OpConversionPattern<ClusterPairEqualOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterPairEqualOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    SmallVector<Value> values;
+    for (Value v : adaptor.getValues())
+      values.push_back(v.getType() == i64
+                           ? v
+                           : LLVM::SExtOp::create(b, loc, i64, v).getResult());
+    Value base = getSharedMemoryBase(
+        b, loc, op, std::max<int64_t>(8, 8 * int64_t(values.size())));
+    Value rank = NVVM::ClusterId::create(b, loc, i32);
+    Value pair = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                      NVVM::ClusterDim::create(b, loc, i32),
+                                      i32Constant(b, loc, 2));
+    Value peer = LLVM::SelectOp::create(
+        b, loc, pair, LLVM::XOrOp::create(b, loc, rank, i32Constant(b, loc, 1)),
+        rank);
+    // The mbarriers this CTA initialized before, for the other's copies and
+    // arrivals; and both CTAs here, done with what their scratch held.
+    emitPTX(b, loc, "fence.mbarrier_init.release.cluster;", "~{memory}", {}, {},
+            /*hasSideEffects=*/true);
+    emitClusterBarrier(b, loc);
+    Value first = emitIsFirstThread(b, loc);
+    Value address = LLVM::PtrToIntOp::create(b, loc, i64, base);
+    for (auto [i, v] : llvm::enumerate(values))
+      emitPTX(b, loc,
+              llvm::formatv("{{\n\t.reg .b64 %peer_slot;\n\t"
+                            "mapa.shared::cluster.u64 %peer_slot, $0, $1;\n\t"
+                            "@$3 st.shared::cluster.b64 [%peer_slot + {0}], $2;"
+                            "\n\t}",
+                            8 * i)
+                  .str(),
+              "l,r,l,b", {address, peer, v, first}, {},
+              /*hasSideEffects=*/true);
+    emitClusterBarrier(b, loc);
+    Value equal = pair;
+    for (auto [i, v] : llvm::enumerate(values)) {
+      Value theirs = LLVM::LoadOp::create(
+          b, loc, i64,
+          LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                              ArrayRef<LLVM::GEPArg>{int32_t(8 * i)}));
+      equal = LLVM::AndOp::create(
+          b, loc, equal,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, theirs, v));
+    }
+    rewriter.replaceOp(op, equal);
+    return success();
+  }
+};
+
+struct ClusterBarrierToLLVM : OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    emitClusterBarrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tilegpu::populateClusterToLLVMPatterns(
     const TileGPUTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ClusterRankToLLVM, ClusterSumToLLVM>(converter,
-                                                    patterns.getContext());
+  patterns.add<ClusterRankToLLVM, ClusterSumToLLVM, ClusterPairEqualToLLVM,
+               ClusterBarrierToLLVM>(converter, patterns.getContext());
 }

@@ -111,10 +111,10 @@ bool mayRunAfter(Operation *user, Operation *op, Block *outer) {
 
 /// Ops whose lowering takes scratch space (getSharedMemoryBase).
 bool usesScratch(Operation *op) {
-  return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp,
-             tile::ScanOp, tile::ButterflyOp, tile::HistogramOp, tile::GatherOp,
+  return isa<ConvertLayoutOp, tile::ReduceOp, tile::ReduceWithOp, tile::ScanOp,
+             tile::ButterflyOp, tile::HistogramOp, tile::GatherOp,
              tile::AtomicRMWOp, tile::AtomicCASOp, AsyncTMAStoreOp,
-             ClusterSumOp>(op);
+             ClusterSumOp, ClusterPairEqualOp>(op);
 }
 
 struct Buffer {

@@ -430,7 +430,7 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
 
   bool scratch = md.globalScratchBytes != 0, turnstiles = md.turnstiles;
   bool streamK = md.streamKPartialBytes != 0;
-  const std::array<unsigned, 3> &cluster = md.clusterDims;
+  std::array<unsigned, 3> cluster = md.clusterDims;
   bool clustered = md.ctasPerCluster() > 1;
   c << getSignature(function, params) << " {\n";
   if (clustered) {
@@ -532,9 +532,19 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << "  }\n";
     }
   }
-  if (clustered) {
-    c << "  /* cuLaunchKernelEx: the grid's CTAs, in clusters of the "
-         "program's. */\n"
+  // Neighbouring programs as clusters that share copies, where grid_x
+  // divides into them (any other launch is correct too).
+  bool paired = !clustered && !streamK && md.clusterPrograms > 1;
+  if (paired)
+    cluster = {md.clusterPrograms, 1, 1};
+  if (clustered || paired) {
+    c << (paired ? "  /* cuLaunchKernelEx where grid_x divides by "
+                 : "  /* cuLaunchKernelEx: the grid's CTAs, in clusters of the "
+                   "program's. */\n")
+      << (paired ? std::to_string(md.clusterPrograms) +
+                       ": neighbouring programs as\n     clusters of as many "
+                       "CTAs, copying the tiles they share once. */\n"
+                 : std::string())
       << "  CUlaunchAttribute tl_cluster;\n"
       << "  CUlaunchConfig tl_config;\n"
       << "  memset(&tl_cluster, 0, sizeof(tl_cluster));\n"
@@ -545,7 +555,7 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << ";\n";
     for (unsigned d = 0; d < 3; ++d) {
       c << "  tl_config.gridDim" << "XYZ"[d] << " = grid_" << "xyz"[d];
-      if (cluster[d] != 1)
+      if (clustered && cluster[d] != 1)
         c << " * " << cluster[d];
       c << ";\n";
     }
@@ -615,6 +625,14 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   } else if (clustered) {
     c << "  tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
+  } else if (paired) {
+    c << "  if (grid_x % " << md.clusterPrograms << "u == 0)\n"
+      << "    tl_r = " << name
+      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n"
+      << "  else\n"
+      << "    tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
+      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n        "
+      << md.sharedBytes << ", stream, tl_params, NULL);\n";
   } else {
     c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
       << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    "
@@ -809,7 +827,8 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
   for (const CSpecialization &spec : specs) {
     bool sharing = spec.metadata.streamKPartialBytes != 0;
     maps |= !spec.metadata.tensorMaps.empty();
-    clusters |= spec.metadata.ctasPerCluster() > 1;
+    clusters |=
+        spec.metadata.ctasPerCluster() > 1 || spec.metadata.clusterPrograms > 1;
     scratch |= spec.metadata.globalScratchBytes != 0 ||
                spec.metadata.turnstiles || sharing;
     zeroes |= spec.metadata.turnstiles || sharing;

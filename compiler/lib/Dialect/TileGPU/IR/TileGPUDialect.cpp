@@ -1,5 +1,6 @@
 //===- TileGPUDialect.cpp - Layout encodings and their operations ---------===//
 
+#include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/IR/Builders.h"
@@ -343,6 +344,21 @@ LogicalResult TensorMapCreateOp::verify() {
   if (staging.getShape() != ArrayRef<int64_t>{16} ||
       !staging.getElementType().isInteger(64))
     return emitOpError("stages the map in a 128-byte buffer (memdesc<16xi64>)");
+  return success();
+}
+
+LogicalResult AsyncTMACopyOp::verify() {
+  if (!getShared())
+    return success();
+  MemDescType type = getDst().getType();
+  auto encoding = dyn_cast_or_null<SharedEncodingAttr>(type.getEncoding());
+  if (!encoding)
+    return emitOpError("shares a copy only into a swizzled buffer");
+  SharedPanels panels = getSharedPanels(encoding, type.getShape());
+  int64_t count = panels.rowLength / panels.width;
+  if (count % 2 != 0)
+    return emitOpError("shares a copy of ")
+           << count << " panel(s) between two CTAs: the count must be even";
   return success();
 }
 

@@ -223,6 +223,11 @@ struct BulkCopy {
   int32_t swizzle = 0;
   /// The base split as `pointer + sum(coord * stride)`, where it is so.
   std::optional<BatchOffset> batchOffset;
+  /// Whether each row of the box starts off a 32-byte sector (its stride
+  /// is not known to be a multiple of 32 bytes, which a hint of elements of
+  /// 2 bytes or more can say): a 128-byte panel row then draws five
+  /// sectors from L2, not four.
+  bool rowsOffSectors = false;
 
   /// The values the tensor map is built from: the base, the outer stride
   /// and the extents (or, where the load is unmasked, what the box's end
@@ -309,7 +314,48 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
       !isAligned(axis, box->strides[outer], elementBytes, 16))
     return std::nullopt;
   copy.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
+  // Known only where a hint can say 32 bytes (16 elements at most): not
+  // for 1-byte elements.
+  copy.rowsOffSectors = elementBytes >= 2 &&
+                        !isAligned(axis, box->strides[outer], elementBytes, 32);
   return copy;
+}
+
+/// The bulk copy of `loop` (one of `plans`, nullopt where a buffer is not
+/// bulk-copied) that two neighbouring programs should share, if any: on
+/// rows off 32-byte sectors each of its panels costs a quarter more of
+/// L2's bandwidth, which loading it once for both CTAs of a cluster wins
+/// back. Measured on the H100, the grouped kernel's 128 x 256 x 64 tiles
+/// at 8 warps (B (K, N), 96 programs): N = 3000, rows 16 bytes off, 68.0
+/// against 55.3 us at N = 3072; B shared, 1000 x 3000 x 5000 ran 58.0
+/// against 78.7 us. Where rows are aligned, sharing lost 3 to 6% (the
+/// CTAs wait for each other), so it is not done there, nor for tiles
+/// smaller than that (hasLargeTiles). The largest such copy, of an even
+/// number of panels (each CTA copies half of them).
+std::optional<unsigned>
+chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
+                 ArrayRef<std::optional<BulkCopy>> plans) {
+  ModuleOp module = loop->getParentOfType<ModuleOp>();
+  auto split = module->getAttrOfType<IntegerAttr>(
+      TileGPUDialect::getClusterSplitAttrName());
+  if (!isa<func::FuncOp>(loop->getParentOp()) || !hasLargeTiles(loop) ||
+      (split && split.getInt() > 1) ||
+      module->hasAttr(TileGPUDialect::getStreamKAttrName()) ||
+      module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName()))
+    return std::nullopt;
+  std::optional<unsigned> best;
+  int64_t bestBytes = 0;
+  for (auto [i, plan] : llvm::enumerate(plans)) {
+    if (!plan || !plan->rowsOffSectors)
+      continue;
+    MemDescType type = LocalAllocOp(allocs[i]).getType();
+    SharedPanels panels = getSharedPanels(
+        cast<SharedEncodingAttr>(type.getEncoding()), type.getShape());
+    int64_t bytes = getSharedAllocBytes(type);
+    if ((panels.rowLength / panels.width) % 2 == 0 && bytes > bestBytes)
+      best = i, bestBytes = bytes;
+  }
+  return best;
 }
 
 /// The coordinate along dimension `d` of the box that `box`'s load reads in
@@ -604,7 +650,9 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   // where the tiles were stored.
   SmallVector<Operation *> copies;
   Operation *ctaBarrier = nullptr;
-  for (auto [alloc, plan] : llvm::zip(allocs, bulk)) {
+  std::optional<unsigned> sharedIndex = chooseSharedCopy(loop, allocs, bulk);
+  AsyncTMACopyOp sharedCopy;
+  for (auto [index, alloc, plan] : llvm::enumerate(allocs, bulk)) {
     MemDescType type = alloc.getType();
     SmallVector<int64_t> ringShape = {stages};
     llvm::append_range(ringShape, type.getShape());
@@ -641,8 +689,11 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
       for (unsigned d : plan->dims)
         coords.push_back(emitCoordinate(builder, at, plan->box, d, loop));
       llvm::append_range(coords, outerCoords);
-      copies.push_back(AsyncTMACopyOp::create(builder, at, map, coords, buffer,
-                                              barrier, Value()));
+      auto copy = AsyncTMACopyOp::create(builder, at, map, coords, buffer,
+                                         barrier, Value(), Value());
+      if (sharedIndex == index)
+        sharedCopy = copy;
+      copies.push_back(copy);
     } else {
       // Copied element by element, a tile the loop carries would hold a
       // pointer per element through it.
@@ -668,12 +719,16 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   dropUnreadIterArgs(loop);
   // Copies the engine alone makes may rather come from warps of their own.
   if (anyBulk && !anyAsync) {
-    bool wanted = wantsWarpSpecialization(loop);
+    // A copy two programs share needs a producer that may wait for the
+    // other CTA's consumers without holding up its own.
+    bool wanted = wantsWarpSpecialization(loop) || sharedCopy;
     LDBG() << "loop at " << loop.getLoc()
            << (wanted ? ": warp specialization wanted"
                       : ": no warp specialization (tl.range's "
-                        "warp_specialize, else the cost model)");
-    if (wanted && succeeded(specializeWarps(loop, copies, barrierRings, stages)))
+                        "warp_specialize, else the cost model)")
+           << (sharedCopy ? ", a copy shared by two programs" : "");
+    if (wanted && succeeded(specializeWarps(loop, copies, barrierRings, stages,
+                                            sharedCopy)))
       return success();
   }
   if (anyAsync) {
@@ -889,9 +944,9 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       // A ring of mbarriers and a tensor map's staging buffer per
       // bulk-copied buffer, each aligned to 128 bytes, and the ring of
       // mbarriers on which consumer warps release slots.
+      // (A copy two programs share adds the ring of empty ones too.)
       if (hasBulkTensorCopies(module))
-        used += 256 * int64_t(allocs.size()) +
-                (wantsWarpSpecialization(loop) ? 128 : 0);
+        used += 256 * int64_t(allocs.size()) + 128;
       used -= perStage; // the loop's buffers become its rings
       int64_t asked = getNumStages(loop), stages = asked;
       while (stages >= 2 && used + stages * perStage > limit)

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -142,10 +143,19 @@ bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
   return tallRows && getAccumulatorRegisters(loop) >= kLargeAccumulator;
 }
 
+bool mlir::tilegpu::hasLargeTiles(scf::ForOp loop) {
+  // Where sharing a copy was measured to pay: 128 x 256 on 8 warps. Smaller
+  // tiles draw less from L2 a CTA, and their loops pay for the producer's
+  // warps that sharing needs (see wantsWarpSpecialization).
+  return getNumWarps(loop) >= 8 &&
+         getAccumulatorRegisters(loop) >= kLargeAccumulator;
+}
+
 LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
                                              ArrayRef<Operation *> copies,
                                              ArrayRef<LocalAllocOp> fullRings,
-                                             int64_t stages) {
+                                             int64_t stages,
+                                             AsyncTMACopyOp shared) {
   auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
   unsigned warps = getNumWarps(loop);
   auto giveUp = [&](StringRef why) {
@@ -154,6 +164,13 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   };
   if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
     return giveUp("not in the kernel's body, or no whole warpgroups");
+  // Only a map the launcher built is the same in both CTAs of a pair; one
+  // a program builds may start where its program's data does.
+  if (shared && !isa<BlockArgument>(shared.getTensormap())) {
+    LDBG() << "copy at " << shared.getLoc()
+           << " not shared: its tensor map is built by the program";
+    shared = {};
+  }
   Block *body = loop.getBody();
   Block *top = loop->getBlock();
 
@@ -250,8 +267,38 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     llvm::append_range(values, def->getOperands());
   }
 
+  // A copy two programs share: what its coordinates come from besides the
+  // induction variable, and the loop's bounds, must be the same in both.
+  SmallVector<Value> sharedInputs;
+  if (shared) {
+    llvm::SetVector<Operation *> slice;
+    SmallVector<Operation *> pending = {shared};
+    while (!pending.empty()) {
+      Operation *op = pending.pop_back_val();
+      if (!slice.insert(op))
+        continue;
+      for (Value operand : op == shared.getOperation()
+                               ? ValueRange(shared.getCoords())
+                               : ValueRange(op->getOperands())) {
+        if (Operation *def = operand.getDefiningOp();
+            def && producerOps.contains(def))
+          pending.push_back(def);
+        else if (needed.contains(operand) && operand.getType().isIntOrIndex() &&
+                 !matchPattern(operand, m_Constant()) &&
+                 !llvm::is_contained(sharedInputs, operand))
+          sharedInputs.push_back(operand);
+      }
+    }
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (!matchPattern(bound, m_Constant()) &&
+          !llvm::is_contained(sharedInputs, bound))
+        sharedInputs.push_back(bound);
+  }
+
   // The split is certain from here on. The rings' mbarriers, and a ring
-  // of `empty` ones on which each consumer warp releases its slot.
+  // of `empty` ones on which each consumer warp releases its slot (twice
+  // where a copy is shared: once for each CTA that fills it).
   OpBuilder b(loop);
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
@@ -264,8 +311,15 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   setup.insert(tile::DebugBarrierOp::create(b, loc));
   for (LocalAllocOp full : fullRings)
     setup.insert(BarrierInitOp::create(b, loc, full, b.getI32IntegerAttr(1)));
-  setup.insert(BarrierInitOp::create(b, loc, empty, b.getI32IntegerAttr(warps)));
+  setup.insert(BarrierInitOp::create(
+      b, loc, empty, b.getI32IntegerAttr(shared ? 2 * warps : warps)));
   setup.insert(tile::DebugBarrierOp::create(b, loc));
+  Value agree;
+  if (shared) {
+    auto pair = ClusterPairEqualOp::create(b, loc, b.getI1Type(), sharedInputs);
+    setup.insert(pair);
+    agree = pair.getResult();
+  }
 
   b.setInsertionPoint(top->getTerminator());
   auto split = WarpSpecializeOp::create(
@@ -301,9 +355,13 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       arith::XOrIOp::create(b, loc, emitPhase(b, loc, producer, stages), one));
   IRMapping mapping;
   mapping.map(loop.getInductionVar(), producer.getInductionVar());
-  for (Operation &op : body->without_terminator())
-    if (producerOps.contains(&op))
-      b.clone(op, mapping);
+  for (Operation &op : body->without_terminator()) {
+    if (!producerOps.contains(&op))
+      continue;
+    Operation *clone = b.clone(op, mapping);
+    if (&op == shared.getOperation())
+      cast<AsyncTMACopyOp>(clone).getSharedMutable().assign(agree);
+  }
 
   // The consumers: the rest of the kernel, the loop without its copies.
   Block *consumer = &split.getConsumer().front();
@@ -337,12 +395,16 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       arith::ConstantOp::create(b, loc, b.getIntegerAttr(iteration.getType(), 0)));
   Value previous = MemDescIndexOp::create(
       b, loc, barrierType, empty, emitSlot(b, loc, loop, stages, /*back=*/1));
-  BarrierArriveOp::create(b, loc, previous, started);
+  BarrierArriveOp::create(b, loc, previous, started, agree);
 
   // The mbarriers' bytes may serve other buffers once every consumer is
   // done waiting on them; the producer has issued its last copy by then.
+  // Where a copy is shared, the other CTA's consumers arrive on this one's
+  // empty barriers until their loop ends.
   b.setInsertionPointAfter(loop);
   tile::DebugBarrierOp::create(b, loc);
+  if (shared)
+    ClusterBarrierOp::create(b, loc);
   for (LocalAllocOp full : fullRings)
     BarrierInvalOp::create(b, loc, full);
   BarrierInvalOp::create(b, loc, empty);
@@ -350,10 +412,14 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   ModuleOp module = func->getParentOfType<ModuleOp>();
   module->setAttr(TileGPUDialect::getProducerWarpsAttrName(),
                   b.getI32IntegerAttr(kProducerWarps));
+  if (shared)
+    module->setAttr(TileGPUDialect::getClusterProgramsAttrName(),
+                    b.getI32IntegerAttr(2));
   LDBG() << "loop at " << loc << " warp-specialized: " << producerOps.size()
          << " ops on " << kProducerWarps << " producer warps ("
          << producerRegisters << " registers), the rest on " << warps
          << " consumer warps (" << consumerRegisters
-         << " registers; 0: as ptxas gives them)";
+         << " registers; 0: as ptxas gives them)"
+         << (shared ? "; a copy shared by clusters of two programs" : "");
   return success();
 }

@@ -24,6 +24,11 @@ namespace mlir::tilegpu {
 /// does.
 bool wantsWarpSpecialization(scf::ForOp loop);
 
+/// Whether `loop`'s dots hold large accumulators on two or more consumer
+/// warpgroups, the tiles whose copies are worth sharing between two
+/// programs (specializeWarps' `shared`).
+bool hasLargeTiles(scf::ForOp loop);
+
 /// Splits the kernel at `loop` (a loop of the function's body) into a
 /// tilegpu.warp_specialize: the producer runs `copies` (tilegpu-pipeline's
 /// bulk copies of each iteration, with the barrier_expect ops and the CTA
@@ -32,8 +37,16 @@ bool wantsWarpSpecialization(scf::ForOp loop);
 /// kernel. Fails, leaving the IR untouched, unless every buffer the copies
 /// fill is read only by dots that the loop keeps in flight and the copies
 /// need nothing the consumers compute.
+///
+/// With `shared` (one of `copies`), the kernel's programs run in pairs
+/// along x, a thread-block cluster of two CTAs (the module's
+/// tilegpu.cluster_programs): where both CTAs of a pair copy the same boxes
+/// (tilegpu.cluster_pair_equal on what the copy's coordinates are computed
+/// from, checked once before the split), each copies half of that copy's
+/// panels for both, and its consumers release each slot in both CTAs.
 LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
-                              ArrayRef<LocalAllocOp> fullRings, int64_t stages);
+                              ArrayRef<LocalAllocOp> fullRings, int64_t stages,
+                              AsyncTMACopyOp shared = {});
 
 } // namespace mlir::tilegpu
 

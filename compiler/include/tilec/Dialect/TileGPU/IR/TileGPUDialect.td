@@ -75,6 +75,16 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterSplitAttrName() {
       return "tilegpu.cluster_split";
     }
+    /// Name of the module attribute (i32): the programs along x that run
+    /// as one thread-block cluster of as many CTAs, a CTA each, where the
+    /// grid's x divides by it (absent, 1): their copies of a tile they both
+    /// read come from L2 once, multicast to both (tilegpu.async_tma_copy
+    /// shared). A launch without clusters is correct too, each CTA copying
+    /// for itself. tilegpu-pipeline writes it; tilec reads it for the
+    /// metadata's "cluster_programs".
+    static constexpr ::llvm::StringLiteral getClusterProgramsAttrName() {
+      return "tilegpu.cluster_programs";
+    }
     /// Name of the module attribute (unit): tilegpu-cluster-split-k found a
     /// K loop it can split, asked to or not (a module marked
     /// tilegpu.cluster_split = 1 is analyzed only); tilec reads it for the

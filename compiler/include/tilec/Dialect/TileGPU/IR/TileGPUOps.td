@@ -220,6 +220,44 @@ def TileGPU_ClusterRankOp : TileGPU_Op<"cluster_rank", [Pure]> {
   let assemblyFormat = "attr-dict `:` type($result)";
 }
 
+def TileGPU_ClusterPairEqualOp : TileGPU_Op<"cluster_pair_equal", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Whether the kernel runs as clusters of two CTAs that agree on `values`";
+  let description = [{
+    True in both CTAs of a cluster of two whose `values` are equal, false
+    in both otherwise, and in a CTA launched alone (a cluster of one):
+    after a cluster barrier, each CTA writes its values into the other's
+    scratch shared memory through distributed shared memory, and after
+    another compares them with its own. The barriers also publish the
+    mbarriers each CTA initialized before (fence.mbarrier_init), so the
+    other CTA's copies and arrivals may target them. Every thread of both
+    CTAs must reach it. tilegpu-pipeline's warp specialization asks it
+    whether two neighbouring programs copy the same boxes of a tile
+    (`tilegpu.async_tma_copy shared`).
+    ```mlir
+    %agree = tilegpu.cluster_pair_equal %n, %lower, %upper : i32, i32, i32
+    ```
+  }];
+  let arguments = (ins Variadic<AnySignlessIntegerOrIndex>:$values);
+  let results = (outs I1:$result);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def TileGPU_ClusterBarrierOp : TileGPU_Op<"cluster_barrier", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "Every thread of every CTA of the cluster arrives and waits";
+  let description = [{
+    barrier.cluster (release, acquire): shared-memory accesses before it in
+    any CTA of the cluster happen before those after it in any other, and
+    no CTA leaves it while another may still reach its shared memory.
+    Threads that have exited do not count.
+    ```mlir
+    tilegpu.cluster_barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_ClusterSumOp : TileGPU_Op<"cluster_sum", [
     AllTypesMatch<["input", "result"]>,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
@@ -336,17 +374,25 @@ def TileGPU_AsyncTMACopyOp : TileGPU_Op<"async_tma_copy", [AttrSizedOperandSegme
     dimensions) into `dst`, one bulk tensor copy per 128-byte column panel
     of `dst` (see SharedPanels). The copies complete on `barrier`, whose
     phase `tilegpu.barrier_expect` told the bytes to wait for.
+
+    Where `shared` holds, the two CTAs of the cluster copy the same box
+    (`tilegpu.cluster_pair_equal` said so): each copies half of the panels
+    and multicasts them to both, at the same offsets and on the same
+    barriers, so that the box comes from L2 once. Where it does not, each
+    copies every panel for itself. The panels must be even in number.
     ```mlir
     tilegpu.async_tma_copy %map[%k, %m], %slot, %bar, %pred : !tilegpu.memdesc<128x64xf16, #shared>, !tilegpu.memdesc<1xi64>
+    tilegpu.async_tma_copy %map[%n, %k], %slot, %bar shared %agree : !tilegpu.memdesc<64x256xf16, #shared>, !tilegpu.memdesc<1xi64>
     ```
   }];
   let arguments = (ins TileGPU_TensorMapType:$tensormap, Variadic<I32>:$coords,
                        TileGPU_MemDescType:$dst, TileGPU_MemDescType:$barrier,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred, Optional<I1>:$shared);
   let assemblyFormat = [{
-    $tensormap `[` $coords `]` `,` $dst `,` $barrier (`,` $pred^)? attr-dict
-    `:` type($dst) `,` type($barrier)
+    $tensormap `[` $coords `]` `,` $dst `,` $barrier (`,` $pred^)?
+    (`shared` $shared^)? attr-dict `:` type($dst) `,` type($barrier)
   }];
+  let hasVerifier = 1;
 }
 
 def TileGPU_AsyncTMAStoreOp : TileGPU_Op<"async_tma_store", [
@@ -418,7 +464,7 @@ def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect", [
   }];
 }
 
-def TileGPU_BarrierArriveOp : TileGPU_Op<"barrier_arrive", [
+def TileGPU_BarrierArriveOp : TileGPU_Op<"barrier_arrive", [AttrSizedOperandSegments,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Each warp arrives once on an mbarrier";
   let description = [{
@@ -427,13 +473,21 @@ def TileGPU_BarrierArriveOp : TileGPU_Op<"barrier_arrive", [
     to the threads that wait on the phase: a consumer warp tells the
     producer that it is done reading a buffer, so the barrier counts one
     arrival per consumer warp (`tilegpu.barrier_init {count}`).
+
+    With `shared`, the warp arrives twice: on its own barrier and, where
+    `shared` holds, on the same barrier of the cluster's other CTA, whose
+    copies fill this CTA's buffer too (`tilegpu.async_tma_copy shared`);
+    where it does not, on its own again. The barrier counts two arrivals
+    per consumer warp either way.
     ```mlir
     tilegpu.barrier_arrive %empty, %pred : !tilegpu.memdesc<1xi64>
+    tilegpu.barrier_arrive %empty, %pred shared %agree : !tilegpu.memdesc<1xi64>
     ```
   }];
-  let arguments = (ins TileGPU_MemDescType:$barrier, Optional<I1>:$pred);
+  let arguments = (ins TileGPU_MemDescType:$barrier, Optional<I1>:$pred,
+                       Optional<I1>:$shared);
   let assemblyFormat = [{
-    $barrier (`,` $pred^)? attr-dict `:` type($barrier)
+    $barrier (`,` $pred^)? (`shared` $shared^)? attr-dict `:` type($barrier)
   }];
 }
 
