@@ -143,7 +143,8 @@ KernelCase difftest::dotCase(Rng &rng) {
   bool aColMajor = rng.chance(0.3), bColMajor = rng.chance(0.3);
   // Rows whose stride's largest power-of-two divisor is 2, 4 or 8 (the
   // JIT's i32:2 to i32:8): vector loads and bulk copies where the bytes
-  // allow them.
+  // allow them, and, rows of fp16 16 bytes off 32-byte sectors, copies
+  // that neighbouring programs of large tiles share.
   int64_t divisor = rng.chance(0.25) ? rng.pick({2, 4, 8}) : 0;
   auto exactly = [&](int64_t extent) {
     int64_t stride = (extent + divisor - 1) / divisor * divisor;

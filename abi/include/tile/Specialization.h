@@ -17,7 +17,9 @@
 // where those are fp16, 8 where fp32; 16 at most, the largest hint), and a
 // pointer's, 16 bytes at most, starts above its element's own alignment. A
 // kernel then compiles one variant per level that matters, never one per
-// stride.
+// stride. (The 32-byte level changes the code of dot kernels with large
+// tiles only; any other kernel compiles twice where its strides differ
+// only there.)
 //
 //===----------------------------------------------------------------------===//
 

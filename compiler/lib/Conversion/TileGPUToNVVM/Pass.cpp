@@ -123,6 +123,7 @@ struct ConvertTileGPUToNVVM
         func.removeArgAttr(i, tile::TileDialect::getUnsignedAttrName());
         func.removeArgAttr(i, TileGPUDialect::getGlobalScratchAttrName());
         func.removeArgAttr(i, TileGPUDialect::getStreamKParamAttrName());
+        func.removeArgAttr(i, TileGPUDialect::getTurnstilesAttrName());
         // A tensor map the launcher built: 128 bytes by value, 64-byte
         // aligned, read in place (a `__grid_constant__` parameter, whose
         // address bulk copies take).

@@ -4,18 +4,19 @@
 // except tiles stored once and read by dots that finish in place: two of
 // those whose lives do not overlap share bytes (attention's K tile and its
 // P tile, a loop's first dot operand and its second), so that a kernel's
-// footprint is what is live at once, as in Triton. Scratch space (layout conversions,
-// reductions, atomics that share old values, bulk stores' buffers) is
-// needed only during its op:
-// it starts after the buffers that are live there, so that an epilogue's
-// conversion reuses the pipeline's ring once the loop is done with it. A
-// buffer is live from its alloc to the last op that uses it or a view of
-// it (memdesc_index results, loop-carried views), a whole loop when the use
-// is inside one; a warp-specialized producer's copies count as the
-// consumers' waits for them. Reuse is safe because every writer of shared
-// memory synchronizes the CTA (or the consumers) before it writes (earlier
-// readers are done) and async copies land in rings that are live until
-// the wait after their loop.
+// footprint is what is live at once, as in Triton. Scratch space (layout
+// conversions, reductions, atomics that share old values, bulk stores' buffers)
+// is needed only during its op: it starts after the buffers that are live
+// there, so that an epilogue's conversion reuses the pipeline's ring once the
+// loop is done with it. A buffer is live from its alloc to the last op that
+// uses it or a view of it (memdesc_index results, loop-carried views), a whole
+// loop when the use is inside one; a warp-specialized producer's copies count
+// as the consumers' waits for them. Reuse is safe because every writer of
+// shared memory synchronizes the CTA (or the consumers) before it writes
+// (earlier readers are done) and async copies land in rings that are live until
+// the wait after their loop. Writers in the other CTA of a cluster too: a
+// shared copy's multicast lands in rings, and cluster_pair_equal writes
+// the other CTA's scratch between two cluster barriers.
 //
 //===----------------------------------------------------------------------===//
 

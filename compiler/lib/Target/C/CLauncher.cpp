@@ -626,13 +626,17 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
     c << "  tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
   } else if (paired) {
-    c << "  if (grid_x % " << md.clusterPrograms << "u == 0)\n"
-      << "    tl_r = " << name
+    // Braced: a turnstiles' `if (tl_r == CUDA_SUCCESS)` may come before.
+    c << "  {\n"
+      << "    if (grid_x % " << md.clusterPrograms << "u == 0)\n"
+      << "      tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n"
-      << "  else\n"
-      << "    tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
-      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n        "
-      << md.sharedBytes << ", stream, tl_params, NULL);\n";
+      << "    else\n"
+      << "      tl_r = " << name
+      << "_driver.launch(tl_function, grid_x, grid_y, "
+      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n          "
+      << md.sharedBytes << ", stream, tl_params, NULL);\n"
+      << "  }\n";
   } else {
     c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
       << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    "

@@ -327,20 +327,26 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
 /// L2's bandwidth, which loading it once for both CTAs of a cluster wins
 /// back. Measured on the H100, the grouped kernel's 128 x 256 x 64 tiles
 /// at 8 warps (B (K, N), 96 programs): N = 3000, rows 16 bytes off, 68.0
-/// against 55.3 us at N = 3072; B shared, 1000 x 3000 x 5000 ran 58.0
-/// against 78.7 us. Where rows are aligned, sharing lost 3 to 6% (the
-/// CTAs wait for each other), so it is not done there, nor for tiles
-/// smaller than that (hasLargeTiles). The largest such copy, of an even
-/// number of panels (each CTA copies half of them).
+/// against 55.3 us at N = 3072; B shared, 1000 x 3000 x 5000 ran 58.6
+/// against 77.4 us (bench/HISTORY.md). Where rows are aligned, sharing
+/// lost 3 to 6% (the CTAs wait for each other), so it is not done there,
+/// nor for tiles smaller than that (hasLargeTiles), nor where the loop
+/// forbids the producer warps sharing needs (tl.range's warp_specialize=
+/// False). The largest such copy, of an even number of panels (each CTA
+/// copies half of them).
 std::optional<unsigned>
 chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
                  ArrayRef<std::optional<BulkCopy>> plans) {
   ModuleOp module = loop->getParentOfType<ModuleOp>();
   auto split = module->getAttrOfType<IntegerAttr>(
       TileGPUDialect::getClusterSplitAttrName());
+  auto asked = loop->getAttrOfType<BoolAttr>(
+      tile::TileDialect::getWarpSpecializeAttrName());
   if (!isa<func::FuncOp>(loop->getParentOp()) || !hasLargeTiles(loop) ||
-      (split && split.getInt() > 1) ||
+      (asked && !asked.getValue()) || (split && split.getInt() > 1) ||
       module->hasAttr(TileGPUDialect::getStreamKAttrName()) ||
+      // Turnstiles take the consumers' turns, which producer warps upset.
+      module->hasAttr(TileGPUDialect::getDeterministicAttrName()) ||
       module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName()))
     return std::nullopt;
   std::optional<unsigned> best;
@@ -691,7 +697,9 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
       llvm::append_range(coords, outerCoords);
       auto copy = AsyncTMACopyOp::create(builder, at, map, coords, buffer,
                                          barrier, Value(), Value());
-      if (sharedIndex == index)
+      // Only a map the launcher built is the same in both CTAs of a pair;
+      // one a program builds may start where its program's data does.
+      if (sharedIndex == index && isa<BlockArgument>(map))
         sharedCopy = copy;
       copies.push_back(copy);
     } else {
@@ -944,9 +952,11 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       // A ring of mbarriers and a tensor map's staging buffer per
       // bulk-copied buffer, each aligned to 128 bytes, and the ring of
       // mbarriers on which consumer warps release slots.
-      // (A copy two programs share adds the ring of empty ones too.)
+      // (A copy two programs share, on large tiles, asks for them too.)
       if (hasBulkTensorCopies(module))
-        used += 256 * int64_t(allocs.size()) + 128;
+        used +=
+            256 * int64_t(allocs.size()) +
+            (wantsWarpSpecialization(loop) || hasLargeTiles(loop) ? 128 : 0);
       used -= perStage; // the loop's buffers become its rings
       int64_t asked = getNumStages(loop), stages = asked;
       while (stages >= 2 && used + stages * perStage > limit)

@@ -15,6 +15,17 @@
 // consumers compute moves into their side: before the split stay only
 // what the producer needs (scalars, the tensor maps) and the buffers.
 //
+// A copy two neighbouring programs share (a cluster of two CTAs): before
+// the split both CTAs check that they copy the same boxes
+// (cluster_pair_equal); where they do, each producer copies half of that
+// copy's panels into both CTAs, and each consumer warp arrives on empty[]
+// in both (twice on its own where they do not), so empty[] counts two
+// arrivals a warp; the consumers meet at a cluster barrier after the loop,
+// before the barriers are invalidated, since the other CTA's consumers
+// arrive on them until their own loop ends. The arrivals are release.cta,
+// as CUTLASS's: with release.cluster (and acquire.cluster waits) the loop
+// ran 2.6x slower (bench/HISTORY.md).
+//
 //===----------------------------------------------------------------------===//
 
 #include "WarpSpecialize.h"
@@ -164,13 +175,6 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   };
   if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
     return giveUp("not in the kernel's body, or no whole warpgroups");
-  // Only a map the launcher built is the same in both CTAs of a pair; one
-  // a program builds may start where its program's data does.
-  if (shared && !isa<BlockArgument>(shared.getTensormap())) {
-    LDBG() << "copy at " << shared.getLoc()
-           << " not shared: its tensor map is built by the program";
-    shared = {};
-  }
   Block *body = loop.getBody();
   Block *top = loop->getBlock();
 

@@ -44,6 +44,8 @@ bool hasLargeTiles(scf::ForOp loop);
 /// (tilegpu.cluster_pair_equal on what the copy's coordinates are computed
 /// from, checked once before the split), each copies half of that copy's
 /// panels for both, and its consumers release each slot in both CTAs.
+/// `shared`'s tensor map must be a kernel argument (one the launcher built,
+/// the same in both CTAs).
 LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
                               ArrayRef<LocalAllocOp> fullRings, int64_t stages,
                               AsyncTMACopyOp shared = {});
