@@ -394,6 +394,8 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
       fail("field \"cluster_programs\" must be a positive integer, got " +
            v->dump());
   }
+  if (const json *v = find(root, "row_sectors_matter"))
+    md.rowSectorsMatter = getBool(*v, "row_sectors_matter");
   if (const json *v = find(root, "stream_k_splittable"))
     md.streamKSplittable = getBool(*v, "stream_k_splittable");
   if (const json *v = find(root, "stream_k_partial_bytes"))
@@ -480,6 +482,8 @@ std::string KernelMetadata::toJSON() const {
     out["cluster_dims"] = clusterDims;
   if (clusterPrograms != 1)
     out["cluster_programs"] = clusterPrograms;
+  if (rowSectorsMatter)
+    out["row_sectors_matter"] = true;
   if (streamKSplittable)
     out["stream_k_splittable"] = true;
   if (streamKPartialBytes)

@@ -549,6 +549,8 @@ bool Compilation::run() {
   if (auto pairs = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getClusterProgramsAttrName()))
     result.metadata.clusterPrograms = unsigned(pairs.getInt());
+  result.metadata.rowSectorsMatter = (*module)->hasAttr(
+      mlir::tilegpu::TileGPUDialect::getRowSectorsMatterAttrName());
   result.metadata.clusterSplittable = (*module)->hasAttr(
       mlir::tilegpu::TileGPUDialect::getClusterSplittableAttrName());
   result.metadata.streamKSplittable = (*module)->hasAttr(

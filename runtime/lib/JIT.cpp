@@ -123,8 +123,10 @@ struct ArgKey {
   uint8_t hint;
   Backend backend;
 
-  /// `narrowest`: the launch's narrowestElementBytes.
-  static ArgKey of(const KernelArg &arg, unsigned narrowest, bool ones) {
+  /// `narrowest`: the launch's narrowestElementBytes; `rowBytes`: where
+  /// integers' hints stop (tile::integerHint).
+  static ArgKey of(const KernelArg &arg, unsigned narrowest, bool ones,
+                   unsigned rowBytes) {
     std::optional<DType> dtype = arg.dtype();
     ArgKey key{uint16_t(uint16_t(arg.isPointer()) << 8 |
                         (dtype ? unsigned(*dtype) + 1 : 0)),
@@ -133,7 +135,8 @@ struct ArgKey {
       key.hint = uint8_t(pointerHint(arg.pointerValue(),
                                      dtype ? byteSize(*dtype) : 1));
     else if (isInteger(*dtype))
-      key.hint = uint8_t(integerHint(arg.intValue(), narrowest, ones));
+      key.hint =
+          uint8_t(integerHint(arg.intValue(), narrowest, ones, rowBytes));
     return key;
   }
   bool operator==(const ArgKey &other) const {
@@ -182,12 +185,13 @@ int deviceOf(const JITOptions &options) {
 }
 
 uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
-                    const JITOptions &options) {
+                    const JITOptions &options, unsigned rowBytes) {
   Hasher h;
   bool ones = specializesOnes(options);
   unsigned narrowest = narrowestElementBytes(args);
+  h.add(rowBytes);
   for (const KernelArg &arg : args) {
-    ArgKey key = ArgKey::of(arg, narrowest, ones);
+    ArgKey key = ArgKey::of(arg, narrowest, ones, rowBytes);
     h.add(uint64_t(key.type) | uint64_t(key.hint) << 16 |
           uint64_t(key.backend) << 24);
   }
@@ -210,6 +214,9 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
 /// (a hash match is confirmed against them).
 struct JITFunction::Entry {
   uint64_t hash;
+  /// Where its integers' hints stop: 16 bytes for a kernel whose code row
+  /// sectors do not change (KernelMetadata::rowSectorsMatter), else 32.
+  unsigned rowBytes;
   std::vector<ArgKey> args;
   Constexprs constexprs;
   KernelOptions options;
@@ -230,7 +237,7 @@ struct JITFunction::Entry {
     bool ones = specializesOnes(options);
     unsigned narrowest = narrowestElementBytes(launchArgs);
     for (size_t i = 0; i < args.size(); ++i) {
-      if (!(ArgKey::of(launchArgs[i], narrowest, ones) == args[i]))
+      if (!(ArgKey::of(launchArgs[i], narrowest, ones, rowBytes) == args[i]))
         return false;
     }
     size_t i = 0;
@@ -272,7 +279,8 @@ DiskCache JITFunction::cacheDirectory() const {
   return diskCache;
 }
 
-std::vector<std::string> JITFunction::argTypes(KernelArgs args, bool ones) {
+std::vector<std::string> JITFunction::argTypes(KernelArgs args, bool ones,
+                                               unsigned rowBytes) {
   unsigned narrowest = narrowestElementBytes(args);
   std::vector<std::string> types;
   for (const KernelArg &arg : args) {
@@ -281,16 +289,17 @@ std::vector<std::string> JITFunction::argTypes(KernelArgs args, bool ones) {
       types.emplace_back();
       continue;
     }
-    ArgKey key = ArgKey::of(arg, narrowest, ones);
+    ArgKey key = ArgKey::of(arg, narrowest, ones, rowBytes);
     std::string hint = key.hint ? ":" + std::to_string(key.hint) : "";
     types.push_back(ParamType{*dtype, arg.isPointer()}.str() + hint);
   }
   return types;
 }
 
-tilec::CompileOptions
-JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
-                            const JITOptions &options) const {
+tilec::CompileOptions JITFunction::compileOptions(KernelArgs args,
+                                                  ConstexprArgs constexprs,
+                                                  const JITOptions &options,
+                                                  unsigned rowBytes) const {
   tilec::CompileOptions compile;
   compile.kernel = kernelName;
   compile.importPath = importPath;
@@ -305,7 +314,8 @@ JITFunction::compileOptions(KernelArgs args, ConstexprArgs constexprs,
   }
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, detail::toScalar(value));
-  std::vector<std::string> types = argTypes(args, specializesOnes(options));
+  std::vector<std::string> types =
+      argTypes(args, specializesOnes(options), rowBytes);
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i].isPointer() && args[i].backend() != options.backend)
       throw Error(filename + ": argument " + std::to_string(i) +
@@ -337,35 +347,53 @@ static std::string specializationKey(const tilec::CompileOptions &compile) {
 JITFunction::Compiled JITFunction::compile(KernelArgs args,
                                            ConstexprArgs constexprs,
                                            const JITOptions &options) {
-  tilec::CompileOptions compile = compileOptions(args, constexprs, options);
-  std::string diskKey = detail::compilerIdentity() + "\n" +
-                        specializationKey(compile) + "\n" + source;
+  // Keyed by integers' hints up to 16 bytes where the code does not depend
+  // on row sectors (stored so by the compile that found out), else up to
+  // 32: every launch compiles with the latter.
+  auto diskKey = [&](unsigned rowBytes) {
+    return detail::compilerIdentity() + "\n" +
+           specializationKey(
+               compileOptions(args, constexprs, options, rowBytes)) +
+           "\n" + source;
+  };
+  std::string coarse = diskKey(kMaxUsefulAlignment);
+  std::string fine = diskKey(kMaxUsefulRowAlignment);
   DiskCache cache = cacheDirectory();
-  if (auto sections = cache.load(diskKey); sections && sections->size() == 2) {
+  for (const std::string *key : {&coarse, &fine}) {
+    auto sections = cache.load(*key);
+    if (!sections || sections->size() != 2)
+      continue;
     try {
       return {(*sections)[0], KernelMetadata::fromJSON((*sections)[1]), true};
     } catch (const Error &) {
       // Intact but unreadable (written by another metadata format): compile.
     }
   }
-  tilec::CompileResult result = tilec::compile(source, filename, compile);
+  tilec::CompileResult result = tilec::compile(
+      source, filename, compileOptions(args, constexprs, options));
   if (!result.ok)
     throw Error(result.diagnostics);
   ++compiles;
   // The imported modules' contents are part of what it was compiled from.
-  (void)cache.store(diskKey, {result.text, result.metadata.toJSON()},
-                    result.filesRead);
+  (void)cache.store(result.metadata.rowSectorsMatter ? fine : coarse,
+                    {result.text, result.metadata.toJSON()}, result.filesRead);
   return {std::move(result.text), std::move(result.metadata), false};
 }
 
 const JITFunction::Entry &JITFunction::find(KernelArgs args,
                                             ConstexprArgs constexprs,
                                             const JITOptions &options) {
-  uint64_t hash = hashLaunch(args, constexprs, options);
+  // A kernel whose code row sectors do not change is keyed by integers'
+  // hints up to 16 bytes, any other up to 32 (Entry::rowBytes).
+  const uint64_t hashes[] = {
+      hashLaunch(args, constexprs, options, kMaxUsefulAlignment),
+      hashLaunch(args, constexprs, options, kMaxUsefulRowAlignment)};
   auto lookup = [&](const std::vector<const Entry *> *list) -> const Entry * {
     if (list)
       for (const Entry *entry : *list)
-        if (entry->hash == hash && entry->matches(args, constexprs, options))
+        if (std::find(std::begin(hashes), std::end(hashes), entry->hash) !=
+                std::end(hashes) &&
+            entry->matches(args, constexprs, options))
           return entry;
     return nullptr;
   };
@@ -376,18 +404,20 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
   if (const Entry *entry = lookup(published.load(std::memory_order_acquire)))
     return *entry;
   auto entry = std::make_unique<Entry>();
-  entry->hash = hash;
+  Compiled compiled = compile(args, constexprs, options);
+  entry->rowBytes = compiled.metadata.rowSectorsMatter ? kMaxUsefulRowAlignment
+                                                       : kMaxUsefulAlignment;
+  entry->hash = hashes[entry->rowBytes == kMaxUsefulRowAlignment];
   bool ones = specializesOnes(options);
   unsigned narrowest = narrowestElementBytes(args);
   for (const KernelArg &arg : args)
-    entry->args.push_back(ArgKey::of(arg, narrowest, ones));
+    entry->args.push_back(ArgKey::of(arg, narrowest, ones, entry->rowBytes));
   entry->constexprs.assign(constexprs.begin(), constexprs.end());
   entry->options = options;
   entry->backend = options.backend;
   entry->device = deviceOf(options);
   // The kernel's parameters are the arguments less the integers the
   // compiler made constants.
-  Compiled compiled = compile(args, constexprs, options);
   for (size_t i = 0; i < args.size(); ++i)
     if (entry->args[i].hint != 1) // only integers have the hint 1
       entry->argOf.push_back(uint32_t(i));

@@ -191,6 +191,13 @@ struct KernelMetadata {
   /// one without clusters, is correct too, each CTA copying for itself.
   /// "cluster_programs" in the JSON, absent for 1.
   unsigned clusterPrograms = 1;
+  /// Whether the code depends on rows being whole 32-byte sectors, beyond
+  /// the 16-byte alignment of vector accesses and bulk copies (a bulk copy
+  /// two programs could share: tile/Specialization.h): the JIT keys a kernel
+  /// without it by integers' hints up to 16 bytes, so that strides that
+  /// differ only past them share it. "row_sectors_matter" in the JSON,
+  /// absent for false.
+  bool rowSectorsMatter = false;
   /// Whether tilegpu-cluster-split-k can split the kernel's K loop over a
   /// cluster's CTAs (a dot kernel's, on sm_90+), whether or not this
   /// compilation did: a launcher that decides the split

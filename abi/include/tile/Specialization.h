@@ -17,9 +17,9 @@
 // where those are fp16, 8 where fp32; 16 at most, the largest hint), and a
 // pointer's, 16 bytes at most, starts above its element's own alignment. A
 // kernel then compiles one variant per level that matters, never one per
-// stride. (The 32-byte level changes the code of dot kernels with large
-// tiles only; any other kernel compiles twice where its strides differ
-// only there.)
+// stride. The 32-byte level changes the code of dot kernels with large
+// tiles only: the metadata's "row_sectors_matter" says so, and the JIT
+// keys every other kernel by the 16-byte level.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,12 +63,14 @@ constexpr unsigned pointerHint(uint64_t address, unsigned elementBytes) {
 /// bytes of the launch's narrowest pointer elements
 /// (`narrowestElementBytes`, 1 where there are none) and up to 16; 0 where
 /// that is 1.
+/// `rowBytes` lowers the 32 bytes (to kMaxUsefulAlignment for a kernel whose
+/// code row sectors do not change).
 constexpr unsigned integerHint(int64_t value, unsigned narrowestElementBytes,
-                               bool ones) {
+                               bool ones,
+                               unsigned rowBytes = kMaxUsefulRowAlignment) {
   if (ones && value == 1)
     return 1;
-  unsigned cap = kMaxUsefulRowAlignment /
-                 (narrowestElementBytes ? narrowestElementBytes : 1);
+  unsigned cap = rowBytes / (narrowestElementBytes ? narrowestElementBytes : 1);
   cap = cap < kMaxHint ? cap : kMaxHint;
   unsigned divisor = powerOfTwoDivisor(uint64_t(value), cap ? cap : 1);
   return divisor > 1 ? divisor : 0;

@@ -33,6 +33,7 @@
 #include "tile/DiskCache.h"
 #include "tile/Kernel.h"
 #include "tile/KernelOptions.h"
+#include "tile/Specialization.h"
 
 #include <atomic>
 #include <cstdint>
@@ -274,8 +275,12 @@ public:
   /// The type strings a launch's arguments specialize their parameters to
   /// (tile/Specialization.h): "*fp32:16", "*fp16:8", "i32", "i64:16",
   /// "i32:8" (a stride of 5000 beside fp16 pointers), "i32:1" (with
-  /// `ones`), "fp32"; "" for a pointer of unknown dtype.
-  static std::vector<std::string> argTypes(KernelArgs args, bool ones = false);
+  /// `ones`), "fp32"; "" for a pointer of unknown dtype. `rowBytes`: the
+  /// alignment integers' hints stop at (the JIT's key of a kernel whose
+  /// code row sectors do not change takes 16).
+  static std::vector<std::string>
+  argTypes(KernelArgs args, bool ones = false,
+           unsigned rowBytes = kMaxUsefulRowAlignment);
 
 private:
   struct Entry;
@@ -319,9 +324,10 @@ private:
   void interpret(Grid grid, KernelArgs args, ConstexprArgs constexprs,
                  const JITOptions &options);
   /// What to compile for these arguments and options.
-  tilec::CompileOptions compileOptions(KernelArgs args,
-                                       ConstexprArgs constexprs,
-                                       const JITOptions &options) const;
+  tilec::CompileOptions
+  compileOptions(KernelArgs args, ConstexprArgs constexprs,
+                 const JITOptions &options,
+                 unsigned rowBytes = kMaxUsefulRowAlignment) const;
   /// The loaded specialization for a launch: found without a lock, or
   /// compiled and loaded.
   const Entry &find(KernelArgs args, ConstexprArgs constexprs,

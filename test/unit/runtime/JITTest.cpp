@@ -19,6 +19,8 @@
 #include <atomic>
 #include <thread>
 
+#include <unistd.h>
+
 using namespace tile;
 
 namespace {
@@ -392,6 +394,22 @@ TEST(JIT, MisalignedRowsShareCopies) {
       f.compile(args(3000), kLargeTiles, options).metadata.clusterPrograms, 2u);
   EXPECT_EQ(
       f.compile(args(3072), kLargeTiles, options).metadata.clusterPrograms, 1u);
+  // The code depends on whole sectors: the disk cache keys it by them, so
+  // 3072 does not find 3000's kernel (a kernel whose code does not depend
+  // on them is keyed without: DiskCache.KeyChangesWithEveryInput).
+  std::string dir =
+      ::testing::TempDir() + "tilec-sectors-" + std::to_string(::getpid());
+  ASSERT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
+  JITFunction cached(kGroupedMatmul, "grouped.tl");
+  cached.setCacheDirectory(dir);
+  EXPECT_TRUE(cached.compile(args(3000), kLargeTiles, options)
+                  .metadata.rowSectorsMatter);
+  JITFunction::Compiled aligned =
+      cached.compile(args(3072), kLargeTiles, options);
+  EXPECT_FALSE(aligned.fromDiskCache);
+  EXPECT_EQ(aligned.metadata.clusterPrograms, 1u);
+  EXPECT_TRUE(cached.compile(args(3072), kLargeTiles, options).fromDiskCache);
+  EXPECT_TRUE(cached.compile(args(3000), kLargeTiles, options).fromDiskCache);
 }
 
 // Launched as clusters of two programs that copy B once for both: pairs

@@ -125,6 +125,13 @@ TEST(Metadata, ClusterPrograms) {
   md.clusterPrograms = 1;
   EXPECT_EQ(md.toJSON().find("cluster_programs"), std::string::npos);
   EXPECT_EQ(KernelMetadata::fromJSON(md.toJSON()).clusterPrograms, 1u);
+  // Whether whole row sectors changed the code: written only when true.
+  md.rowSectorsMatter = true;
+  EXPECT_NE(md.toJSON().find(R"("row_sectors_matter":true)"),
+            std::string::npos);
+  EXPECT_TRUE(KernelMetadata::fromJSON(md.toJSON()).rowSectorsMatter);
+  md.rowSectorsMatter = false;
+  EXPECT_EQ(md.toJSON().find("row_sectors"), std::string::npos);
   EXPECT_EQ(errorOf(R"({"kernel": "k", "cluster_programs": 0, "params": []})"),
             "invalid kernel metadata: field \"cluster_programs\" must be a "
             "positive integer, got 0");

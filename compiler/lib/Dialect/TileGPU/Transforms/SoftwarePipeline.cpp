@@ -228,6 +228,7 @@ struct BulkCopy {
   /// 2 bytes or more can say): a 128-byte panel row then draws five
   /// sectors from L2, not four.
   bool rowsOffSectors = false;
+  unsigned elementBytes = 0;
 
   /// The values the tensor map is built from: the base, the outer stride
   /// and the extents (or, where the load is unmasked, what the box's end
@@ -316,6 +317,7 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
   copy.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
   // Known only where a hint can say 32 bytes (16 elements at most): not
   // for 1-byte elements.
+  copy.elementBytes = elementBytes;
   copy.rowsOffSectors = elementBytes >= 2 &&
                         !isAligned(axis, box->strides[outer], elementBytes, 32);
   return copy;
@@ -352,13 +354,19 @@ chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
   std::optional<unsigned> best;
   int64_t bestBytes = 0;
   for (auto [i, plan] : llvm::enumerate(plans)) {
-    if (!plan || !plan->rowsOffSectors)
+    if (!plan || plan->elementBytes < 2)
       continue;
     MemDescType type = LocalAllocOp(allocs[i]).getType();
     SharedPanels panels = getSharedPanels(
         cast<SharedEncodingAttr>(type.getEncoding()), type.getShape());
+    if ((panels.rowLength / panels.width) % 2 != 0)
+      continue;
+    // Whether rows are whole sectors decides here, whichever way it goes:
+    // the JIT must key the kernel by it (tile/Specialization.h).
+    module->setAttr(TileGPUDialect::getRowSectorsMatterAttrName(),
+                    UnitAttr::get(module.getContext()));
     int64_t bytes = getSharedAllocBytes(type);
-    if ((panels.rowLength / panels.width) % 2 == 0 && bytes > bestBytes)
+    if (plan->rowsOffSectors && bytes > bestBytes)
       best = i, bestBytes = bytes;
   }
   return best;

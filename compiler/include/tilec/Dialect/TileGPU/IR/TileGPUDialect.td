@@ -85,6 +85,13 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getClusterProgramsAttrName() {
       return "tilegpu.cluster_programs";
     }
+    /// Name of the module attribute (unit): whether rows being whole 32-byte
+    /// sectors or not decided something (a bulk copy two programs could
+    /// share, tilegpu-pipeline), whichever way it went. tilec reads it for
+    /// the metadata's "row_sectors_matter".
+    static constexpr ::llvm::StringLiteral getRowSectorsMatterAttrName() {
+      return "tilegpu.row_sectors_matter";
+    }
     /// Name of the module attribute (unit): tilegpu-cluster-split-k found a
     /// K loop it can split, asked to or not (a module marked
     /// tilegpu.cluster_split = 1 is analyzed only); tilec reads it for the
