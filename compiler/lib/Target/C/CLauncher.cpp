@@ -811,6 +811,15 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
                 "(CUDA 12+ drivers);\n   CUDA_ERROR_INVALID_VALUE where "
                 "they pass CUDA's grid limits."
               : "")
+      << (spec.metadata.ctasPerCluster() == 1 &&
+                  !spec.metadata.streamKPartialBytes &&
+                  spec.metadata.clusterPrograms > 1
+              ? "\n   Where grid_x divides by " +
+                    std::to_string(spec.metadata.clusterPrograms) +
+                    ", neighbouring programs start as clusters\n   of as "
+                    "many CTAs through cuLaunchKernelEx (CUDA 12+ drivers), "
+                    "sharing\n   the copies of tiles they both read."
+              : "")
       << " */\n"
       << getSignature(functions.back(), cParams.back()) << ";\n\n";
   }
