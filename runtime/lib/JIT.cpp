@@ -348,8 +348,7 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
                                            ConstexprArgs constexprs,
                                            const JITOptions &options) {
   // Keyed by integers' hints up to 16 bytes where the code does not depend
-  // on row sectors (stored so by the compile that found out), else up to
-  // 32: every launch compiles with the latter.
+  // on whole row sectors, else up to 32 (KernelMetadata::rowSectorsMatter).
   auto diskKey = [&](unsigned rowBytes) {
     return detail::compilerIdentity() + "\n" +
            specializationKey(
@@ -369,10 +368,20 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
       // Intact but unreadable (written by another metadata format): compile.
     }
   }
-  tilec::CompileResult result = tilec::compile(
-      source, filename, compileOptions(args, constexprs, options));
-  if (!result.ok)
-    throw Error(result.diagnostics);
+  // Compiled first with the hints up to 16 bytes, so that a kernel whose
+  // code does not depend on whole row sectors may serve every launch of
+  // that key (with hints up to 32 another pass might, say, drop a mask
+  // that only 32 proves); one whose code does is compiled again with them.
+  auto compileWith = [&](unsigned rowBytes) {
+    tilec::CompileResult result = tilec::compile(
+        source, filename, compileOptions(args, constexprs, options, rowBytes));
+    if (!result.ok)
+      throw Error(result.diagnostics);
+    return result;
+  };
+  tilec::CompileResult result = compileWith(kMaxUsefulAlignment);
+  if (result.metadata.rowSectorsMatter && coarse != fine)
+    result = compileWith(kMaxUsefulRowAlignment);
   ++compiles;
   // The imported modules' contents are part of what it was compiled from.
   (void)cache.store(result.metadata.rowSectorsMatter ? fine : coarse,

@@ -410,6 +410,18 @@ TEST(JIT, MisalignedRowsShareCopies) {
   EXPECT_EQ(aligned.metadata.clusterPrograms, 1u);
   EXPECT_TRUE(cached.compile(args(3072), kLargeTiles, options).fromDiskCache);
   EXPECT_TRUE(cached.compile(args(3000), kLargeTiles, options).fromDiskCache);
+  // Compiled with 3072's whole sectors (N divisible by 16 halves) where they
+  // matter; where they do not (64 x 128 tiles), with hints up to 16 bytes
+  // (8 halves), so that one kernel serves 3000 and 3072 alike.
+  EXPECT_EQ(aligned.metadata.params[4].divisibility, 16u);
+  JITOptions small = options;
+  small.numWarps = 4;
+  const Constexprs smallTiles = {
+      {"BLOCK_M", 64}, {"BLOCK_N", 128}, {"BLOCK_K", 64}, {"GROUP_M", 8}};
+  JITFunction::Compiled plain = cached.compile(args(3072), smallTiles, small);
+  EXPECT_FALSE(plain.metadata.rowSectorsMatter);
+  EXPECT_EQ(plain.metadata.params[4].divisibility, 8u);
+  EXPECT_TRUE(cached.compile(args(3000), smallTiles, small).fromDiskCache);
 }
 
 // Launched as clusters of two programs that copy B once for both: pairs
