@@ -166,9 +166,12 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
 }
 
 /// The code every launcher of a file shares: the driver's entry points,
-/// resolved once, and the per-context loading of an image.
+/// resolved once, and the per-context loading of an image. `clusters`:
+/// cuLaunchKernelEx is needed, or, with `clustersOptional` (only programs
+/// that share copies use it), wanted where the driver has it.
 void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
-                 bool scratch, bool zeroes, bool clusters, bool streamK) {
+                 bool scratch, bool zeroes, bool clusters,
+                 bool clustersOptional, bool streamK) {
   // A stream-K kernel's launcher also gets the CTAs its device holds.
   const char *resident = streamK ? ",\n    unsigned long long *resident" : "";
   c << "static struct {\n"
@@ -242,7 +245,12 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (zeroes)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.memset, \"cuMemsetD8Async\");\n";
-  if (clusters)
+  if (clusters && clustersOptional)
+    c << "  /* Optional: without it, programs that would share copies copy "
+         "alone. */\n"
+      << "  *(void **)(&(" << name
+      << "_driver.launchEx)) = dlsym(lib, \"cuLaunchKernelEx\");\n";
+  else if (clusters)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.launchEx, \"cuLaunchKernelEx\");\n";
   if (streamK)
@@ -628,7 +636,8 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   } else if (paired) {
     // Braced: a turnstiles' `if (tl_r == CUDA_SUCCESS)` may come before.
     c << "  {\n"
-      << "    if (grid_x % " << md.clusterPrograms << "u == 0)\n"
+      << "    if (grid_x % " << md.clusterPrograms << "u == 0 && " << name
+      << "_driver.launchEx)\n"
       << "      tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n"
       << "    else\n"
@@ -836,12 +845,13 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
   bool maps = false, scratch = false, zeroes = false, clusters = false,
-       streamK = false;
+       clustersNeeded = false, streamK = false;
   for (const CSpecialization &spec : specs) {
     bool sharing = spec.metadata.streamKPartialBytes != 0;
     maps |= !spec.metadata.tensorMaps.empty();
     clusters |=
         spec.metadata.ctasPerCluster() > 1 || spec.metadata.clusterPrograms > 1;
+    clustersNeeded |= spec.metadata.ctasPerCluster() > 1;
     scratch |= spec.metadata.globalScratchBytes != 0 ||
                spec.metadata.turnstiles || sharing;
     zeroes |= spec.metadata.turnstiles || sharing;
@@ -853,7 +863,8 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "#include \"" << headerName << "\"\n\n"
     << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n"
     << (clusters ? "#include <string.h>\n" : "") << "\n";
-  writeDriver(c, name, maps, scratch, zeroes, clusters, streamK);
+  writeDriver(c, name, maps, scratch, zeroes, clusters, !clustersNeeded,
+              streamK);
   if (maps)
     c << kRecipeHelpers << "\n";
   if (streamK)
