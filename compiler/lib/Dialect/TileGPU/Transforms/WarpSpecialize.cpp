@@ -281,6 +281,15 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       Operation *op = pending.pop_back_val();
       if (!slice.insert(op))
         continue;
+      // A value made in the loop from nothing compared (the program's id
+      // read there) may differ between the CTAs.
+      if (op->getNumOperands() == 0 && !matchPattern(op, m_Constant())) {
+        LDBG() << "copy at " << shared.getLoc() << " not shared: it depends on "
+               << op->getName() << " in the loop";
+        shared = {};
+        sharedInputs.clear();
+        break;
+      }
       for (Value operand : op == shared.getOperation()
                                ? ValueRange(shared.getCoords())
                                : ValueRange(op->getOperands())) {
@@ -295,7 +304,7 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     }
     for (Value bound :
          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
-      if (!matchPattern(bound, m_Constant()) &&
+      if (shared && !matchPattern(bound, m_Constant()) &&
           !llvm::is_contained(sharedInputs, bound))
         sharedInputs.push_back(bound);
   }
