@@ -375,13 +375,9 @@ struct BarrierArriveToLLVM : OpConversionPattern<BarrierArriveOp> {
     if (Value shared = adaptor.getShared()) {
       // Again, on the other CTA's barrier (its copies fill this CTA's
       // slot too) where the copies are shared, else on this one's.
+      // (32-bit addresses, as every barrier op's here.)
       Type i32 = rewriter.getI32Type();
-      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
-      Value target = LLVM::SelectOp::create(
-          rewriter, loc, shared,
-          LLVM::XOrOp::create(rewriter, loc, rank,
-                              i32Constant(rewriter, loc, 1)),
-          rank);
+      Value target = emitPairedRank(rewriter, loc, shared);
       emitPTX(
           rewriter, loc,
           "{\n\t.reg .b32 %peer_barrier;\n\t"

@@ -90,11 +90,6 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
         LLVM::MulOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, tid),
                             i64Constant(16)));
     auto at = [&](int64_t bytes) { return std::to_string(bytes); };
-    auto mapa = [&](Value address, Value cta) {
-      return emitPTX(b, loc, "mapa.shared::cluster.u64 $0, $1, $2;", "=l,l,r",
-                     ValueRange{address, cta}, {i64}, /*hasSideEffects=*/false)
-          .front();
-    };
     StringRef add = isFloat ? "add.f32" : "add.s32";
 
     // 1. Every CTA's partial into its scratch, four elements a chunk. The
@@ -134,7 +129,8 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
                             i64Constant(chunkStride)));
     SmallVector<Value> sources;
     for (int64_t r = 0; r < ctas; ++r)
-      sources.push_back(mapa(firstOwned, i32Constant(b, loc, r)));
+      sources.push_back(
+          emitClusterAddress(b, loc, firstOwned, i32Constant(b, loc, r)));
     int64_t rounds = (chunks + ctas - 1) / ctas;
     int64_t batch = std::max<int64_t>(1, kSumBatchVectors / ctas);
     for (int64_t first = 0; first < rounds; first += batch) {
@@ -195,7 +191,8 @@ struct ClusterSumToLLVM : OpConversionPattern<ClusterSumOp> {
                              i32Constant(b, loc, 0)));
     SmallVector<Value> owners;
     for (int64_t r = 0; r < ctas; ++r)
-      owners.push_back(mapa(mine, i32Constant(b, loc, r)));
+      owners.push_back(
+          emitClusterAddress(b, loc, mine, i32Constant(b, loc, r)));
     std::string reg = isFloat ? "=f" : "=r";
     for (int64_t j = 0; j < chunks; ++j) {
       RegisterChunk chunk(j, int64_t(values.size()));
@@ -238,30 +235,24 @@ struct ClusterPairEqualToLLVM : OpConversionPattern<ClusterPairEqualOp> {
                            : LLVM::SExtOp::create(b, loc, i64, v).getResult());
     Value base = getSharedMemoryBase(
         b, loc, op, std::max<int64_t>(8, 8 * int64_t(values.size())));
-    Value rank = NVVM::ClusterId::create(b, loc, i32);
     Value pair = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                                       NVVM::ClusterDim::create(b, loc, i32),
                                       i32Constant(b, loc, 2));
-    Value peer = LLVM::SelectOp::create(
-        b, loc, pair, LLVM::XOrOp::create(b, loc, rank, i32Constant(b, loc, 1)),
-        rank);
     // The mbarriers this CTA initialized before, for the other's copies and
     // arrivals; and both CTAs here, done with what their scratch held.
     emitPTX(b, loc, "fence.mbarrier_init.release.cluster;", "~{memory}", {}, {},
             /*hasSideEffects=*/true);
     emitClusterBarrier(b, loc);
     Value first = emitIsFirstThread(b, loc);
-    Value address = LLVM::PtrToIntOp::create(b, loc, i64, base);
+    Value theirScratch =
+        emitClusterAddress(b, loc, LLVM::PtrToIntOp::create(b, loc, i64, base),
+                           emitPairedRank(b, loc, pair));
     for (auto [i, v] : llvm::enumerate(values))
-      emitPTX(b, loc,
-              llvm::formatv("{{\n\t.reg .b64 %peer_slot;\n\t"
-                            "mapa.shared::cluster.u64 %peer_slot, $0, $1;\n\t"
-                            "@$3 st.shared::cluster.b64 [%peer_slot + {0}], $2;"
-                            "\n\t}",
-                            8 * i)
-                  .str(),
-              "l,r,l,b", {address, peer, v, first}, {},
-              /*hasSideEffects=*/true);
+      emitPTX(
+          b, loc,
+          llvm::formatv("@$2 st.shared::cluster.b64 [ $0 + {0} ], $1;", 8 * i)
+              .str(),
+          "l,l,b", {theirScratch, v, first}, {}, /*hasSideEffects=*/true);
     emitClusterBarrier(b, loc);
     Value equal = pair;
     for (auto [i, v] : llvm::enumerate(values)) {

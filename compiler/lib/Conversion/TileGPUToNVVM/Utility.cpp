@@ -76,6 +76,21 @@ Value mlir::tilegpu::emitIsFirstThread(OpBuilder &b, Location loc) {
                               i32Constant(b, loc, first));
 }
 
+Value mlir::tilegpu::emitClusterAddress(OpBuilder &b, Location loc,
+                                        Value address, Value cta) {
+  return emitPTX(b, loc, "mapa.shared::cluster.u64 $0, $1, $2;", "=l,l,r",
+                 ValueRange{address, cta}, {b.getI64Type()},
+                 /*hasSideEffects=*/false)
+      .front();
+}
+
+Value mlir::tilegpu::emitPairedRank(OpBuilder &b, Location loc, Value paired) {
+  Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+  return LLVM::SelectOp::create(
+      b, loc, paired, LLVM::XOrOp::create(b, loc, rank, i32Constant(b, loc, 1)),
+      rank);
+}
+
 void mlir::tilegpu::emitBarrier(OpBuilder &b, Location loc) {
   Block *block = b.getInsertionBlock();
   switch (getSide(block)) {

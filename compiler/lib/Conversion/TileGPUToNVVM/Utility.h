@@ -23,6 +23,14 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value);
 /// the consumers'.
 Value emitIsFirstThread(OpBuilder &b, Location loc);
 
+/// The shared::cluster address (i64) of the i64 shared::cta `address` in
+/// the shared memory of the cluster's CTA of rank `cta` (i32): mapa.
+Value emitClusterAddress(OpBuilder &b, Location loc, Value address, Value cta);
+
+/// The rank of the other CTA of a cluster of two where `paired` (i1)
+/// holds, else this CTA's own.
+Value emitPairedRank(OpBuilder &b, Location loc, Value paired);
+
 /// The id along `axis` (0 to 2) of the program `from` belongs to
 /// (tl.program_id): its CTA's, or where programs run as clusters
 /// (tilegpu.cluster_split), its cluster's.

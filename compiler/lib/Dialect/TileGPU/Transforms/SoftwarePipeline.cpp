@@ -223,10 +223,9 @@ struct BulkCopy {
   int32_t swizzle = 0;
   /// The base split as `pointer + sum(coord * stride)`, where it is so.
   std::optional<BatchOffset> batchOffset;
-  /// Whether each row of the box starts off a 32-byte sector (its stride
-  /// is not known to be a multiple of 32 bytes, which a hint of elements of
-  /// 2 bytes or more can say): a 128-byte panel row then draws five
-  /// sectors from L2, not four.
+  /// Whether each row of the box may start off a 32-byte sector (its
+  /// stride is not known to be a multiple of 32 bytes): a 128-byte panel
+  /// row then draws five sectors from L2, not four.
   bool rowsOffSectors = false;
   unsigned elementBytes = 0;
 
@@ -315,11 +314,8 @@ std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
       !isAligned(axis, box->strides[outer], elementBytes, 16))
     return std::nullopt;
   copy.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
-  // Known only where a hint can say 32 bytes (16 elements at most): not
-  // for 1-byte elements.
   copy.elementBytes = elementBytes;
-  copy.rowsOffSectors = elementBytes >= 2 &&
-                        !isAligned(axis, box->strides[outer], elementBytes, 32);
+  copy.rowsOffSectors = !isAligned(axis, box->strides[outer], elementBytes, 32);
   return copy;
 }
 
@@ -354,6 +350,8 @@ chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
   std::optional<unsigned> best;
   int64_t bestBytes = 0;
   for (auto [i, plan] : llvm::enumerate(plans)) {
+    // A hint says 32 bytes only of elements of 2 bytes or more (16 elements
+    // at most): rows of 1-byte elements are never known to be whole sectors.
     if (!plan || plan->elementBytes < 2)
       continue;
     MemDescType type = LocalAllocOp(allocs[i]).getType();
