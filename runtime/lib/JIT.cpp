@@ -12,6 +12,7 @@
 #include "tilec/Tuning.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -184,17 +185,12 @@ int deviceOf(const JITOptions &options) {
   return options.device >= 0 ? options.device : currentDevice();
 }
 
-uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
-                    const JITOptions &options, unsigned rowBytes) {
+/// A launch's hashes with its integers' hints up to 16 and up to 32 bytes
+/// (Entry::rowBytes), in one pass: what they share first, then the
+/// arguments at each level.
+std::array<uint64_t, 2> hashLaunch(KernelArgs args, ConstexprArgs constexprs,
+                                   const JITOptions &options) {
   Hasher h;
-  bool ones = specializesOnes(options);
-  unsigned narrowest = narrowestElementBytes(args);
-  h.add(rowBytes);
-  for (const KernelArg &arg : args) {
-    ArgKey key = ArgKey::of(arg, narrowest, ones, rowBytes);
-    h.add(uint64_t(key.type) | uint64_t(key.hint) << 16 |
-          uint64_t(key.backend) << 24);
-  }
   for (const auto &[name, value] : constexprs) {
     h.add(name);
     h.add(uint64_t(value.kind()));
@@ -205,7 +201,18 @@ uint64_t hashLaunch(KernelArgs args, ConstexprArgs constexprs,
              static_cast<const KernelOptions &>(options).fields());
   h.add(uint64_t(options.backend));
   h.add(uint64_t(int64_t(deviceOf(options))));
-  return h.hash;
+  bool ones = specializesOnes(options);
+  unsigned narrowest = narrowestElementBytes(args);
+  std::array<Hasher, 2> levels = {h, h};
+  const unsigned rowBytes[] = {kMaxUsefulAlignment, kMaxUsefulRowAlignment};
+  for (const KernelArg &arg : args)
+    for (size_t level = 0; level < 2; ++level) {
+      ArgKey key = ArgKey::of(arg, narrowest, ones, rowBytes[level]);
+      levels[level].add(uint64_t(key.type) | uint64_t(key.hint) << 16 |
+                        uint64_t(key.backend) << 24 |
+                        uint64_t(rowBytes[level]) << 32);
+    }
+  return {levels[0].hash, levels[1].hash};
 }
 
 } // namespace
@@ -348,15 +355,19 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
                                            ConstexprArgs constexprs,
                                            const JITOptions &options) {
   // Keyed by integers' hints up to 16 bytes where the code does not depend
-  // on whole row sectors, else up to 32 (KernelMetadata::rowSectorsMatter).
-  auto diskKey = [&](unsigned rowBytes) {
-    return detail::compilerIdentity() + "\n" +
-           specializationKey(
-               compileOptions(args, constexprs, options, rowBytes)) +
+  // on whole row sectors, else up to 32 (KernelMetadata::rowSectorsMatter):
+  // two compiles that differ in those hints alone (compileOptions checked
+  // every argument).
+  const tilec::CompileOptions coarseOptions =
+      compileOptions(args, constexprs, options, kMaxUsefulAlignment);
+  tilec::CompileOptions fineOptions = coarseOptions;
+  fineOptions.argTypes =
+      argTypes(args, specializesOnes(options), kMaxUsefulRowAlignment);
+  auto diskKey = [&](const tilec::CompileOptions &compile) {
+    return detail::compilerIdentity() + "\n" + specializationKey(compile) +
            "\n" + source;
   };
-  std::string coarse = diskKey(kMaxUsefulAlignment);
-  std::string fine = diskKey(kMaxUsefulRowAlignment);
+  std::string coarse = diskKey(coarseOptions), fine = diskKey(fineOptions);
   DiskCache cache = cacheDirectory();
   for (const std::string *key : {&coarse, &fine}) {
     auto sections = cache.load(*key);
@@ -372,16 +383,15 @@ JITFunction::Compiled JITFunction::compile(KernelArgs args,
   // code does not depend on whole row sectors may serve every launch of
   // that key (with hints up to 32 another pass might, say, drop a mask
   // that only 32 proves); one whose code does is compiled again with them.
-  auto compileWith = [&](unsigned rowBytes) {
-    tilec::CompileResult result = tilec::compile(
-        source, filename, compileOptions(args, constexprs, options, rowBytes));
+  auto compileWith = [&](const tilec::CompileOptions &compile) {
+    tilec::CompileResult result = tilec::compile(source, filename, compile);
     if (!result.ok)
       throw Error(result.diagnostics);
     return result;
   };
-  tilec::CompileResult result = compileWith(kMaxUsefulAlignment);
+  tilec::CompileResult result = compileWith(coarseOptions);
   if (result.metadata.rowSectorsMatter && coarse != fine)
-    result = compileWith(kMaxUsefulRowAlignment);
+    result = compileWith(fineOptions);
   ++compiles;
   // The imported modules' contents are part of what it was compiled from.
   (void)cache.store(result.metadata.rowSectorsMatter ? fine : coarse,
@@ -394,14 +404,12 @@ const JITFunction::Entry &JITFunction::find(KernelArgs args,
                                             const JITOptions &options) {
   // A kernel whose code row sectors do not change is keyed by integers'
   // hints up to 16 bytes, any other up to 32 (Entry::rowBytes).
-  const uint64_t hashes[] = {
-      hashLaunch(args, constexprs, options, kMaxUsefulAlignment),
-      hashLaunch(args, constexprs, options, kMaxUsefulRowAlignment)};
+  const std::array<uint64_t, 2> hashes = hashLaunch(args, constexprs, options);
   auto lookup = [&](const std::vector<const Entry *> *list) -> const Entry * {
     if (list)
       for (const Entry *entry : *list)
-        if (std::find(std::begin(hashes), std::end(hashes), entry->hash) !=
-                std::end(hashes) &&
+        if (std::find(hashes.begin(), hashes.end(), entry->hash) !=
+                hashes.end() &&
             entry->matches(args, constexprs, options))
           return entry;
     return nullptr;
