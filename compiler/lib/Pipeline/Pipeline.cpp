@@ -39,6 +39,7 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(tilegpu::createTileGPUPipeline());
   pm.addPass(tilegpu::createTileGPUBulkStores());
   pm.addPass(tilegpu::createTileGPUVersionMasks());
+  pm.addPass(tilegpu::createTileGPUOverlapDots());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tilegpu::createTileGPUOrderAtomics());

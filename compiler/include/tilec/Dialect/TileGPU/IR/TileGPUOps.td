@@ -108,11 +108,14 @@ def TileGPU_WarpgroupDotWaitOp : TileGPU_Op<"warpgroup_dot_wait", [
   let description = [{
     A Hopper dot (mma encoding version 3) whose result's only user is this
     op leaves its wgmma group in flight (wgmma.commit_group without a
-    wait); this op is wgmma.wait_group `pending`. `result` is `input`: with
-    `pending` 0 it is the finished accumulator; otherwise `input` may still
-    be written by the hardware, and `result` may only be read by the next
-    dot of the same accumulator chain, which tilegpu-pipeline guarantees
-    when it keeps a K loop's dot in flight across iterations.
+    wait); this op is wgmma.wait_group `pending`. Groups finish in the
+    order they were committed: `result` is the finished accumulator where
+    at most `pending` groups were committed after the dot's (0: always;
+    tilegpu-overlap-dots waits for attention's S with 1, its P V issued
+    after it). Otherwise `input` may still be written by the hardware, and
+    `result` may only be read by the next dot of the same accumulator
+    chain, which tilegpu-pipeline guarantees when it keeps a K loop's dot
+    in flight across iterations.
     ```mlir
     %d = tile.dot %a, %b, %acc : ... -> tensor<128x128xf32, #mma>
     %r = tilegpu.warpgroup_dot_wait %d {pending = 1 : i32} : tensor<128x128xf32, #mma>

@@ -157,6 +157,27 @@ def TileGPUVersionMasks : Pass<"tilegpu-version-masks", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TileGPUOverlapDots : Pass<"tilegpu-overlap-dots", "::mlir::ModuleOp"> {
+  let summary = "A loop's second wgmma dot issued an iteration late, over the work between the dots";
+  let description = [{
+    In a loop of two wgmma dots where the second's A comes from the first
+    in registers and its accumulator is carried by the loop (attention: S =
+    Q K^T, the online softmax, O = O * alpha + P V), the second dot, the
+    rescale of its accumulator and the waits for its B's bulk copies run
+    one iteration late: iteration j issues S_j's wgmma, then the P V of
+    iteration j - 1, waits for S_j alone and computes its softmax while
+    the P V runs (FlashAttention-3's overlap within a warpgroup). The
+    first iteration's early ops and the last one's late ops go around the
+    loop, under a test that it runs at all; what the late ops read of the
+    early ones is carried by the loop or, where cheap, recomputed from the
+    induction variable. The results are the same bits. It runs where the
+    second dot's tile has 128 columns or more (head dim 128), where it was
+    measured to pay.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TileGPUOrderAtomics : Pass<"tilegpu-order-atomics", "::mlir::ModuleOp"> {
   let summary = "Floating-point atomic adds in a fixed order of programs";
   let description = [{
