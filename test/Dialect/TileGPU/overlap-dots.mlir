@@ -136,7 +136,6 @@ func.func @attention(%q: !tilegpu.memdesc<64x128xf16, #shared>, %n: i32, %kmap: 
 }
 
 // -----
-// RUN: tile-opt %s -split-input-file --tilegpu-overlap-dots | FileCheck %s
 
 #mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
 #mma1 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
@@ -225,6 +224,183 @@ func.func @head_dim_64(%q: !tilegpu.memdesc<64x64xf16, #shared>, %n: i32, %kmap:
   return %r#0 : tensor<64x64xf32, #mma>
 }
 
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#mma1 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#shared = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#shared1 = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1]}>
+#shared2 = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#slice = #tilegpu.slice<{dim = 1, parent = #mma}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #mma1}>
+
+// Head dim 64 again, with tl.range(..., warp_specialize=True): the
+// schedule is forced on.
+// CHECK-LABEL: func.func @head_dim_64_forced
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: tilegpu.warpgroup_dot_wait %{{.*}} {pending = 1 : i32}
+// CHECK: tilegpu.warpgroup_dot_wait %{{.*}} {pending = 0 : i32}
+// CHECK: return
+func.func @head_dim_64_forced(%q: !tilegpu.memdesc<64x64xf16, #shared>, %n: i32, %kmap: !tilegpu.tensormap, %vmap: !tilegpu.tensormap) -> tensor<64x64xf32, #mma> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #slice>
+  %zeros = arith.constant dense<0.000000e+00> : tensor<64xf32, #slice>
+  %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+  %s0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma1>
+  %ks = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x64x64xf16, #shared1>
+  %kb = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #shared2>
+  %vs = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x64x64xf16, #shared>
+  %vb = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #shared2>
+  tilegpu.barrier_init %kb : <2x1xi64, #shared2>
+  tilegpu.barrier_init %vb : <2x1xi64, #shared2>
+  %any = arith.cmpi sgt, %n, %c0 : i32
+  %k0 = tilegpu.memdesc_index %ks, %c0 : <2x64x64xf16, #shared1> -> <64x64xf16, #shared1>
+  %kb0 = tilegpu.memdesc_index %kb, %c0 : <2x1xi64, #shared2> -> <1xi64, #shared2>
+  tilegpu.barrier_expect %kb0, %any {bytes = 8192 : i32} : <1xi64, #shared2>
+  tilegpu.async_tma_copy %kmap[%c0, %c0], %k0, %kb0, %any : <64x64xf16, #shared1>, <1xi64, #shared2>
+  %v0 = tilegpu.memdesc_index %vs, %c0 : <2x64x64xf16, #shared> -> <64x64xf16, #shared>
+  %vb0 = tilegpu.memdesc_index %vb, %c0 : <2x1xi64, #shared2> -> <1xi64, #shared2>
+  tilegpu.barrier_expect %vb0, %any {bytes = 8192 : i32} : <1xi64, #shared2>
+  tilegpu.async_tma_copy %vmap[%c0, %c0], %v0, %vb0, %any : <64x64xf16, #shared>, <1xi64, #shared2>
+  %r:3 = scf.for %j = %c0 to %n step %c64 iter_args(%acc = %acc0, %l = %zeros, %m = %ninf) -> (tensor<64x64xf32, #mma>, tensor<64xf32, #slice>, tensor<64xf32, #slice>) : i32 {
+    %more = arith.subi %n, %c64 : i32
+    %refill = arith.cmpi slt, %j, %more : i32
+    %block = arith.divsi %j, %c64 : i32
+    %slot = arith.remsi %block, %c2 : i32
+    %round = arith.divsi %block, %c2 : i32
+    %phase = arith.andi %round, %c1 : i32
+    %kbar = tilegpu.memdesc_index %kb, %slot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_wait %kbar, %phase : <1xi64, #shared2>
+    %k = tilegpu.memdesc_index %ks, %slot : <2x64x64xf16, #shared1> -> <64x64xf16, #shared1>
+    %s = tile.dot %q, %k, %s0, tf32 : !tilegpu.memdesc<64x64xf16, #shared>, !tilegpu.memdesc<64x64xf16, #shared1> -> tensor<64x64xf32, #mma1>
+    %rowmax = tile.reduce max %s {axis = 1 : i32} : tensor<64x64xf32, #mma1> -> tensor<64xf32, #slice4>
+    %rowmax1 = tilegpu.convert_layout %rowmax : tensor<64xf32, #slice4> -> tensor<64xf32, #slice>
+    %mnew = arith.maxnumf %m, %rowmax1 : tensor<64xf32, #slice>
+    %e = math.exp2 %s : tensor<64x64xf32, #mma1>
+    %diff = arith.subf %m, %mnew : tensor<64xf32, #slice>
+    %alpha = math.exp2 %diff : tensor<64xf32, #slice>
+    %sum = tile.reduce sum %e {axis = 1 : i32} : tensor<64x64xf32, #mma1> -> tensor<64xf32, #slice4>
+    %sum1 = tilegpu.convert_layout %sum : tensor<64xf32, #slice4> -> tensor<64xf32, #slice>
+    %lscaled = arith.mulf %l, %alpha : tensor<64xf32, #slice>
+    %lnew = arith.addf %lscaled, %sum1 : tensor<64xf32, #slice>
+    %alpha2 = tile.expand_dims %alpha {axis = 1 : i32} : tensor<64xf32, #slice> -> tensor<64x1xf32, #mma>
+    %scale = tile.broadcast %alpha2 : tensor<64x1xf32, #mma> -> tensor<64x64xf32, #mma>
+    %rescaled = arith.mulf %acc, %scale : tensor<64x64xf32, #mma>
+    %p16 = arith.truncf %e : tensor<64x64xf32, #mma1> to tensor<64x64xf16, #mma1>
+    %p = tilegpu.convert_layout %p16 : tensor<64x64xf16, #mma1> -> tensor<64x64xf16, #dot_op>
+    %vbar = tilegpu.memdesc_index %vb, %slot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_wait %vbar, %phase : <1xi64, #shared2>
+    %v = tilegpu.memdesc_index %vs, %slot : <2x64x64xf16, #shared> -> <64x64xf16, #shared>
+    %o = tile.dot %p, %v, %rescaled, tf32 : tensor<64x64xf16, #dot_op>, !tilegpu.memdesc<64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %next = arith.addi %j, %c64 : i32
+    %nblock = arith.divsi %next, %c64 : i32
+    %nslot = arith.remsi %nblock, %c2 : i32
+    %kn = tilegpu.memdesc_index %ks, %nslot : <2x64x64xf16, #shared1> -> <64x64xf16, #shared1>
+    %kbn = tilegpu.memdesc_index %kb, %nslot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tile.debug_barrier
+    tilegpu.barrier_expect %kbn, %refill {bytes = 8192 : i32} : <1xi64, #shared2>
+    tilegpu.async_tma_copy %kmap[%c0, %next], %kn, %kbn, %refill : <64x64xf16, #shared1>, <1xi64, #shared2>
+    %vn = tilegpu.memdesc_index %vs, %nslot : <2x64x64xf16, #shared> -> <64x64xf16, #shared>
+    %vbn = tilegpu.memdesc_index %vb, %nslot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_expect %vbn, %refill {bytes = 8192 : i32} : <1xi64, #shared2>
+    tilegpu.async_tma_copy %vmap[%next, %c0], %vn, %vbn, %refill : <64x64xf16, #shared>, <1xi64, #shared2>
+    scf.yield %o, %lnew, %mnew : tensor<64x64xf32, #mma>, tensor<64xf32, #slice>, tensor<64xf32, #slice>
+  } {tile.warp_specialize = true}
+  return %r#0 : tensor<64x64xf32, #mma>
+}
+
+// -----
+
+#mma = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 128]}>
+#mma1 = #tilegpu.mma<{version = 3, warpsPerCTA = [4, 1], instrShape = [64, 64]}>
+#shared = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [1, 0]}>
+#shared1 = #tilegpu.shared<{vec = 8, perPhase = 4, maxPhase = 2, order = [0, 1]}>
+#shared2 = #tilegpu.shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#dot_op = #tilegpu.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#slice = #tilegpu.slice<{dim = 1, parent = #mma}>
+#slice4 = #tilegpu.slice<{dim = 1, parent = #mma1}>
+
+// Head dim 128 with tl.range(..., warp_specialize=False): the loop stays.
+// CHECK-LABEL: func.func @forced_off
+// CHECK-NOT: scf.if
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.warpgroup_dot_wait
+// CHECK: tile.warp_specialize = false
+func.func @forced_off(%q: !tilegpu.memdesc<64x128xf16, #shared>, %n: i32, %kmap: !tilegpu.tensormap, %vmap: !tilegpu.tensormap) -> tensor<64x128xf32, #mma> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #slice>
+  %zeros = arith.constant dense<0.000000e+00> : tensor<64xf32, #slice>
+  %acc0 = arith.constant dense<0.000000e+00> : tensor<64x128xf32, #mma>
+  %s0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma1>
+  %ks = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x128x64xf16, #shared1>
+  %kb = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #shared2>
+  %vs = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x64x128xf16, #shared>
+  %vb = tilegpu.local_alloc : () -> !tilegpu.memdesc<2x1xi64, #shared2>
+  tilegpu.barrier_init %kb : <2x1xi64, #shared2>
+  tilegpu.barrier_init %vb : <2x1xi64, #shared2>
+  %any = arith.cmpi sgt, %n, %c0 : i32
+  %k0 = tilegpu.memdesc_index %ks, %c0 : <2x128x64xf16, #shared1> -> <128x64xf16, #shared1>
+  %kb0 = tilegpu.memdesc_index %kb, %c0 : <2x1xi64, #shared2> -> <1xi64, #shared2>
+  tilegpu.barrier_expect %kb0, %any {bytes = 16384 : i32} : <1xi64, #shared2>
+  tilegpu.async_tma_copy %kmap[%c0, %c0], %k0, %kb0, %any : <128x64xf16, #shared1>, <1xi64, #shared2>
+  %v0 = tilegpu.memdesc_index %vs, %c0 : <2x64x128xf16, #shared> -> <64x128xf16, #shared>
+  %vb0 = tilegpu.memdesc_index %vb, %c0 : <2x1xi64, #shared2> -> <1xi64, #shared2>
+  tilegpu.barrier_expect %vb0, %any {bytes = 16384 : i32} : <1xi64, #shared2>
+  tilegpu.async_tma_copy %vmap[%c0, %c0], %v0, %vb0, %any : <64x128xf16, #shared>, <1xi64, #shared2>
+  %r:3 = scf.for %j = %c0 to %n step %c64 iter_args(%acc = %acc0, %l = %zeros, %m = %ninf) -> (tensor<64x128xf32, #mma>, tensor<64xf32, #slice>, tensor<64xf32, #slice>) : i32 {
+    %more = arith.subi %n, %c64 : i32
+    %refill = arith.cmpi slt, %j, %more : i32
+    %block = arith.divsi %j, %c64 : i32
+    %slot = arith.remsi %block, %c2 : i32
+    %round = arith.divsi %block, %c2 : i32
+    %phase = arith.andi %round, %c1 : i32
+    %kbar = tilegpu.memdesc_index %kb, %slot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_wait %kbar, %phase : <1xi64, #shared2>
+    %k = tilegpu.memdesc_index %ks, %slot : <2x128x64xf16, #shared1> -> <128x64xf16, #shared1>
+    %s = tile.dot %q, %k, %s0, tf32 : !tilegpu.memdesc<64x128xf16, #shared>, !tilegpu.memdesc<128x64xf16, #shared1> -> tensor<64x64xf32, #mma1>
+    %rowmax = tile.reduce max %s {axis = 1 : i32} : tensor<64x64xf32, #mma1> -> tensor<64xf32, #slice4>
+    %rowmax1 = tilegpu.convert_layout %rowmax : tensor<64xf32, #slice4> -> tensor<64xf32, #slice>
+    %mnew = arith.maxnumf %m, %rowmax1 : tensor<64xf32, #slice>
+    %e = math.exp2 %s : tensor<64x64xf32, #mma1>
+    %diff = arith.subf %m, %mnew : tensor<64xf32, #slice>
+    %alpha = math.exp2 %diff : tensor<64xf32, #slice>
+    %sum = tile.reduce sum %e {axis = 1 : i32} : tensor<64x64xf32, #mma1> -> tensor<64xf32, #slice4>
+    %sum1 = tilegpu.convert_layout %sum : tensor<64xf32, #slice4> -> tensor<64xf32, #slice>
+    %lscaled = arith.mulf %l, %alpha : tensor<64xf32, #slice>
+    %lnew = arith.addf %lscaled, %sum1 : tensor<64xf32, #slice>
+    %alpha2 = tile.expand_dims %alpha {axis = 1 : i32} : tensor<64xf32, #slice> -> tensor<64x1xf32, #mma>
+    %scale = tile.broadcast %alpha2 : tensor<64x1xf32, #mma> -> tensor<64x128xf32, #mma>
+    %rescaled = arith.mulf %acc, %scale : tensor<64x128xf32, #mma>
+    %p16 = arith.truncf %e : tensor<64x64xf32, #mma1> to tensor<64x64xf16, #mma1>
+    %p = tilegpu.convert_layout %p16 : tensor<64x64xf16, #mma1> -> tensor<64x64xf16, #dot_op>
+    %vbar = tilegpu.memdesc_index %vb, %slot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_wait %vbar, %phase : <1xi64, #shared2>
+    %v = tilegpu.memdesc_index %vs, %slot : <2x64x128xf16, #shared> -> <64x128xf16, #shared>
+    %o = tile.dot %p, %v, %rescaled, tf32 : tensor<64x64xf16, #dot_op>, !tilegpu.memdesc<64x128xf16, #shared> -> tensor<64x128xf32, #mma>
+    %next = arith.addi %j, %c64 : i32
+    %nblock = arith.divsi %next, %c64 : i32
+    %nslot = arith.remsi %nblock, %c2 : i32
+    %kn = tilegpu.memdesc_index %ks, %nslot : <2x128x64xf16, #shared1> -> <128x64xf16, #shared1>
+    %kbn = tilegpu.memdesc_index %kb, %nslot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tile.debug_barrier
+    tilegpu.barrier_expect %kbn, %refill {bytes = 16384 : i32} : <1xi64, #shared2>
+    tilegpu.async_tma_copy %kmap[%c0, %next], %kn, %kbn, %refill : <128x64xf16, #shared1>, <1xi64, #shared2>
+    %vn = tilegpu.memdesc_index %vs, %nslot : <2x64x128xf16, #shared> -> <64x128xf16, #shared>
+    %vbn = tilegpu.memdesc_index %vb, %nslot : <2x1xi64, #shared2> -> <1xi64, #shared2>
+    tilegpu.barrier_expect %vbn, %refill {bytes = 16384 : i32} : <1xi64, #shared2>
+    tilegpu.async_tma_copy %vmap[%next, %c0], %vn, %vbn, %refill : <64x128xf16, #shared>, <1xi64, #shared2>
+    scf.yield %o, %lnew, %mnew : tensor<64x128xf32, #mma>, tensor<64xf32, #slice>, tensor<64xf32, #slice>
+  } {tile.warp_specialize = false}
+  return %r#0 : tensor<64x128xf32, #mma>
+}
 
 // -----
 

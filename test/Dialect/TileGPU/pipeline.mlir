@@ -196,6 +196,8 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32, tileg
 // CHECK-NOT: tile.debug_barrier
 // CHECK: tilegpu.async_copy
 // CHECK: scf.yield %[[W]]
+// What tl.range said of the loop stays on the pipelined one.
+// CHECK-NEXT: } {tile.warp_specialize = false}
 // CHECK: tilegpu.async_wait {pending = 0 : i32}
 // CHECK: %[[LAST:.*]] = tilegpu.warpgroup_dot_wait %{{.*}}#0 {pending = 0 : i32}
 // CHECK: tile.store %{{.*}}, %[[LAST]]
@@ -216,7 +218,7 @@ module attributes {tilegpu.num_warps = 4 : i32, tile.num_stages = 3 : i32} {
       %ap2 = tile.addptr %ap, %c64 : tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64xi32, #blw>
       %bp2 = tile.addptr %bp, %c64 : tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64xi32, #blw>
       scf.yield %d, %ap2, %bp2 : tensor<64x64xf32, #wg>, tensor<64x64x!tile.ptr<f16>, #blw>, tensor<64x64x!tile.ptr<f16>, #blw>
-    }
+    } {tile.warp_specialize = false}
     %cp = tile.splat %pc : tensor<64x64x!tile.ptr<f32>, #wg>
     tile.store %cp, %r#0 : tensor<64x64x!tile.ptr<f32>, #wg>
     return

@@ -149,7 +149,13 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   tile::DotOp second = stages.second;
   if (!isa<RankedTensorType>(second.getA().getType()))
     return fail("the second dot's A is not in registers");
-  if (second.getType().getShape()[1] < kMinLateColumns)
+  // tl.range(..., warp_specialize=) forces FlashAttention-3's schedule on
+  // or off; else it runs where it was measured to pay.
+  auto asked = loop->getAttrOfType<BoolAttr>(
+      tile::TileDialect::getWarpSpecializeAttrName());
+  if (asked && !asked.getValue())
+    return fail("tl.range(..., warp_specialize=False)");
+  if (!asked && second.getType().getShape()[1] < kMinLateColumns)
     return fail("the second dot's tile is too narrow to pay");
   // Its A is made from the first dot: that is what there is to overlap.
   // (The ops of the body that read the first dot, through nested regions

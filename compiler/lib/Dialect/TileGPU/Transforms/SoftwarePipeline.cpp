@@ -805,8 +805,13 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   options.predicateFn = predicate;
   IRRewriter rewriter(loop);
   bool modified = false;
+  // What tl.range said of the loop (warp_specialize=, num_stages=), which
+  // the pipeliner's new loop would drop: later passes read it too.
+  DictionaryAttr asked = loop->getDiscardableAttrDictionary();
   FailureOr<scf::ForOp> pipelined =
       scf::pipelineForLoop(rewriter, loop, options, &modified);
+  if (succeeded(pipelined))
+    (*pipelined)->setDiscardableAttrs(asked);
   if (failed(pipelined)) {
     LDBG() << "loop at " << loc << ": scf::pipelineForLoop failed; each "
            << "iteration waits for its own copies";
