@@ -2,7 +2,11 @@
 """Softmax, layer norm (forward) and attention forward: tilec against real
 Triton on the same .tl files (test/Triton/softmax.tl, layer_norm.tl,
 attention.tl), in one run. GB/s for the memory-bound two, TFLOP/s for
-attention, and the ratio tilec/Triton.
+attention, and the ratio tilec/Triton. Attention runs at head dims 64, 128
+and 256, and grouped-query (attention_gqa: 32 query heads over 8 of keys
+and values, head dim 128), causal or not, N_CTX 1024 to 16384; beside it
+torch's scaled_dot_product_attention, with the kernel torch picked (its
+backend: cuDNN, FlashAttention or memory-efficient).
 
 Every shape is run over a small sweep of launch configurations (warps,
 grid, blocks, stages), the same launch for both: each row is tilec and
@@ -174,15 +178,20 @@ class Attention:
     name, file, kernel, unit = "attention", "attention.tl", "attention_fwd", "TFLOP/s"
 
     def shapes(self, quick):
-        ns = (4096,) if quick else (1024, 2048, 4096, 8192)
+        ns = (4096,) if quick else (1024, 2048, 4096, 8192, 16384)
+        # Head dims 64 and 128 (the H100's FlashAttention-3 figures), and
+        # 256 at N_CTX 4096 and 16384.
+        heads = ((32, 64, ns), (16, 128, ns), (8, 256, ns[2::2] or ns))
         return [{"dtype": "fp16", "B": 4, "H": h, "N_CTX": n, "HEAD_DIM": d, "causal": c}
-                for h, d in ((32, 64), (16, 128)) for n in ns for c in (False, True)]
+                for h, d, sizes in heads for n in sizes for c in (False, True)]
 
     def configs(self, shape, quick):
         if shape["HEAD_DIM"] <= 64:
             blocks = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 3)]
-        else:
+        elif shape["HEAD_DIM"] <= 128:
             blocks = [(128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3)]
+        else:  # what fits 227 KB of shared memory at head dim 256
+            blocks = [(128, 64, 8, 2), (64, 64, 4, 2)]
         configs = [{"BLOCK_M": m, "BLOCK_N": n, "warps": w, "stages": s}
                    for m, n, w, s in blocks]
         return configs[:2] if quick else configs
@@ -238,7 +247,43 @@ class Attention:
                             is_causal=shape["causal"], scale=scale)
 
 
-WORKLOADS = [Softmax(), LayerNorm(), Attention()]
+class GroupedAttention(Attention):
+    """attention_fwd_gqa: grouped-query attention, GROUP query heads to a
+    head of keys and values (Llama-3 8B's 32 and 8 at head dim 128)."""
+    name, kernel = "attention_gqa", "attention_fwd_gqa"
+
+    def shapes(self, quick):
+        ns = (4096,) if quick else (2048, 4096, 8192, 16384)
+        return [{"dtype": "fp16", "B": 4, "H": 32, "GROUP": 4, "N_CTX": n, "HEAD_DIM": 128,
+                 "causal": c} for n in ns for c in (False, True)]
+
+    def label(self, shape):
+        return super().label(shape).replace(
+            f"H{shape['H']}", f"H{shape['H']}/{shape['H'] // shape['GROUP']}")
+
+    def inputs(self, torch, shape):
+        b, h, n, d = self.dims(shape)
+        cuda = {"device": "cuda", "dtype": torch.float16}
+        kv = (b, h // shape["GROUP"], n, d)
+        q = torch.randn(b, h, n, d, **cuda)
+        return {"q": q, "k": torch.randn(*kv, **cuda), "v": torch.randn(*kv, **cuda),
+                "o": torch.empty_like(q), "l": torch.empty(b, h, n, device="cuda")}
+
+    def values(self, shape, config, data):
+        values = super().values(shape, config, data)
+        _, h, n, d = self.dims(shape)
+        values.update(stride_kv_z=h // shape["GROUP"] * n * d, stride_kv_h=n * d,
+                      GROUP=shape["GROUP"])
+        return values
+
+    def torch_launch(self, torch, shape, data):
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        scale = 1 / math.sqrt(shape["HEAD_DIM"])
+        return lambda: sdpa(data["q"], data["k"], data["v"], is_causal=shape["causal"],
+                            scale=scale, enable_gqa=True)
+
+
+WORKLOADS = [Softmax(), LayerNorm(), Attention(), GroupedAttention()]
 
 
 def ordered(workload, shape, config, data):
@@ -453,6 +498,24 @@ class Bench:
             row["ratio"] = row["tilec"] / row["triton"]
         return row
 
+    def slowest_kernel(self, launch):
+        """The CUDA kernel that takes longest in one call of `launch`: for
+        scaled_dot_product_attention, the backend torch picked."""
+        from torch.autograd import DeviceType
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            launch()
+            self.torch.cuda.synchronize()
+
+        def device_time(event):  # self_cuda_time_total before torch 2.4
+            for name in ("self_device_time_total", "self_cuda_time_total"):
+                if hasattr(event, name):
+                    return getattr(event, name)
+            return 0
+
+        kernels = [e for e in prof.key_averages() if e.device_type == DeviceType.CUDA]
+        return max(kernels, key=device_time).key if kernels else None
+
     def shape(self, module, workload, shape, rows, save):
         torch = self.torch
         torch.manual_seed(0)
@@ -466,11 +529,16 @@ class Bench:
         summary = {"workload": workload.name, "shape": label, "unit": workload.unit,
                    "summary": True}
         try:
-            summary.update(self.timed(workload.amount(shape),
-                                      {"torch": workload.torch_launch(torch, shape, data)},
+            launch = workload.torch_launch(torch, shape, data)
+            summary.update(self.timed(workload.amount(shape), {"torch": launch},
                                       self.rates[workload.unit], self.args.rounds))
         except Exception as error:  # noqa: BLE001
             summary["torch_failed"] = first_line(error)
+        else:
+            try:
+                summary["torch_kernel"] = self.slowest_kernel(launch)
+            except Exception as error:  # noqa: BLE001 - the figure stands
+                summary["torch_kernel_failed"] = first_line(error)
         measured = []
         for config in workload.configs(shape, self.args.quick):
             row = self.measure(module, workload, shape, config, data, reference)
@@ -533,6 +601,16 @@ def print_row(row):
           f"tilec/triton {ratio}, spread {100 * spread:.1f}%; {verdict(row)}", flush=True)
 
 
+def attention_backend(kernel):
+    """Which of scaled_dot_product_attention's backends a kernel name is."""
+    name = (kernel or "").lower()
+    for part, backend in (("cudnn", "cuDNN"), ("flash", "FlashAttention"),
+                          ("fmha", "memory-efficient"), ("efficient", "memory-efficient")):
+        if part in name:
+            return backend
+    return None
+
+
 def print_tables(rows, header):
     print(f"\n{header}\n")
     print("| workload | unit | tilec best (config) | Triton, same config | tilec/Triton | "
@@ -548,9 +626,11 @@ def print_tables(rows, header):
         cfg = f" ({describe(r['config'])})" if "config" in r else ""
         tcfg = f" ({describe(r['triton_best_config'])})" if "triton_best_config" in r else ""
         failures = f", {r['failures']} failed" if r.get("failures") else ""
+        backend = attention_backend(r.get("torch_kernel"))
         print(f"| {r['shape']} | {u} | {fmt(tilec, u)}{cfg} | {fmt(same, u)} | {ratio} | "
               f"{fmt(tbest, u)}{tcfg} | {ratio_best} | {100 * r.get('spread', 0):.1f}% | "
-              f"{fmt(r.get('torch'), u)} | {r['correct']}{failures} |")
+              f"{fmt(r.get('torch'), u)}{f' ({backend})' if backend else ''} | "
+              f"{r['correct']}{failures} |")
     print("\nEvery configuration:\n")
     print("| workload | config | grid | tilec | Triton | tilec/Triton | spread | "
           "max error tilec / Triton | notes |")
@@ -621,7 +701,8 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="two shapes each (one N_CTX for attention), two configurations")
     parser.add_argument("--only", default="",
-                        help="comma-separated workloads: softmax, layer_norm, attention")
+                        help="comma-separated workloads: softmax, layer_norm, attention "
+                             "(with attention_gqa), attention_gqa")
     parser.add_argument("--rounds", type=int, default=5,
                         help="do_bench runs per figure, taken in turn (default 5)")
     parser.add_argument("--time-limit", type=float,
@@ -636,12 +717,16 @@ def main():
     args = parser.parse_args()
     global ARCH
     ARCH = args.arch
+    # A name takes its variants too: attention takes attention_gqa.
     wanted = [w for w in args.only.split(",") if w]
+
+    def chosen(workload):
+        return any(workload.name == x or workload.name.startswith(x + "_") for x in wanted)
     unknown = set(wanted) - {w.name for w in WORKLOADS}
     if unknown:
         parser.error(f"unknown workloads {sorted(unknown)}; "
                      f"known: {[w.name for w in WORKLOADS]}")
-    workloads = [w for w in WORKLOADS if not wanted or w.name in wanted]
+    workloads = [w for w in WORKLOADS if not wanted or chosen(w)]
     if args.compile_only:
         return compile_only(args, workloads)
     return gpu_run(args, workloads)

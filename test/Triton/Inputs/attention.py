@@ -64,6 +64,26 @@ def forward(name, p, block_m, block_n, signature=None):
                 signature=signature)
 
 
+def grouped_forward(name, rng, z, h, group, n, d, causal, block_m, block_n, signature=None):
+    """attention_fwd_gqa: h query heads, h // group heads of keys and
+    values, query head i reading key and value head i // group."""
+    f16 = lambda heads: rng.standard_normal((z, heads, n, d)).astype(np.float16)
+    q, k, v = f16(h), f16(h // group), f16(h // group)
+    sm_scale = 1 / np.sqrt(d)
+    p, lse = probabilities(q, np.repeat(k, group, axis=1), sm_scale, causal)
+    o = np.einsum("zhmn,zhnd->zhmd", p, np.repeat(v, group, axis=1).astype(np.float64))
+    constexprs = {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": causal}
+    if signature:
+        signature += f", {d}, {block_m}, {block_n}, {int(causal)}"
+    return Case(name, "attention_fwd_gqa", (cdiv(n, block_m), z * h),
+                [("Q", q), ("K", k), ("V", v), ("sm_scale", float(sm_scale)),
+                 ("Out", np.zeros(q.shape, np.float16)), ("L", np.zeros((z, h, n), np.float32)),
+                 ("stride_z", h * n * d), ("stride_h", n * d),
+                 ("stride_kv_z", h // group * n * d), ("stride_kv_h", n * d),
+                 ("stride_n", d), ("H", h), ("GROUP", group), ("N_CTX", n)],
+                {"Out": (o, 5e-3), "L": (lse * LOG2E, 1e-5)}, constexprs, signature=signature)
+
+
 def preprocess(p, block_m):
     z, h, n, d = p.shape
     return Case("bwd_preprocess", "attention_bwd_preprocess", (cdiv(n, block_m), z * h),
@@ -108,3 +128,12 @@ def cases():
         heads = Problem(rng, 2, 3, 200, 64, causal)
         yield forward("fwd_heads_aligned" + ("_causal" if causal else ""), heads, 64, 32,
                       signature=aligned)
+    # Grouped-query attention: 6 query heads in groups of 3 over 2 heads of
+    # keys and values, two batches, a ragged end; as Triton's JIT would
+    # specialize it (bulk copies of K and V on sm_90a, the head of keys
+    # (h % H) // GROUP an outer dimension of their maps), and not.
+    grouped = ("*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
+               "i32:16, i32:16, i32:16, i32:16, i32:16, i32, i32, i32")
+    yield grouped_forward("fwd_gqa", rng, 2, 6, 3, 100, 32, False, 32, 16)
+    yield grouped_forward("fwd_gqa_aligned_causal", rng, 2, 6, 3, 200, 64, True, 64, 32,
+                          signature=grouped)
