@@ -4,9 +4,11 @@ Triton on the same .tl files (test/Triton/softmax.tl, layer_norm.tl,
 attention.tl), in one run. GB/s for the memory-bound two, TFLOP/s for
 attention, and the ratio tilec/Triton. Attention runs at head dims 64, 128
 and 256, and grouped-query (attention_gqa: 32 query heads over 8 of keys
-and values, head dim 128), causal or not, N_CTX 1024 to 16384; beside it
-torch's scaled_dot_product_attention, with the kernel torch picked (its
-backend: cuDNN, FlashAttention or memory-efficient).
+and values, head dim 128), causal or not, N_CTX 1024 to 16384; its
+backward (attention_bwd: the tutorial's three kernels timed as one);
+beside them torch's scaled_dot_product_attention and its backward, with
+the kernel torch picked (its backend: cuDNN, FlashAttention or
+memory-efficient). `--only attention` runs all three.
 
 Every shape is run over a small sweep of launch configurations (warps,
 grid, blocks, stages), the same launch for both: each row is tilec and
@@ -283,29 +285,133 @@ class GroupedAttention(Attention):
                             scale=scale, enable_gqa=True)
 
 
-WORKLOADS = [Softmax(), LayerNorm(), Attention(), GroupedAttention()]
+class AttentionBackward(Attention):
+    """The tutorial's backward, timed as one: attention_bwd_preprocess
+    (Delta = rowsum(O * dO)), attention_bwd_dkdv and attention_bwd_dq (fp32
+    gradients), given the forward's Out and L. Against torch: the gradients
+    of scaled_dot_product_attention's output (autograd, fp16). FLOPs as
+    Triton's tutorial counts them: 2.5 times the forward's."""
+    name, unit = "attention_bwd", "TFLOP/s"
+    kernel = "attention_bwd_preprocess, attention_bwd_dkdv, attention_bwd_dq"
+    PREPROCESS_BLOCK = 128
+
+    def shapes(self, quick):
+        ns = (4096,) if quick else (1024, 4096, 8192)
+        return [{"dtype": "fp16", "B": 4, "H": h, "N_CTX": n, "HEAD_DIM": d, "causal": c}
+                for h, d in ((32, 64), (16, 128)) for n in ns for c in (False, True)]
+
+    def configs(self, shape, quick):
+        # BLOCK_M x BLOCK_N for both: dk/dv's program owns BLOCK_N keys and
+        # walks the queries BLOCK_M at a time, dq's the other way round.
+        blocks = [(64, 64, 4, 3), (64, 128, 8, 2), (128, 64, 8, 2)]
+        configs = [{"BLOCK_M": m, "BLOCK_N": n, "warps": w, "stages": s}
+                   for m, n, w, s in blocks]
+        return configs[:1] if quick else configs
+
+    def label(self, shape):
+        return super().label(shape).replace("attention", "attention backward", 1)
+
+    def inputs(self, torch, shape):
+        b, h, n, d = self.dims(shape)
+        cuda = {"device": "cuda", "dtype": torch.float16}
+        q, k, v, do = (torch.randn(b, h, n, d, **cuda) for _ in range(4))
+        scale = 1 / math.sqrt(d)
+        o = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=shape["causal"], scale=scale)
+        # L = log2 of each row's sum of exp2 of the scaled scores, a block
+        # of queries at a time (the scores of all are too many bytes).
+        lse = torch.empty(b, h, n, device="cuda")
+        for start in range(0, n, 1024):
+            scores = torch.einsum("bhmd,bhnd->bhmn", q[:, :, start:start + 1024].float(),
+                                  k.float()) * scale
+            if shape["causal"]:
+                rows = torch.arange(start, min(start + 1024, n), device="cuda")[:, None]
+                scores.masked_fill_(rows < torch.arange(n, device="cuda")[None, :],
+                                    float("-inf"))
+            lse[:, :, start:start + 1024] = torch.logsumexp(scores, -1)
+            del scores
+        grad = lambda: torch.empty(b, h, n, d, device="cuda")  # noqa: E731
+        return {"q": q, "k": k, "v": v, "do": do, "o": o, "l": lse * 1.4426950408889634,
+                "delta": torch.empty(b, h, n, device="cuda"),
+                "dq": grad(), "dk": grad(), "dv": grad()}
+
+    def placeholders(self, shape):
+        return {name: Pointer("fp16") for name in ("q", "k", "v", "do", "o")} | {
+            name: Pointer("fp32") for name in ("l", "delta", "dq", "dk", "dv")}
+
+    def steps(self, shape, config, data):
+        b, h, n, d = self.dims(shape)
+        cdiv = lambda a, m: -(-a // m)  # noqa: E731
+        blocks = {"HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(config["BLOCK_M"]),
+                  "BLOCK_N": Constexpr(config["BLOCK_N"]), "CAUSAL": Constexpr(shape["causal"])}
+        common = {"Q": data["q"], "K": data["k"], "V": data["v"], "sm_scale": 1 / math.sqrt(d),
+                  "DO": data["do"], "L": data["l"], "Delta": data["delta"],
+                  "stride_z": h * n * d, "stride_h": n * d, "stride_n": d, "H": h, "N_CTX": n}
+        preprocess = {"O": data["o"], "DO": data["do"], "Delta": data["delta"], "N_CTX": n,
+                      "HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(self.PREPROCESS_BLOCK)}
+        return [("attention_bwd_preprocess", preprocess,
+                 (cdiv(n, self.PREPROCESS_BLOCK), b * h), {"warps": 4}),
+                ("attention_bwd_dkdv", common | blocks | {"DK": data["dk"], "DV": data["dv"]},
+                 (cdiv(n, config["BLOCK_N"]), b * h), config),
+                ("attention_bwd_dq", common | blocks | {"DQ": data["dq"]},
+                 (cdiv(n, config["BLOCK_M"]), b * h), config)]
+
+    def amount(self, shape):
+        return 2.5 * super().amount(shape)
+
+    def outputs(self, shape):
+        return {name: (5e-2, 2e-2) for name in ("dq", "dk", "dv")}
+
+    def reference(self, torch, shape, data):
+        q, k, v = (data[x].detach().requires_grad_() for x in ("q", "k", "v"))
+        o = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=shape["causal"], scale=1 / math.sqrt(shape["HEAD_DIM"]))
+        dq, dk, dv = torch.autograd.grad(o, (q, k, v), data["do"])
+        return {"dq": dq, "dk": dk, "dv": dv}
+
+    def torch_launch(self, torch, shape, data):
+        q, k, v = (data[x].detach().requires_grad_() for x in ("q", "k", "v"))
+        o = torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=shape["causal"], scale=1 / math.sqrt(shape["HEAD_DIM"]))
+        return lambda: torch.autograd.grad(o, (q, k, v), data["do"], retain_graph=True)
 
 
-def ordered(workload, shape, config, data):
-    """The kernel's arguments in its parameter order, by name, checked
+WORKLOADS = [Softmax(), LayerNorm(), Attention(), GroupedAttention(), AttentionBackward()]
+
+
+def ordered(file, kernel, by_name):
+    """`kernel`'s arguments in its parameter order, by name, checked
     against its parameter list (read from the .tl file)."""
-    by_name = workload.values(shape, config, data)
-    params = kernel_params(os.path.join(KERNELS, workload.file), workload.kernel)
+    params = kernel_params(os.path.join(KERNELS, file), kernel)
     missing = [p for p, _ in params if p not in by_name]
     wrong = [p for p, const in params
              if p in by_name and const != isinstance(by_name[p], Constexpr)]
     if missing or wrong:
-        raise LookupError(f"{workload.file}'s {workload.kernel} takes parameters "
+        raise LookupError(f"{file}'s {kernel} takes parameters "
                           f"this benchmark does not give: {missing or ''} "
                           f"{'constexpr mismatch ' + str(wrong) if wrong else ''}")
     return [(p, by_name[p]) for p, _ in params]
 
 
+def steps(workload, shape, config, data, sms):
+    """The launches one run of the workload makes, in order, each
+    (kernel, its arguments in parameter order, grid, config with warps and
+    stages): the workload's own `steps` (several kernels), else its one
+    kernel."""
+    if hasattr(workload, "steps"):
+        parts = workload.steps(shape, config, data)
+    else:
+        parts = [(workload.kernel, workload.values(shape, config, data),
+                  workload.grid(shape, config, sms), config)]
+    return [(kernel, ordered(workload.file, kernel, by_name), grid, launch_config)
+            for kernel, by_name, grid, launch_config in parts]
+
+
 ARCH = "sm_90"  # tilec's --arch, from the command line
 
 
-def compile_options(workload, config):
-    options = ["--kernel", workload.kernel, "--arch", ARCH]
+def compile_options(kernel, config):
+    options = ["--kernel", kernel, "--arch", ARCH]
     if "stages" in config:
         options += ["--num-stages", str(config["stages"])]
     return options
@@ -365,38 +471,50 @@ def compile_only(args, workloads):
                 row = {"workload": workload.name, "shape": workload.label(shape),
                        "config": config}
                 try:
-                    values = ordered(workload, shape, config, workload.placeholders(shape))
+                    launches = steps(workload, shape, config, workload.placeholders(shape),
+                                     132)
+                except LookupError as error:
+                    launches = []
+                    rows.append(dict(row, tilec_failed=first_line(error)))
+                    print(f"{row['shape']} [{describe(config)}]: tilec FAILED: "
+                          f"{first_line(error)}", flush=True)
+                    ok = False
+                for kernel, values, _, step_config in launches:
+                    row = {"workload": workload.name, "shape": workload.label(shape),
+                           "kernel": kernel, "config": step_config}
                     sig = signature([v for _, v in values])
-                    key = (workload.name, sig, config.get("warps"), config.get("stages"))
+                    key = (kernel, sig, step_config.get("warps"), step_config.get("stages"))
                     if key in seen:
                         continue
                     seen.add(key)
-                    ptx = os.path.join(out, f"{workload.name}_{len(seen)}.ptx")
-                    row["signature"] = sig
-                    meta, row["compile_ms"] = compile_tl(
-                        args.tilec, path, ptx, sig, config["warps"],
-                        compile_options(workload, config))
-                    row["ptx"] = ptx
-                    row["shared_bytes"] = meta["shared_bytes"]
-                    text = open(ptx).read()
-                    row["ptx_counts"] = {k: len(re.findall(p, text))
-                                         for k, p in PTX_COUNTS.items()}
-                    if ptxas:
-                        row.update(ptxas_info(ptxas, ptx))
-                except (CompileError, LookupError, OSError) as error:
-                    row["tilec_failed"] = first_line(error)
-                    ok = False
-                rows.append(row)
-                if "tilec_failed" in row:
-                    print(f"{row['shape']} [{describe(config)}]: tilec FAILED: "
-                          f"{row['tilec_failed']}", flush=True)
-                else:
-                    counts = ", ".join(f"{v} {k}" for k, v in row["ptx_counts"].items() if v)
-                    print(f"{row['shape']} [{describe(config)}]: {row['compile_ms']:.0f} ms, "
-                          f"{row.get('registers', '?')} registers, "
-                          f"{row.get('spill_stores', '?')}/{row.get('spill_loads', '?')} "
-                          f"bytes spilled (st/ld), {row['shared_bytes']} shared bytes; "
-                          f"PTX: {counts}", flush=True)
+                    try:
+                        ptx = os.path.join(out, f"{workload.name}_{len(seen)}.ptx")
+                        row["signature"] = sig
+                        meta, row["compile_ms"] = compile_tl(
+                            args.tilec, path, ptx, sig, step_config["warps"],
+                            compile_options(kernel, step_config))
+                        row["ptx"] = ptx
+                        row["shared_bytes"] = meta["shared_bytes"]
+                        text = open(ptx).read()
+                        row["ptx_counts"] = {k: len(re.findall(p, text))
+                                             for k, p in PTX_COUNTS.items()}
+                        if ptxas:
+                            row.update(ptxas_info(ptxas, ptx))
+                    except (CompileError, OSError) as error:
+                        row["tilec_failed"] = first_line(error)
+                        ok = False
+                    rows.append(row)
+                    what = f"{row['shape']} {kernel} [{describe(step_config)}]"
+                    if "tilec_failed" in row:
+                        print(f"{what}: tilec FAILED: {row['tilec_failed']}", flush=True)
+                    else:
+                        counts = ", ".join(f"{v} {k}" for k, v in row["ptx_counts"].items()
+                                           if v)
+                        print(f"{what}: {row['compile_ms']:.0f} ms, "
+                              f"{row.get('registers', '?')} registers, "
+                              f"{row.get('spill_stores', '?')}/{row.get('spill_loads', '?')} "
+                              f"bytes spilled (st/ld), {row['shared_bytes']} shared bytes; "
+                              f"PTX: {counts}", flush=True)
     print(f"PTX in {out}")
     if args.json:
         with open(args.json, "w") as f:
@@ -431,12 +549,13 @@ class Bench:
         self.sms = torch.cuda.get_device_properties(0).multi_processor_count
         self.kernels = 0
 
-    def run_tilec(self, workload, shape, config, values, grid):
+    def run_tilec(self, workload, step):
+        kernel_name, values, grid, config = step
         self.kernels += 1
         kernel = self.TilecKernel(
             self.args.tilec, f"{workload.name}{self.kernels}",
             signature([v for _, v in values]), self.workdir, config["warps"],
-            compile_options(workload, config),
+            compile_options(kernel_name, config),
             path=os.path.join(KERNELS, workload.file))
         args = entry_args([v for _, v in values])
         if len(args) != len(kernel.meta["params"]):
@@ -444,34 +563,53 @@ class Bench:
                                f"parameters, the benchmark gives {len(args)}")
         return kernel.bind(grid, *args), kernel.compile_ms
 
-    def run_triton(self, module, workload, config, values, grid):
-        fn = getattr(module, workload.kernel)
+    def run_triton(self, module, step):
+        kernel_name, values, grid, config = step
+        fn = getattr(module, kernel_name)
         kwargs = {p: v.value if isinstance(v, Constexpr) else v for p, v in values}
         kwargs["num_warps"] = config["warps"]
         if "stages" in config:
             kwargs["num_stages"] = config["stages"]
         return lambda: fn[grid](**kwargs)
 
+    def launcher(self, who, module, workload, launches):
+        """One launch of every step, in order, by tilec or Triton; and
+        tilec's compile time, all steps together."""
+        runs, compile_ms = [], 0.0
+        for step in launches:
+            if who == "tilec":
+                run, ms = self.run_tilec(workload, step)
+                compile_ms += ms
+            else:
+                run = self.run_triton(module, step)
+            runs.append(run)
+        if len(runs) == 1:
+            return runs[0], compile_ms
+
+        def run_all():
+            for run in runs:
+                run()
+        return run_all, compile_ms
+
     def measure(self, module, workload, shape, config, data, reference):
         torch = self.torch
         row = {"workload": workload.name, "shape": workload.label(shape),
                "config": config, "unit": workload.unit}
-        grid = workload.grid(shape, config, self.sms)
-        row["grid"] = list(grid)
         outputs = workload.outputs(shape)
         launches, tilec_out = {}, None
         try:
-            values = ordered(workload, shape, config, data)
+            plan = steps(workload, shape, config, data, self.sms)
         except LookupError as error:
             row["tilec_failed"] = row["triton_failed"] = first_line(error)
             return row
+        row["grid"] = [list(grid) for _, _, grid, _ in plan]
+        if len(plan) == 1:
+            row["grid"] = row["grid"][0]
         for who in ("tilec", "triton"):
             try:
+                launch, compile_ms = self.launcher(who, module, workload, plan)
                 if who == "tilec":
-                    launch, row["tilec_compile_ms"] = self.run_tilec(
-                        workload, shape, config, values, grid)
-                else:
-                    launch = self.run_triton(module, workload, config, values, grid)
+                    row["tilec_compile_ms"] = compile_ms
                 for name in outputs:
                     data[name].fill_(float("nan"))
                 launch()
@@ -702,7 +840,8 @@ def main():
                         help="two shapes each (one N_CTX for attention), two configurations")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads: softmax, layer_norm, attention "
-                             "(with attention_gqa), attention_gqa")
+                             "(with attention_gqa and attention_bwd), attention_gqa, "
+                             "attention_bwd")
     parser.add_argument("--rounds", type=int, default=5,
                         help="do_bench runs per figure, taken in turn (default 5)")
     parser.add_argument("--time-limit", type=float,
