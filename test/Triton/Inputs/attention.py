@@ -128,6 +128,13 @@ def cases():
         heads = Problem(rng, 2, 3, 200, 64, causal)
         yield forward("fwd_heads_aligned" + ("_causal" if causal else ""), heads, 64, 32,
                       signature=aligned)
+    # Head dim 128: on sm_90a the second dot (P V) is issued an iteration
+    # late (tilegpu-overlap-dots), here over a ragged end and, causal, over
+    # the first block of queries' single block of keys.
+    for causal in (False, True):
+        wide = Problem(rng, 1, 2, 200, 128, causal)
+        yield forward("fwd_d128_aligned" + ("_causal" if causal else ""), wide, 64, 64,
+                      signature=aligned)
     # Grouped-query attention: 6 query heads in groups of 3 over 2 heads of
     # keys and values, two batches, a ragged end; as Triton's JIT would
     # specialize it (bulk copies of K and V on sm_90a, the head of keys
