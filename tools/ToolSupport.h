@@ -23,6 +23,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -95,6 +96,19 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                "A stream-K dot kernel: the launch's last programs, which\n"
                "would leave SMs idle, run by CTAs that share out their K\n"
                "loops and sum in a fixed order");
+  app.add_option("--warp-specialize", options.warpSpecialize,
+                 "Loops whose tl.range(..., warp_specialize=) does not\n"
+                 "say: auto as the compiler measured it to pay, on\n"
+                 "wherever a loop allows it, off never (a producer\n"
+                 "warpgroup for a dot loop's bulk copies; attention's\n"
+                 "second dot an iteration late, sm_90a) (default auto)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, tile::WarpSpecialize>{
+              {"auto", tile::WarpSpecialize::Auto},
+              {"on", tile::WarpSpecialize::On},
+              {"off", tile::WarpSpecialize::Off}},
+          CLI::ignore_case))
+      ->option_text("auto|on|off");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

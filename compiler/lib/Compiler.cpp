@@ -529,6 +529,12 @@ bool Compilation::run() {
     (*module)->setAttr(
         mlir::tilegpu::TileGPUDialect::getDeviceTensorMapsAttrName(),
         UnitAttr::get(module->getContext()));
+  // For the loops whose tl.range does not say (askedWarpSpecialization).
+  if (options.warpSpecialize != ::tile::WarpSpecialize::Auto)
+    (*module)->setAttr(
+        mlir::tile::TileDialect::getWarpSpecializeAttrName(),
+        BoolAttr::get(module->getContext(),
+                      options.warpSpecialize == ::tile::WarpSpecialize::On));
   // Asked for (1, and 0 which the compiler alone takes as 1: only whether
   // the kernel could split); tilegpu-cluster-split-k removes it where the
   // kernel does not qualify or runs one CTA per program.

@@ -158,6 +158,7 @@ struct Hasher {
   void add(uint64_t value) { add(&value, sizeof(value)); }
   void add(unsigned value) { add(uint64_t(value)); }
   void add(bool value) { add(uint64_t(value)); }
+  void add(WarpSpecialize value) { add(uint64_t(value)); }
   void add(const std::string &text) {
     add(text.size());
     add(text.data(), text.size());

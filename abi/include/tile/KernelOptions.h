@@ -20,6 +20,15 @@
 
 namespace tile {
 
+/// Whether a loop runs warp-specialized (a producer warpgroup issuing its
+/// copies) and attention's two dots an iteration apart, where its
+/// tl.range(..., warp_specialize=) does not say.
+enum class WarpSpecialize : unsigned {
+  Auto, ///< where the compiler measured it to pay
+  Off,  ///< never
+  On,   ///< wherever the loop allows it
+};
+
 struct KernelOptions {
   /// Warps per program (a power of two, 1 to 32).
   unsigned numWarps = 4;
@@ -53,18 +62,22 @@ struct KernelOptions {
   /// ask for it where clusterSplitK is 0 and the cost model says so
   /// (chooseStreamK).
   bool streamK = false;
+  /// For loops whose tl.range does not say (the module's
+  /// `tile.warp_specialize`).
+  WarpSpecialize warpSpecialize = WarpSpecialize::Auto;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
 
   /// Every field, for comparing and hashing.
   auto fields() const {
-    return std::tie(numWarps, numStages, debug, deterministic,
-                    deviceTensorMaps, clusterSplitK, streamK, arch);
+    return std::tie(numWarps, numStages, debug, deterministic, deviceTensorMaps,
+                    clusterSplitK, streamK, warpSpecialize, arch);
   }
   static constexpr const char *kFieldNames[] = {
-      "num_warps", "num_stages", "debug", "deterministic",
-      "device_tensor_maps", "cluster_split_k", "stream_k", "arch"};
+      "num_warps",     "num_stages",         "debug",
+      "deterministic", "device_tensor_maps", "cluster_split_k",
+      "stream_k",      "warp_specialize",    "arch"};
 
   bool operator==(const KernelOptions &other) const {
     return fields() == other.fields();
@@ -80,8 +93,12 @@ struct KernelOptions {
     size_t i = 0;
     auto add = [&](const auto &value) {
       text += std::string(i ? "|" : "") + kFieldNames[i] + "=";
-      if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>)
+      using Field = std::decay_t<decltype(value)>;
+      if constexpr (std::is_same_v<Field, std::string>)
         text += value;
+      else if constexpr (std::is_enum_v<Field>)
+        text +=
+            std::to_string(static_cast<std::underlying_type_t<Field>>(value));
       else
         text += std::to_string(value);
       ++i;

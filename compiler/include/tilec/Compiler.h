@@ -23,9 +23,8 @@ namespace tilec {
 /// The stages `--emit` can stop after.
 enum class Stage { AST, Tile, TileGPU, LLVM, PTX, Cubin };
 
-/// What to compile and how: the kernel's options (numWarps, numStages,
-/// debug, deterministic, deviceTensorMaps, arch: tile/KernelOptions.h), and
-/// which kernel, its specialization and how far.
+/// What to compile and how: the kernel's options (tile/KernelOptions.h),
+/// and which kernel, its specialization and how far.
 struct CompileOptions : tile::KernelOptions {
   CompileOptions() { arch = "sm_90"; }
 

@@ -103,9 +103,8 @@ using Constexprs = std::vector<NamedConstexpr>;
 using ConstexprArgs = Borrowed<NamedConstexpr>;
 
 /// How the JIT compiles and launches: the kernel's options
-/// (tile/KernelOptions.h: numWarps, numStages, debug, deterministic,
-/// deviceTensorMaps, clusterSplitK, arch, each part of the specialization;
-/// an empty arch is the device's), where it runs and on which stream.
+/// (tile/KernelOptions.h, each part of the specialization; an empty arch
+/// is the device's), where it runs and on which stream.
 ///
 /// clusterSplitK 0 (the default) is decided per launch, before the
 /// specialization is looked up: on the GPU by tile::chooseClusterSplitK

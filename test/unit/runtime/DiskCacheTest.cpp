@@ -218,6 +218,9 @@ TEST(DiskCache, KeyChangesWithEveryInput) {
   JITOptions split = sm90();
   split.clusterSplitK = 2;
   EXPECT_FALSE(compileWith(kAdd, addArgs(), {{"BLOCK", 128}}, split));
+  JITOptions producers = sm90();
+  producers.warpSpecialize = WarpSpecialize::Off;
+  EXPECT_FALSE(compileWith(kAdd, addArgs(), {{"BLOCK", 128}}, producers));
   // Alignment (an unaligned x) and divisibility (n = 98: 2 where 100 is 4)
   // are specializations, but only as far as they can change the code: 96
   // and 100 are both 16 bytes of fp32 (tile/Specialization.h; 96's whole
@@ -230,7 +233,7 @@ TEST(DiskCache, KeyChangesWithEveryInput) {
   EXPECT_FALSE(compileWith(kAdd, {Ptr<fp16>(uint64_t(0x1000)),
                                   Ptr<fp16>(uint64_t(0x2000)), int32_t(100)},
                            {{"BLOCK", 128}}, sm90()));
-  EXPECT_EQ(listFiles(dir).size(), 11u);
+  EXPECT_EQ(listFiles(dir).size(), 12u);
 }
 
 // A truncated entry and one with a flipped byte are misses; the compile

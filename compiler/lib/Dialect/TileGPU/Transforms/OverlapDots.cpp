@@ -43,6 +43,8 @@
 
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "WarpSpecialize.h"
+
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
@@ -149,12 +151,12 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   tile::DotOp second = stages.second;
   if (!isa<RankedTensorType>(second.getA().getType()))
     return fail("the second dot's A is not in registers");
-  // tl.range(..., warp_specialize=) forces FlashAttention-3's schedule on
-  // or off; else it runs where it was measured to pay.
-  auto asked = loop->getAttrOfType<BoolAttr>(
-      tile::TileDialect::getWarpSpecializeAttrName());
-  if (asked && !asked.getValue())
-    return fail("tl.range(..., warp_specialize=False)");
+  // tl.range(..., warp_specialize=) or tilec --warp-specialize forces
+  // FlashAttention-3's schedule on or off; else it runs where it was
+  // measured to pay.
+  std::optional<bool> asked = askedWarpSpecialization(loop);
+  if (asked && !*asked)
+    return fail("warp_specialize=False asked");
   if (!asked && second.getType().getShape()[1] < kMinLateColumns)
     return fail("the second dot's tile is too narrow to pay");
   // Its A is made from the first dot: that is what there is to overlap.

@@ -338,10 +338,9 @@ chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
   ModuleOp module = loop->getParentOfType<ModuleOp>();
   auto split = module->getAttrOfType<IntegerAttr>(
       TileGPUDialect::getClusterSplitAttrName());
-  auto asked = loop->getAttrOfType<BoolAttr>(
-      tile::TileDialect::getWarpSpecializeAttrName());
+  std::optional<bool> asked = askedWarpSpecialization(loop);
   if (!isa<func::FuncOp>(loop->getParentOp()) || !hasLargeTiles(loop) ||
-      (asked && !asked.getValue()) || (split && split.getInt() > 1) ||
+      (asked && !*asked) || (split && split.getInt() > 1) ||
       module->hasAttr(TileGPUDialect::getStreamKAttrName()) ||
       // Turnstiles take the consumers' turns, which producer warps upset.
       module->hasAttr(TileGPUDialect::getDeterministicAttrName()) ||

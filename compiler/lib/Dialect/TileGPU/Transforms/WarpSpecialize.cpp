@@ -131,10 +131,19 @@ std::pair<int32_t, int32_t> splitRegisters(scf::ForOp loop, unsigned warps) {
 
 } // namespace
 
-bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
-  if (auto asked = loop->getAttrOfType<BoolAttr>(
-          tile::TileDialect::getWarpSpecializeAttrName()))
+std::optional<bool> mlir::tilegpu::askedWarpSpecialization(scf::ForOp loop) {
+  StringRef name = tile::TileDialect::getWarpSpecializeAttrName();
+  if (auto asked = loop->getAttrOfType<BoolAttr>(name))
     return asked.getValue();
+  if (auto module = loop->getParentOfType<ModuleOp>())
+    if (auto asked = module->getAttrOfType<BoolAttr>(name))
+      return asked.getValue();
+  return std::nullopt;
+}
+
+bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
+  if (std::optional<bool> asked = askedWarpSpecialization(loop))
+    return *asked;
   // Measured on the H100 (the tutorial's grouped matmul at 4096^3, ten
   // alternating runs of each): the split pays where each of two or more
   // consumer warpgroups computes 128 rows or more (256 x 128 x 64 on 8

@@ -17,11 +17,20 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <optional>
+
 namespace mlir::tilegpu {
 
-/// Whether `loop` should run its copies on producer warps: what
-/// `tl.range(..., warp_specialize=)` says, or else what the cost model
-/// does.
+/// What was asked of `loop`: its `tl.range(..., warp_specialize=)`, else
+/// the kernel's option (tilec --warp-specialize on|off: the module's
+/// `tile.warp_specialize`); nothing where neither says, for the cost
+/// models to decide. It covers both schedules the name stands for: copies
+/// on producer warps, and attention's second dot an iteration late
+/// (tilegpu-overlap-dots).
+std::optional<bool> askedWarpSpecialization(scf::ForOp loop);
+
+/// Whether `loop` should run its copies on producer warps: what was asked
+/// (askedWarpSpecialization), or else what the cost model says.
 bool wantsWarpSpecialization(scf::ForOp loop);
 
 /// Whether `loop`'s dots hold large accumulators on two or more consumer
