@@ -301,11 +301,13 @@ class AttentionBackward(Attention):
                 for h, d in ((32, 64), (16, 128)) for n in ns for c in (False, True)]
 
     def configs(self, shape, quick):
-        # BLOCK_M x BLOCK_N for both: dk/dv's program owns BLOCK_N keys and
-        # walks the queries BLOCK_M at a time, dq's the other way round.
-        blocks = [(64, 64, 4, 3), (64, 128, 8, 2), (128, 64, 8, 2)]
-        configs = [{"BLOCK_M": m, "BLOCK_N": n, "warps": w, "stages": s}
-                   for m, n, w, s in blocks]
+        # dk/dv's program owns BLOCK_N1 keys and walks the queries BLOCK_M1
+        # at a time, dq's owns BLOCK_M2 queries and walks the keys BLOCK_N2
+        # at a time; the first is Triton's tutorial's (32, 128, 128, 32, 4
+        # warps, 5 stages).
+        blocks = [(32, 128, 128, 32, 4, 5), (64, 64, 64, 64, 4, 3), (64, 128, 128, 64, 8, 2)]
+        configs = [{"BLOCK_M1": m1, "BLOCK_N1": n1, "BLOCK_M2": m2, "BLOCK_N2": n2,
+                    "warps": w, "stages": s} for m1, n1, m2, n2, w, s in blocks]
         return configs[:1] if quick else configs
 
     def label(self, shape):
@@ -342,8 +344,9 @@ class AttentionBackward(Attention):
     def steps(self, shape, config, data):
         b, h, n, d = self.dims(shape)
         cdiv = lambda a, m: -(-a // m)  # noqa: E731
-        blocks = {"HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(config["BLOCK_M"]),
-                  "BLOCK_N": Constexpr(config["BLOCK_N"]), "CAUSAL": Constexpr(shape["causal"])}
+        def blocks(m, n):
+            return {"HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(config[m]),
+                    "BLOCK_N": Constexpr(config[n]), "CAUSAL": Constexpr(shape["causal"])}
         common = {"Q": data["q"], "K": data["k"], "V": data["v"], "sm_scale": 1 / math.sqrt(d),
                   "DO": data["do"], "L": data["l"], "Delta": data["delta"],
                   "stride_z": h * n * d, "stride_h": n * d, "stride_n": d, "H": h, "N_CTX": n}
@@ -351,10 +354,11 @@ class AttentionBackward(Attention):
                       "HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(self.PREPROCESS_BLOCK)}
         return [("attention_bwd_preprocess", preprocess,
                  (cdiv(n, self.PREPROCESS_BLOCK), b * h), {"warps": 4}),
-                ("attention_bwd_dkdv", common | blocks | {"DK": data["dk"], "DV": data["dv"]},
-                 (cdiv(n, config["BLOCK_N"]), b * h), config),
-                ("attention_bwd_dq", common | blocks | {"DQ": data["dq"]},
-                 (cdiv(n, config["BLOCK_M"]), b * h), config)]
+                ("attention_bwd_dkdv",
+                 common | blocks("BLOCK_M1", "BLOCK_N1") | {"DK": data["dk"], "DV": data["dv"]},
+                 (cdiv(n, config["BLOCK_N1"]), b * h), config),
+                ("attention_bwd_dq", common | blocks("BLOCK_M2", "BLOCK_N2") | {"DQ": data["dq"]},
+                 (cdiv(n, config["BLOCK_M2"]), b * h), config)]
 
     def amount(self, shape):
         return 2.5 * super().amount(shape)
