@@ -50,9 +50,12 @@ def Tile_Dialect : Dialect {
       return "tile.num_stages";
     }
     /// Loop attribute (bool): `tl.range(..., warp_specialize=)`, whether the
-    /// loop's copies should be issued by producer warps of their own (true)
-    /// or never (false); absent, the compiler decides. The frontend writes
-    /// it; tilegpu-pipeline's warp specialization reads it.
+    /// loop's copies should be issued by producer warps of their own and
+    /// attention's second dot an iteration late (true) or never (false);
+    /// absent, the compiler decides. The frontend writes it. On the module,
+    /// the same for loops without one (tilec --warp-specialize on|off).
+    /// tilegpu-pipeline and tilegpu-overlap-dots read it
+    /// (askedWarpSpecialization).
     static constexpr ::llvm::StringLiteral getWarpSpecializeAttrName() {
       return "tile.warp_specialize";
     }
