@@ -55,6 +55,10 @@ def next_pow2(n):
     return 1 << (n - 1).bit_length()
 
 
+def cdiv(a, b):
+    return -(-a // b)
+
+
 class Softmax:
     """softmax_kernel: rows of an M x N matrix, fp32 or fp16 in and out."""
     name, file, kernel, unit = "softmax", "softmax.tl", "softmax_kernel", "GB/s"
@@ -183,7 +187,7 @@ class Attention:
         ns = (4096,) if quick else (1024, 2048, 4096, 8192, 16384)
         # Head dims 64 and 128 (the H100's FlashAttention-3 figures), and
         # 256 at N_CTX 4096 and 16384.
-        heads = ((32, 64, ns), (16, 128, ns), (8, 256, ns[2::2] or ns))
+        heads = ((32, 64, ns), (16, 128, ns), (8, 256, ns if quick else (4096, 16384)))
         return [{"dtype": "fp16", "B": 4, "H": h, "N_CTX": n, "HEAD_DIM": d, "causal": c}
                 for h, d, sizes in heads for n in sizes for c in (False, True)]
 
@@ -230,7 +234,7 @@ class Attention:
 
     def grid(self, shape, config, sms):
         b, h, n, _ = self.dims(shape)
-        return (-(-n // config["BLOCK_M"]), b * h)
+        return (cdiv(n, config["BLOCK_M"]), b * h)
 
     def amount(self, shape):
         b, h, n, d = self.dims(shape)
@@ -242,17 +246,23 @@ class Attention:
     def reference(self, torch, shape, data):
         return {"o": self.torch_launch(torch, shape, data)().float()}
 
+    # What torch's scaled_dot_product_attention is told beside the shape's.
+    sdpa_options = {}
+
+    def sdpa(self, torch, shape, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=shape["causal"], scale=1 / math.sqrt(shape["HEAD_DIM"]),
+            **self.sdpa_options)
+
     def torch_launch(self, torch, shape, data):
-        sdpa = torch.nn.functional.scaled_dot_product_attention
-        scale = 1 / math.sqrt(shape["HEAD_DIM"])
-        return lambda: sdpa(data["q"], data["k"], data["v"],
-                            is_causal=shape["causal"], scale=scale)
+        return lambda: self.sdpa(torch, shape, data["q"], data["k"], data["v"])
 
 
 class GroupedAttention(Attention):
     """attention_fwd_gqa: grouped-query attention, GROUP query heads to a
     head of keys and values (Llama-3 8B's 32 and 8 at head dim 128)."""
     name, kernel = "attention_gqa", "attention_fwd_gqa"
+    sdpa_options = {"enable_gqa": True}
 
     def shapes(self, quick):
         ns = (4096,) if quick else (2048, 4096, 8192, 16384)
@@ -277,12 +287,6 @@ class GroupedAttention(Attention):
         values.update(stride_kv_z=h // shape["GROUP"] * n * d, stride_kv_h=n * d,
                       GROUP=shape["GROUP"])
         return values
-
-    def torch_launch(self, torch, shape, data):
-        sdpa = torch.nn.functional.scaled_dot_product_attention
-        scale = 1 / math.sqrt(shape["HEAD_DIM"])
-        return lambda: sdpa(data["q"], data["k"], data["v"], is_causal=shape["causal"],
-                            scale=scale, enable_gqa=True)
 
 
 class AttentionBackward(Attention):
@@ -318,8 +322,7 @@ class AttentionBackward(Attention):
         cuda = {"device": "cuda", "dtype": torch.float16}
         q, k, v, do = (torch.randn(b, h, n, d, **cuda) for _ in range(4))
         scale = 1 / math.sqrt(d)
-        o = torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=shape["causal"], scale=scale)
+        o = self.sdpa(torch, shape, q, k, v)
         # L = log2 of each row's sum of exp2 of the scaled scores, a block
         # of queries at a time (the scores of all are too many bytes).
         lse = torch.empty(b, h, n, device="cuda")
@@ -332,10 +335,9 @@ class AttentionBackward(Attention):
                                     float("-inf"))
             lse[:, :, start:start + 1024] = torch.logsumexp(scores, -1)
             del scores
-        grad = lambda: torch.empty(b, h, n, d, device="cuda")  # noqa: E731
         return {"q": q, "k": k, "v": v, "do": do, "o": o, "l": lse * 1.4426950408889634,
                 "delta": torch.empty(b, h, n, device="cuda"),
-                "dq": grad(), "dk": grad(), "dv": grad()}
+                **{grad: torch.empty(b, h, n, d, device="cuda") for grad in ("dq", "dk", "dv")}}
 
     def placeholders(self, shape):
         return {name: Pointer("fp16") for name in ("q", "k", "v", "do", "o")} | {
@@ -343,10 +345,10 @@ class AttentionBackward(Attention):
 
     def steps(self, shape, config, data):
         b, h, n, d = self.dims(shape)
-        cdiv = lambda a, m: -(-a // m)  # noqa: E731
-        def blocks(m, n):
-            return {"HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(config[m]),
-                    "BLOCK_N": Constexpr(config[n]), "CAUSAL": Constexpr(shape["causal"])}
+
+        def blocks(block_m, block_n):
+            return {"HEAD_DIM": Constexpr(d), "BLOCK_M": Constexpr(config[block_m]),
+                    "BLOCK_N": Constexpr(config[block_n]), "CAUSAL": Constexpr(shape["causal"])}
         common = {"Q": data["q"], "K": data["k"], "V": data["v"], "sm_scale": 1 / math.sqrt(d),
                   "DO": data["do"], "L": data["l"], "Delta": data["delta"],
                   "stride_z": h * n * d, "stride_h": n * d, "stride_n": d, "H": h, "N_CTX": n}
@@ -367,16 +369,11 @@ class AttentionBackward(Attention):
         return {name: (5e-2, 2e-2) for name in ("dq", "dk", "dv")}
 
     def reference(self, torch, shape, data):
-        q, k, v = (data[x].detach().requires_grad_() for x in ("q", "k", "v"))
-        o = torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=shape["causal"], scale=1 / math.sqrt(shape["HEAD_DIM"]))
-        dq, dk, dv = torch.autograd.grad(o, (q, k, v), data["do"])
-        return {"dq": dq, "dk": dk, "dv": dv}
+        return dict(zip(("dq", "dk", "dv"), self.torch_launch(torch, shape, data)()))
 
     def torch_launch(self, torch, shape, data):
         q, k, v = (data[x].detach().requires_grad_() for x in ("q", "k", "v"))
-        o = torch.nn.functional.scaled_dot_product_attention(
-            q, k, v, is_causal=shape["causal"], scale=1 / math.sqrt(shape["HEAD_DIM"]))
+        o = self.sdpa(torch, shape, q, k, v)
         return lambda: torch.autograd.grad(o, (q, k, v), data["do"], retain_graph=True)
 
 
