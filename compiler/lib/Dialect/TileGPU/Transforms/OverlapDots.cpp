@@ -193,9 +193,8 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
     Value next;
     for (Value operand : def->getOperands()) {
       Operation *operandDef = operand.getDefiningOp();
-      bool carried = isa<BlockArgument>(operand) &&
-                     cast<BlockArgument>(operand).getOwner() == body &&
-                     cast<BlockArgument>(operand).getArgNumber() > 0;
+      auto arg = dyn_cast<BlockArgument>(operand);
+      bool carried = arg && arg.getOwner() == body && arg.getArgNumber() > 0;
       if (carried ||
           (operandDef && operandDef->getBlock() == body &&
            !fromFirst.contains(operandDef) && !isRecomputable(operandDef))) {
