@@ -12,7 +12,7 @@ calls exact (tolerance 0, or listed in exact_vs_triton) must be identical
 between tilec and Triton; the others agree within the spec's tolerance.
 
     python3 bench/triton_suite_vs_triton.py --tile-run build/bin/tile-run \\
-        [--only softmax,attention] [--sanitize memcheck]
+        [--only softmax,attention] [--case fwd,fwd_gqa] [--sanitize memcheck]
 
 Without a GPU, `--backend interp --no-triton` runs the same plumbing on
 tile-run's interpreter (no Triton).
@@ -161,6 +161,8 @@ def main():
     parser.add_argument("--backend", default="cuda", choices=["cuda", "interp"],
                         help="tile-run's backend (interp: a dry run without a GPU)")
     parser.add_argument("--no-triton", action="store_true", help="tilec only")
+    parser.add_argument("--case", help="comma-separated case names: only these cases "
+                                       "(with --only, of those files)")
     parser.add_argument("--sanitize", metavar="TOOL",
                         help="run tile-run under compute-sanitizer --tool TOOL")
     args = parser.parse_args()
@@ -194,6 +196,8 @@ def main():
                           f"{first_line(e)} | - |")
                     ok = False
             for case in suite.load_spec(name).cases():
+                if args.case and case.name not in args.case.split(","):
+                    continue
                 ok &= run_case(args, name, module, case, os.path.join(workdir, name), env)
                 count += 1
     print(f"{count} cases of test/Triton in {time.perf_counter() - start:.0f} s: " +

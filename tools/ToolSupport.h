@@ -101,7 +101,8 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                  "say: auto as the compiler measured it to pay, on\n"
                  "wherever a loop allows it, off never (a producer\n"
                  "warpgroup for a dot loop's bulk copies; attention's\n"
-                 "second dot an iteration late, sm_90a) (default auto)")
+                 "second dot an iteration late, its warpgroups taking\n"
+                 "turns at the tensor cores, sm_90a) (default auto)")
       ->transform(CLI::CheckedTransformer(
           std::map<std::string, tile::WarpSpecialize>{
               {"auto", tile::WarpSpecialize::Auto},

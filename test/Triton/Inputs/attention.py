@@ -51,7 +51,7 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def forward(name, p, block_m, block_n, signature=None):
+def forward(name, p, block_m, block_n, signature=None, num_warps=4):
     z, h, n, d = p.shape
     if signature:
         signature += f", {d}, {block_m}, {block_n}, {int(p.causal)}"
@@ -61,7 +61,7 @@ def forward(name, p, block_m, block_n, signature=None):
                 + p.strides(),
                 {"Out": (p.o, 5e-3), "L": (p.l, 1e-5)},
                 {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal},
-                signature=signature)
+                num_warps=num_warps, signature=signature)
 
 
 def grouped_forward(name, rng, z, h, group, n, d, causal, block_m, block_n, signature=None):
@@ -135,6 +135,13 @@ def cases():
         wide = Problem(rng, 1, 2, 200, 128, causal)
         yield forward("fwd_d128_aligned" + ("_causal" if causal else ""), wide, 64, 64,
                       signature=aligned)
+    # 128 queries a program on 8 warps, two warpgroups of 64: on sm_90a, as
+    # FlashAttention-3 runs them, a producer warpgroup copies K and V, and
+    # the two take turns at the tensor cores (ragged, and causal).
+    for causal in (False, True):
+        wide = Problem(rng, 1, 2, 300, 128, causal)
+        yield forward("fwd_d128_two_warpgroups" + ("_causal" if causal else ""), wide,
+                      128, 64, signature=aligned, num_warps=8)
     # Grouped-query attention: 6 query heads in groups of 3 over 2 heads of
     # keys and values, two batches, a ragged end; as Triton's JIT would
     # specialize it (bulk copies of K and V on sm_90a, the head of keys

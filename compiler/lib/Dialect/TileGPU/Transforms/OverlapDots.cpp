@@ -30,14 +30,24 @@
 // The second dot's A is in registers (P), which its wgmma reads until the
 // wait: the next P is made after the wait, as FlashAttention-3 makes it.
 // The wait comes before the refill too, which must not overwrite the slot
-// of B the late dot still reads.
+// of B the late dot still reads; in a warp-specialized loop, whose
+// producer refills the slots, before the consumers release them.
 //
-// What ptxas makes of it (bench/HISTORY.md): in the SASS the wait for the
-// late dot lands before the exponentials, among uniform-register writes
-// that reuse an in-flight wgmma's descriptor registers, so the softmax
-// does not yet run under the late dot; what pays, where the late dot is
-// wide, is the two dots issued back to back. The pass runs where that was
-// measured to pay (kMinLateColumns).
+// In a warp-specialized program of two consumer warpgroups or more, the
+// warpgroups also take turns (FlashAttention-3's ping-pong): each issues
+// S_j and the late P V between a wait for its turn and the pass to the
+// next warpgroup, so that one's dots run on the tensor cores while the
+// others compute their softmax.
+//
+// What ptxas makes of it (bench/HISTORY.md): the next P is carried in the
+// registers the late wgmma reads it from, so its conversions (F2FP) must
+// follow the wait; ptxas interleaves them with the exponentials and so
+// hoists the wait above them, and within a warpgroup the softmax does not
+// run under the late dot. What pays is the two dots issued back to back,
+// where the late dot is wide (paysToIssueLate), and the turns, under which
+// one warpgroup's softmax runs during the other's dots. Converting P only
+// in the next iteration, before the late dot (carrying it in f32), ran 0
+// to 4% slower.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +56,7 @@
 #include "WarpSpecialize.h"
 
 #include "tilec/Dialect/Tile/IR/Tile.h"
+#include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -68,18 +79,15 @@ using namespace mlir::tilegpu;
 
 namespace {
 
-/// The columns of the late dot's tile (attention's head dimension) from
-/// which the schedule pays. Measured on the H200 (bench/HISTORY.md), head
-/// dim 128 ran 3 to 13% faster for [128, 64], [64, 64] and [128, 128]
-/// blocks; head dim 64 ran 3 to 22% slower.
-constexpr int64_t kMinLateColumns = 128;
-
 /// A loop's two stages: `late` runs an iteration behind the rest.
 struct Stages {
   tile::DotOp first, second;
   unsigned accIndex = 0; ///< the iter_arg the second dot accumulates into
   /// The late stage's ops and the cheap ops it recomputes, in block order.
   SmallVector<Operation *> lateOrder;
+  /// The releases of the ring slots the second dot read (a warp-specialized
+  /// loop's arrivals on its empty barriers), which run once it is done.
+  SmallVector<Operation *> releases;
   llvm::SmallPtrSet<Operation *, 16> late;
   /// What the late stage reads of an iteration's early stage, carried.
   SmallVector<Value> carried;
@@ -142,13 +150,20 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   auto dots = llvm::to_vector(body->getOps<tile::DotOp>());
   if (dots.size() != 2 || !isWgmma(dots[0]) || !isWgmma(dots[1]))
     return fail("not two wgmma dots");
-  for (Operation &op : *body)
-    if (isa<BarrierArriveOp, AsyncCopyOp, AsyncWaitOp, WarpgroupDotWaitOp>(op))
-      return fail("its copies are not bulk copies waited for by barriers");
   Stages stages;
   stages.first = dots[0];
   stages.second = dots[1];
   tile::DotOp second = stages.second;
+  for (Operation &op : *body) {
+    if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupDotWaitOp>(op))
+      return fail("its copies are not bulk copies waited for by barriers");
+    // A warp-specialized loop releases its slots after the second dot.
+    if (isa<BarrierArriveOp>(op)) {
+      if (op.isBeforeInBlock(second))
+        return fail("a slot is released before the second dot");
+      stages.releases.push_back(&op);
+    }
+  }
   if (!isa<RankedTensorType>(second.getA().getType()))
     return fail("the second dot's A is not in registers");
   // tl.range(..., warp_specialize=) or tilec --warp-specialize forces
@@ -157,7 +172,7 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   std::optional<bool> asked = askedWarpSpecialization(loop);
   if (asked && !*asked)
     return fail("warp_specialize=False asked");
-  if (!asked && second.getType().getShape()[1] < kMinLateColumns)
+  if (!asked && !paysToIssueLate(second))
     return fail("the second dot's tile is too narrow to pay");
   // Its A is made from the first dot: that is what there is to overlap.
   // (The ops of the body that read the first dot, through nested regions
@@ -236,6 +251,7 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
     return fail("nothing waits for B's copies");
   stages.late.insert(chain.begin(), chain.end());
   stages.late.insert(second);
+  stages.late.insert(stages.releases.begin(), stages.releases.end());
 
   // What the late ops read of the early stage: recomputed or carried.
   SetVector<Value> carried;
@@ -275,7 +291,8 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
       if (!stages.late.contains(user) && user != yield.getOperation())
         return fail("the early stage reads the late one");
   for (Operation &op : *body)
-    if (stages.late.contains(&op) || recomputed.contains(&op))
+    if ((stages.late.contains(&op) || recomputed.contains(&op)) &&
+        !llvm::is_contained(stages.releases, &op))
       stages.lateOrder.push_back(&op);
   stages.carried = carried.takeVector();
   return stages;
@@ -316,6 +333,21 @@ bool needsLateDone(Operation *op,
          isa<scf::YieldOp>(op);
 }
 
+/// Whether the consumer warpgroups running `loop` take turns issuing its
+/// dots (FlashAttention-3's ping-pong): it runs on the consumers of a
+/// warp-specialized program of two warpgroups or more, and no CTA barrier
+/// of theirs in it holds them all together anyway.
+bool takesTurns(scf::ForOp loop) {
+  auto split = loop->getParentOfType<WarpSpecializeOp>();
+  if (!split || !split.getConsumer().isAncestor(loop->getParentRegion()) ||
+      getNumWarps(loop) < 8)
+    return false;
+  return !loop.getBody()
+              ->walk(
+                  [](tile::DebugBarrierOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
+}
+
 void overlap(scf::ForOp loop, Stages &stages) {
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
@@ -331,6 +363,18 @@ void overlap(scf::ForOp loop, Stages &stages) {
   llvm::SmallPtrSet<Operation *, 4> conversions = getAConversions(stages, body);
 
   OpBuilder b(loop);
+  // Where the warpgroups take turns, each issues its dots between a wait
+  // for its turn and the pass to the next. The first turn is warpgroup 0's
+  // without a wait; the last warpgroup's last turn passes to none.
+  bool turns = takesTurns(loop);
+  auto takeTurn = [&](OpBuilder &builder, Location l, bool firstTurn,
+                      bool lastTurn, auto issue) {
+    if (turns)
+      WarpgroupTurnWaitOp::create(builder, l, /*not_first=*/firstTurn);
+    issue();
+    if (turns)
+      WarpgroupTurnPassOp::create(builder, l, /*not_last=*/lastTurn);
+  };
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
   Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, lb, ub);
@@ -346,8 +390,13 @@ void overlap(scf::ForOp loop, Stages &stages) {
   for (auto [arg, init] :
        llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
     first.map(arg, init);
-  for (Operation *op : early)
-    b.clone(*op, first);
+  for (Operation *op : early) {
+    if (op == firstDot)
+      takeTurn(b, loc, /*firstTurn=*/true, /*lastTurn=*/false,
+               [&] { b.clone(*op, first); });
+    else
+      b.clone(*op, first);
+  }
   SmallVector<Value> inits;
   for (unsigned i = 0; i < numIterArgs; ++i)
     inits.push_back(i == stages.accIndex
@@ -365,6 +414,11 @@ void overlap(scf::ForOp loop, Stages &stages) {
     for (Operation *op : stages.lateOrder)
       builder.clone(*op, mapping);
   };
+  // The slots the late dot read are free once it is done.
+  auto cloneReleases = [&](OpBuilder &builder, IRMapping &mapping) {
+    for (Operation *op : stages.releases)
+      builder.clone(*op, mapping);
+  };
 
   Value start = arith::AddIOp::create(b, loc, lb, step);
   auto rotated = scf::ForOp::create(
@@ -378,9 +432,11 @@ void overlap(scf::ForOp loop, Stages &stages) {
         auto it = early.begin();
         for (; *it != firstDot; ++it)
           nb.clone(**it, now);
-        nb.clone(**it, now);
-        Value previous = arith::SubIOp::create(nb, l, j, step);
-        cloneLate(nb, before, previous, args.drop_front(numIterArgs));
+        takeTurn(nb, l, /*firstTurn=*/false, /*lastTurn=*/false, [&] {
+          nb.clone(**it, now);
+          Value previous = arith::SubIOp::create(nb, l, j, step);
+          cloneLate(nb, before, previous, args.drop_front(numIterArgs));
+        });
         // The first dot's group is done once at most the late one's runs.
         Value firstResult = now.lookup(stages.first.getResult());
         auto firstDone = WarpgroupDotWaitOp::create(
@@ -389,10 +445,11 @@ void overlap(scf::ForOp loop, Stages &stages) {
         Value lateResult = before.lookup(stages.second.getResult());
         Value lateDone;
         auto waitLate = [&] {
-          if (!lateDone)
-            lateDone =
-                WarpgroupDotWaitOp::create(nb, l, lateResult.getType(),
-                                           lateResult, nb.getI32IntegerAttr(0));
+          if (lateDone)
+            return;
+          lateDone = WarpgroupDotWaitOp::create(
+              nb, l, lateResult.getType(), lateResult, nb.getI32IntegerAttr(0));
+          cloneReleases(nb, before);
         };
         for (++it; it != early.end(); ++it) {
           if (needsLateDone(*it, conversions))
@@ -423,9 +480,17 @@ void overlap(scf::ForOp loop, Stages &stages) {
                             step));
   IRMapping final;
   final.map(accArg, rotated.getResult(stages.accIndex));
-  cloneLate(b, final, last, rotated.getResults().drop_front(numIterArgs));
+  takeTurn(b, loc, /*firstTurn=*/false, /*lastTurn=*/true, [&] {
+    cloneLate(b, final, last, rotated.getResults().drop_front(numIterArgs));
+  });
+  // Waited for after the pass: the next warpgroup's turn need not wait for
+  // this one's last dot to finish.
+  Value lastLate = final.lookup(stages.second.getResult());
+  lastLate = WarpgroupDotWaitOp::create(b, loc, lastLate.getType(), lastLate,
+                                        b.getI32IntegerAttr(0));
+  cloneReleases(b, final);
   SmallVector<Value> results(rotated.getResults().take_front(numIterArgs));
-  results[stages.accIndex] = final.lookup(stages.second.getResult());
+  results[stages.accIndex] = lastLate;
   scf::YieldOp::create(b, loc, results);
 
   loop.replaceAllUsesWith(guard.getResults());

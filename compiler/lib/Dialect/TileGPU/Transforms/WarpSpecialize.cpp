@@ -9,6 +9,11 @@
 //     wait full[i % S]; dot on slot i % S, left in flight
 //     wait for dot i - 1; each warp arrives on empty[(i - 1) % S]
 //
+// or, where the loop's dots are waited for where they stand (attention's
+// two, whose results the iteration needs at once), each warp arrives on
+// empty[i % S] after the last of them; tilegpu-overlap-dots then moves
+// that release with the second dot when it issues it an iteration late.
+//
 // The producer runs up to S iterations ahead, bounded by the releases, and
 // never synchronizes with the consumers' CTA barriers, which become named
 // barriers of the consumers alone in the lowering. Everything the
@@ -85,6 +90,16 @@ WarpgroupDotWaitOp getInFlightWait(Operation *user) {
   return wait && wait.getPending() == 1 ? wait : nullptr;
 }
 
+/// Whether `user` is a wgmma dot that the lowering waits for where it
+/// stands: no tilegpu.warpgroup_dot_wait reads it.
+bool isWaitedInPlace(Operation *user) {
+  auto dot = dyn_cast<tile::DotOp>(user);
+  auto mma = dot ? dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding())
+                 : MmaEncodingAttr();
+  return mma && mma.getVersion() == 3 &&
+         llvm::none_of(dot->getUsers(), llvm::IsaPred<WarpgroupDotWaitOp>);
+}
+
 /// The registers each of the loop's threads holds its dots' accumulators in.
 int64_t getAccumulatorRegisters(scf::ForOp loop) {
   int64_t threads = 32 * int64_t(getNumWarps(loop)), registers = 0;
@@ -141,9 +156,29 @@ std::optional<bool> mlir::tilegpu::askedWarpSpecialization(scf::ForOp loop) {
   return std::nullopt;
 }
 
+bool mlir::tilegpu::paysToIssueLate(tile::DotOp second) {
+  // Measured on the H200 (bench/HISTORY.md), head dim 128 ran 3 to 13%
+  // faster for [128, 64], [64, 64] and [128, 128] blocks; head dim 64 ran
+  // 3 to 22% slower.
+  return second.getType().getShape()[1] >= 128;
+}
+
 bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
   if (std::optional<bool> asked = askedWarpSpecialization(loop))
     return *asked;
+  unsigned warps = getNumWarps(loop);
+  // Attention's loop, whose second dot tilegpu-overlap-dots issues an
+  // iteration late: on producer warps, two consumer warpgroups or more
+  // take turns at the tensor cores. Measured on the H200 at N_CTX 8192
+  // (bench/HISTORY.md), head dim 128 on 8 warps ran 1.04x to 1.15x faster
+  // ([128, 128]: 572.7 against 498.6 TFLOP/s; causal 544.6 against
+  // 473.1); one warpgroup ([64, 64] on 4 warps) 0.83x, and head dim 64,
+  // where the late dot does not pay either, 0.90x to 0.95x.
+  auto dots = llvm::to_vector(loop.getBody()->getOps<tile::DotOp>());
+  if (dots.size() == 2 && isWaitedInPlace(dots[0]) &&
+      isWaitedInPlace(dots[1]) &&
+      isa<RankedTensorType>(dots[1].getA().getType()))
+    return warps >= 8 && paysToIssueLate(dots[1]);
   // Measured on the H100 (the tutorial's grouped matmul at 4096^3, ten
   // alternating runs of each): the split pays where each of two or more
   // consumer warpgroups computes 128 rows or more (256 x 128 x 64 on 8
@@ -152,7 +187,6 @@ bool mlir::tilegpu::wantsWarpSpecialization(scf::ForOp loop) {
   // against 669), nor with one warpgroup or smaller accumulators (up to
   // 15% slower: the producer's warps cost more than the CTA barriers they
   // save).
-  unsigned warps = getNumWarps(loop);
   if (warps < 8)
     return false;
   bool tallRows = false;
@@ -226,22 +260,29 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     }
   }
 
-  // Each ring is read only by dots left in flight: iteration i may release
-  // slot i - 1 once its wait for dot i - 1 has passed.
+  // Each ring is read only by dots left in flight, so that iteration i may
+  // release slot i - 1 once its wait for dot i - 1 has passed; or only by
+  // dots waited for in place, so that it releases slot i after the last.
   SmallVector<WarpgroupDotWaitOp> inFlightWaits;
+  Operation *lastWaitedInPlace = nullptr;
   for (LocalAllocOp ring : rings)
     for (Operation *user : ring->getUsers()) {
       if (user->getBlock() != body || producerOps.contains(user))
         continue;
       for (Operation *reader : user->getUsers()) {
-        WarpgroupDotWaitOp wait = getInFlightWait(reader);
-        if (!wait)
-          return giveUp("a ring is read by other than a dot in flight");
-        inFlightWaits.push_back(wait);
+        if (WarpgroupDotWaitOp wait = getInFlightWait(reader)) {
+          inFlightWaits.push_back(wait);
+        } else if (isWaitedInPlace(reader) && reader->getBlock() == body) {
+          if (!lastWaitedInPlace || lastWaitedInPlace->isBeforeInBlock(reader))
+            lastWaitedInPlace = reader;
+        } else {
+          return giveUp("a ring is read by other than a wgmma dot");
+        }
       }
     }
-  if (inFlightWaits.empty())
-    return giveUp("no dot stays in flight");
+  if (inFlightWaits.empty() == !lastWaitedInPlace)
+    return giveUp(lastWaitedInPlace ? "some dots stay in flight, others not"
+                                    : "no dot reads the rings");
 
   // The consumers must keep the registers their accumulators need (16
   // warps of 256 x 256 would get 104).
@@ -401,23 +442,32 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
         op->use_empty())
       op->erase();
 
-  // Each warp releases the slot of the dot its wait has just seen finish;
-  // no CTA barrier is needed between iterations any more.
-  WarpgroupDotWaitOp last = inFlightWaits.front();
-  for (WarpgroupDotWaitOp wait : inFlightWaits) {
-    if (auto barrier = dyn_cast_or_null<tile::DebugBarrierOp>(wait->getNextNode()))
-      barrier.erase();
-    if (last->isBeforeInBlock(wait))
-      last = wait;
+  // Each warp releases the slot of the dots it has just seen finish; no
+  // CTA barrier is needed between iterations any more.
+  if (lastWaitedInPlace) {
+    b.setInsertionPointAfter(lastWaitedInPlace);
+    Value current = MemDescIndexOp::create(b, loc, barrierType, empty,
+                                           emitSlot(b, loc, loop, stages));
+    BarrierArriveOp::create(b, loc, current, Value(), agree);
+  } else {
+    WarpgroupDotWaitOp last = inFlightWaits.front();
+    for (WarpgroupDotWaitOp wait : inFlightWaits) {
+      if (auto barrier =
+              dyn_cast_or_null<tile::DebugBarrierOp>(wait->getNextNode()))
+        barrier.erase();
+      if (last->isBeforeInBlock(wait))
+        last = wait;
+    }
+    b.setInsertionPointAfter(last);
+    Value iteration = emitIteration(b, loc, loop);
+    Value started = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::sgt, iteration,
+        arith::ConstantOp::create(b, loc,
+                                  b.getIntegerAttr(iteration.getType(), 0)));
+    Value previous = MemDescIndexOp::create(
+        b, loc, barrierType, empty, emitSlot(b, loc, loop, stages, /*back=*/1));
+    BarrierArriveOp::create(b, loc, previous, started, agree);
   }
-  b.setInsertionPointAfter(last);
-  Value iteration = emitIteration(b, loc, loop);
-  Value started = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::sgt, iteration,
-      arith::ConstantOp::create(b, loc, b.getIntegerAttr(iteration.getType(), 0)));
-  Value previous = MemDescIndexOp::create(
-      b, loc, barrierType, empty, emitSlot(b, loc, loop, stages, /*back=*/1));
-  BarrierArriveOp::create(b, loc, previous, started, agree);
 
   // The mbarriers' bytes may serve other buffers once every consumer is
   // done waiting on them; the producer has issued its last copy by then.

@@ -1,7 +1,7 @@
 //===- WarpSpecialize.h - A loop's copies on warps of their own -*- C++ -*-===//
 //
 // tilegpu-pipeline's alternative to software pipelining for a loop whose
-// buffers the copy engine fills and whose dots stay in flight: a producer
+// buffers the copy engine fills and wgmma dots read: a producer
 // warpgroup of its own issues the copies of every iteration as soon as
 // their slot of the ring is free, and the consumers (the program's
 // num_warps) only wait for them and compute. No CTA barrier passes
@@ -33,6 +33,11 @@ std::optional<bool> askedWarpSpecialization(scf::ForOp loop);
 /// (askedWarpSpecialization), or else what the cost model says.
 bool wantsWarpSpecialization(scf::ForOp loop);
 
+/// Whether issuing `second`, the second of two chained wgmma dots of a
+/// loop (attention's P V), an iteration late pays where nothing asked for
+/// it: its tile is wide enough (tilegpu-overlap-dots).
+bool paysToIssueLate(tile::DotOp second);
+
 /// Whether `loop`'s dots hold large accumulators on two or more consumer
 /// warpgroups, the tiles whose copies are worth sharing between two
 /// programs (specializeWarps' `shared`).
@@ -44,8 +49,9 @@ bool hasLargeTiles(scf::ForOp loop);
 /// barrier before them) into rings of `stages` buffers completing on
 /// `fullRings`; the consumers run the loop without them and the rest of the
 /// kernel. Fails, leaving the IR untouched, unless every buffer the copies
-/// fill is read only by dots that the loop keeps in flight and the copies
-/// need nothing the consumers compute.
+/// fill is read only by wgmma dots, all of which the loop keeps in flight
+/// or none (attention's), and the copies need nothing the consumers
+/// compute.
 ///
 /// With `shared` (one of `copies`), the kernel's programs run in pairs
 /// along x, a thread-block cluster of two CTAs (the module's

@@ -523,6 +523,44 @@ def TileGPU_BarrierInvalOp : TileGPU_Op<"barrier_inval", [
   let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
 }
 
+def TileGPU_WarpgroupTurnWaitOp : TileGPU_Op<"warpgroup_turn_wait", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "This consumer warpgroup waits for its turn";
+  let description = [{
+    The consumer warpgroups of a warp-specialized program (`num_warps / 4`
+    of them, n) take turns in a cycle: warpgroup g waits (bar.sync on named
+    barrier 2 + g, 256 threads) until warpgroup g - 1 mod n has passed it
+    the turn (`tilegpu.warpgroup_turn_pass`). Between a wait and its pass a
+    warpgroup issues its tensor-core work, so that one warpgroup's wgmma
+    run while the others compute on their results (FlashAttention-3's
+    ping-pong). With `not_first`, warpgroup 0 does not wait: the first
+    turn is its own.
+    ```mlir
+    tilegpu.warpgroup_turn_wait
+    tilegpu.warpgroup_turn_wait {not_first}
+    ```
+  }];
+  let arguments = (ins UnitAttr:$not_first);
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_WarpgroupTurnPassOp : TileGPU_Op<"warpgroup_turn_pass", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "This consumer warpgroup passes the turn to the next";
+  let description = [{
+    Warpgroup g arrives (bar.arrive, 256 threads) on the named barrier of
+    warpgroup g + 1 mod n, which its `tilegpu.warpgroup_turn_wait` then
+    passes. With `not_last`, the last warpgroup does not pass: its turn is
+    the last one, and every named barrier's arrivals are matched by waits.
+    ```mlir
+    tilegpu.warpgroup_turn_pass
+    tilegpu.warpgroup_turn_pass {not_last}
+    ```
+  }];
+  let arguments = (ins UnitAttr:$not_last);
+  let assemblyFormat = "attr-dict";
+}
+
 def TileGPU_WarpSpecializeOp : TileGPU_Op<"warp_specialize", [
     RecursiveMemoryEffects, NoRegionArguments,
     SingleBlockImplicitTerminator<"WarpYieldOp">]> {
