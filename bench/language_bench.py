@@ -195,7 +195,9 @@ class Attention:
         if shape["HEAD_DIM"] <= 64:
             blocks = [(128, 64, 4, 3), (128, 64, 8, 3), (128, 128, 8, 3), (64, 64, 4, 3)]
         elif shape["HEAD_DIM"] <= 128:
-            blocks = [(128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3)]
+            # [128, 128] with three stages: what tilec's producer fills
+            # (224 KB); Triton's shared memory may not fit it.
+            blocks = [(128, 64, 8, 3), (128, 128, 8, 2), (128, 128, 8, 3), (64, 64, 4, 3)]
         else:  # what fits 227 KB of shared memory at head dim 256
             blocks = [(128, 64, 8, 2), (64, 64, 4, 2)]
         configs = [{"BLOCK_M": m, "BLOCK_N": n, "warps": w, "stages": s}
