@@ -493,6 +493,16 @@ func.func @index_shape(%i: i32) {
 
 // -----
 
+#s = #tilegpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @trans_order() {
+  %m = tilegpu.local_alloc : () -> !tilegpu.memdesc<16x32xf16, #s>
+  // expected-error @+1 {{'tilegpu.memdesc_trans' op the result must be the 2-D source transposed: its shape and its encoding's order reversed}}
+  %t = tilegpu.memdesc_trans %m : !tilegpu.memdesc<16x32xf16, #s> -> !tilegpu.memdesc<32x16xf16, #s>
+  return
+}
+
+// -----
+
 #mma2 = #tilegpu.mma<{version = 2, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
 func.func @dot_wait_not_wgmma(%x: tensor<32x32xf32, #mma2>) {
   // expected-error @+1 {{'tilegpu.warpgroup_dot_wait' op waits on a wgmma accumulator (mma encoding version 3)}}

@@ -86,6 +86,17 @@ struct MemDescIndexToLLVM : OpConversionPattern<MemDescIndexOp> {
   }
 };
 
+/// The same address: the view's type carries the transposition.
+struct MemDescTransToLLVM : OpConversionPattern<MemDescTransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MemDescTransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// A load of `bits` (8 or 16) from global `src` into a 16-bit register
 /// (PTX's narrowest), zero where `pred` (may be null) is off: narrower than
 /// cp.async goes.
@@ -280,7 +291,7 @@ void mlir::tilegpu::populateSharedMemoryToLLVMPatterns(
     const TileGPUTypeConverter &converter, const VectorWidths &widths,
     RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<LocalAllocToLLVM, MemDescIndexToLLVM, AsyncCommitGroupToLLVM,
-               AsyncWaitToLLVM>(converter, context);
+  patterns.add<LocalAllocToLLVM, MemDescIndexToLLVM, MemDescTransToLLVM,
+               AsyncCommitGroupToLLVM, AsyncWaitToLLVM>(converter, context);
   patterns.add<AsyncCopyToLLVM>(converter, context, widths);
 }

@@ -25,6 +25,19 @@ SharedEncodingAttr mlir::tilegpu::chooseSharedEncoding(
   return SharedEncodingAttr::get(context, vec, perPhase, maxPhase, order);
 }
 
+MemDescType mlir::tilegpu::getTransposedType(MemDescType type) {
+  SmallVector<int64_t> shape(llvm::reverse(type.getShape()));
+  Attribute encoding = type.getEncoding();
+  if (auto shared = dyn_cast_or_null<SharedEncodingAttr>(encoding)) {
+    SmallVector<unsigned> order(llvm::reverse(shared.getOrder()));
+    encoding = SharedEncodingAttr::get(type.getContext(), shared.getVec(),
+                                       shared.getPerPhase(),
+                                       shared.getMaxPhase(), order);
+  }
+  return MemDescType::get(type.getContext(), shape, type.getElementType(),
+                          encoding);
+}
+
 bool mlir::tilegpu::isBarrierRing(MemDescType type) {
   return type.getElementType().isInteger(64) && type.getRank() <= 2 &&
          type.getShape().back() == 1;

@@ -329,6 +329,14 @@ LogicalResult MemDescIndexOp::verify() {
   return success();
 }
 
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType();
+  if (src.getRank() != 2 || getType() != getTransposedType(src))
+    return emitOpError("the result must be the 2-D source transposed: its "
+                       "shape and its encoding's order reversed");
+  return success();
+}
+
 LogicalResult TensorMapCreateOp::verify() {
   ArrayRef<int32_t> box = getBox();
   if (box.empty() || box.size() > 5 || getDims().size() != box.size() ||

@@ -81,23 +81,47 @@ MemDescType getBufferType(RankedTensorType type,
                           encoding);
 }
 
+/// The buffers dot operands were stored to, by value and row dimension
+/// (-1: as the value's layout has it), so that a value several dots read
+/// is stored once.
+using StagedBuffers = llvm::DenseMap<std::pair<Value, int>, LocalAllocOp>;
+
 /// A dot operand converted into registers is stored to a buffer instead,
 /// once, where its value is defined: a tile defined outside a loop (attention's
-/// queries) is not stored again in every iteration. wgmma reads tf32 and
+/// queries) is not stored again in every iteration, and a tile two dots
+/// read (the backward's q and do, as they are and transposed) is stored
+/// once for both. wgmma reads tf32 and
 /// fp8 operands from shared memory K-major only (no transpose flag but for
 /// 16-bit types): their rows run along K whatever the loads' layout, copied
-/// element by element into transposed rows where they are not. wgmma's
+/// element by element into transposed rows where they are not; for 16-bit
+/// types a B operand `tl.trans(x)` is x's buffer seen transposed
+/// (tilegpu.memdesc_trans). wgmma's
 /// register operand (A, or B where the operands are swapped) stays in
 /// registers unless it was loaded: a tile computed in registers
 /// (attention's probabilities, whose accumulator layout is already A's)
 /// would only make a round trip; a loaded one is read from its buffer into
 /// registers, in whatever order it was stored.
-void stageDotOperands(tile::DotOp dot) {
+void stageDotOperands(tile::DotOp dot, StagedBuffers &staged) {
   auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
   bool wgmma = mma && mma.getVersion() == 3;
   bool kMajorOnly =
       wgmma && isWgmmaKMajorOnly(dot.getA().getType().getElementType());
   unsigned registerOperand = wgmma && mma.getSwapped() ? 1 : 0;
+  // The buffer holding `value`, stored right after it is defined.
+  auto stage = [&](Value value, std::optional<unsigned> rowDim) {
+    LocalAllocOp &alloc = staged[{value, rowDim ? int(*rowDim) : -1}];
+    if (alloc)
+      return alloc;
+    OpBuilder builder(dot);
+    if (Operation *def = value.getDefiningOp())
+      builder.setInsertionPointAfter(def);
+    else
+      builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    alloc = LocalAllocOp::create(
+        builder, value.getLoc(),
+        getBufferType(cast<RankedTensorType>(value.getType()), rowDim), value);
+    return alloc;
+  };
   for (OpOperand &operand : dot->getOpOperands()) {
     unsigned opIdx = operand.getOperandNumber();
     if (opIdx > 1)
@@ -113,18 +137,24 @@ void stageDotOperands(tile::DotOp dot) {
     std::optional<unsigned> rowDim;
     if (kMajorOnly && !(mma.getSwapped() && opIdx == registerOperand))
       rowDim = opIdx == 0 ? type.getRank() - 1 : type.getRank() - 2;
-    // Defined in another block, it is an enclosing one's.
-    OpBuilder builder(dot);
-    if (Operation *def = src.getDefiningOp();
-        def && def->getBlock() != dot->getBlock())
-      builder.setInsertionPointAfter(def);
-    auto alloc = LocalAllocOp::create(builder, convert.getLoc(),
-                                      getBufferType(type, rowDim), src);
+    // B alone: wgmma's A from shared memory is read K-major here.
+    auto trans = src.getDefiningOp<tile::TransOp>();
+    if (wgmma && trans && !rowDim && type.getRank() == 2 && opIdx == 1 &&
+        registerOperand == 0) {
+      LocalAllocOp buffer = stage(trans.getSrc(), std::nullopt);
+      OpBuilder builder(dot);
+      operand.set(MemDescTransOp::create(builder, trans.getLoc(),
+                                         getTransposedType(buffer.getType()),
+                                         buffer));
+    } else {
+      operand.set(stage(src, rowDim));
+    }
     LDBG() << "dot at " << dot.getLoc() << ": operand " << opIdx
-           << " read from shared memory, " << alloc.getType();
-    operand.set(alloc);
+           << " read from shared memory, " << operand.get().getType();
     if (convert->use_empty())
       convert->erase();
+    if (trans && trans->use_empty())
+      trans->erase();
   }
 }
 
@@ -843,6 +873,12 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   return success(succeeded(pipelined));
 }
 
+/// The buffer `operand` is a view of (tilegpu.memdesc_trans), or itself.
+Value getViewed(Value operand) {
+  auto view = operand.getDefiningOp<MemDescTransOp>();
+  return view ? view.getSrc() : operand;
+}
+
 /// True when only cp.async or bulk copies write `buffer`: it is a buffer of
 /// a ring that tilegpu.async_copy or tilegpu.async_tma_copy fills and dots
 /// read. wgmma reads such buffers without a proxy fence once the copies'
@@ -850,17 +886,22 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
 /// differential test checks it on the GPU); bulk copies write through the
 /// async proxy anyway.
 bool isFilledByAsyncCopies(Value buffer) {
-  auto slot = buffer.getDefiningOp<MemDescIndexOp>();
+  auto slot = getViewed(buffer).getDefiningOp<MemDescIndexOp>();
   auto ring = slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
   if (!ring || ring.getSrc())
     return false;
+  auto isDot = llvm::IsaPred<tile::DotOp>;
   for (Operation *user : ring->getUsers()) {
     auto index = dyn_cast<MemDescIndexOp>(user);
     if (!index)
       return false;
-    for (Operation *use : index->getUsers())
+    for (Operation *use : index->getUsers()) {
+      if (auto view = dyn_cast<MemDescTransOp>(use);
+          view && llvm::all_of(view->getUsers(), isDot))
+        continue;
       if (!isa<AsyncCopyOp, AsyncTMACopyOp, tile::DotOp>(use))
         return false;
+    }
   }
   return true;
 }
@@ -890,7 +931,7 @@ void fenceWgmmaOperands(ModuleOp module) {
       if (!isa<MemDescType>(operand.getType()) ||
           isFilledByAsyncCopies(operand))
         continue;
-      Operation *store = operand.getDefiningOp();
+      Operation *store = getViewed(operand).getDefiningOp();
       if (!store || store->getBlock() == dot->getBlock()) {
         storedHere = true;
         continue;
@@ -942,7 +983,8 @@ int64_t estimateScratchBytes(scf::ForOp loop) {
 struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    module.walk([](tile::DotOp dot) { stageDotOperands(dot); });
+    StagedBuffers staged;
+    module.walk([&](tile::DotOp dot) { stageDotOperands(dot, staged); });
     int64_t limit = getSharedMemoryLimit(module);
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });

@@ -21,6 +21,10 @@ SharedEncodingAttr chooseSharedEncoding(MLIRContext *context,
                                         ArrayRef<unsigned> order,
                                         unsigned elementBits);
 
+/// The type of a 2-D buffer of `type` seen transposed
+/// (tilegpu.memdesc_trans): its shape and its encoding's order reversed.
+MemDescType getTransposedType(MemDescType type);
+
 /// True for a ring of mbarriers (`memdesc<Sx1xi64>`, one 8-byte barrier
 /// per pipeline stage) or one of them (`memdesc<1xi64>`), which no
 /// instruction reads as a matrix.

@@ -62,6 +62,26 @@ def TileGPU_MemDescIndexOp : TileGPU_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
+  let summary = "A matrix in shared memory seen transposed";
+  let description = [{
+    The bytes of `src` (a 2-D buffer) with its dimensions swapped: the
+    result's shape is the source's reversed and its encoding's order too,
+    so element (i, j) of the result is element (j, i) of the source.
+    tilegpu-pipeline reads a dot operand `tl.trans(x)` through this view of
+    x's buffer, which x's other dots share and the loop's copies fill once.
+    ```mlir
+    %qT = tilegpu.memdesc_trans %q : !tilegpu.memdesc<64x128xf16, #shared> -> !tilegpu.memdesc<128x64xf16, #shared1>
+    ```
+  }];
+  let arguments = (ins TileGPU_MemDescType:$src);
+  let results = (outs TileGPU_MemDescType:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy", [
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
   let summary = "Global to shared memory without passing through registers (cp.async)";
