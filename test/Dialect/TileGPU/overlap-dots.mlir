@@ -454,15 +454,17 @@ func.func @stored_operand(%q: !tilegpu.memdesc<64x128xf16, #shared>, %k: !tilegp
 // j - 64. The warpgroups take turns issuing their dots: the first turn
 // (S of the first iteration) is warpgroup 0's without a wait, each later
 // one waits, S_j and P V of j - 64 are issued between the wait and the
-// pass, and the last (the last P V) passes to none.
+// pass (the first S waited for after its pass), and the last (the last
+// P V) passes to none.
 // CHECK-LABEL: func.func @turns
 // CHECK: producer {
 // CHECK-NOT: tilegpu.warpgroup_turn
 // CHECK: } consumer {
 // CHECK: scf.if
 // CHECK: tilegpu.warpgroup_turn_wait {not_first}
-// CHECK-NEXT: tile.dot
+// CHECK-NEXT: %[[S0:.*]] = tile.dot
 // CHECK-NEXT: tilegpu.warpgroup_turn_pass{{$}}
+// CHECK-NEXT: tilegpu.warpgroup_dot_wait %[[S0]] {pending = 0 : i32}
 // CHECK-NOT: tilegpu.barrier_arrive
 // CHECK: scf.for %[[J:[^ ]*]] = %{{.*}} to
 // CHECK: tilegpu.barrier_wait

@@ -335,12 +335,17 @@ bool needsLateDone(Operation *op,
 
 /// Whether the consumer warpgroups running `loop` take turns issuing its
 /// dots (FlashAttention-3's ping-pong): it runs on the consumers of a
-/// warp-specialized program of two warpgroups or more, and no CTA barrier
-/// of theirs in it holds them all together anyway.
-bool takesTurns(scf::ForOp loop) {
+/// warp-specialized program of two warpgroups or more, and nothing in it
+/// meets at a CTA barrier of the consumers: one between a warpgroup's wait
+/// for its turn and its pass (a layout conversion through shared memory
+/// among the late ops) would deadlock, and elsewhere it holds them together
+/// anyway.
+bool takesTurns(scf::ForOp loop, const Stages &stages) {
   auto split = loop->getParentOfType<WarpSpecializeOp>();
   if (!split || !split.getConsumer().isAncestor(loop->getParentRegion()) ||
       getNumWarps(loop) < 8)
+    return false;
+  if (llvm::any_of(stages.lateOrder, llvm::IsaPred<ConvertLayoutOp>))
     return false;
   return !loop.getBody()
               ->walk(
@@ -366,7 +371,7 @@ void overlap(scf::ForOp loop, Stages &stages) {
   // Where the warpgroups take turns, each issues its dots between a wait
   // for its turn and the pass to the next. The first turn is warpgroup 0's
   // without a wait; the last warpgroup's last turn passes to none.
-  bool turns = takesTurns(loop);
+  bool turns = takesTurns(loop, stages);
   auto takeTurn = [&](OpBuilder &builder, Location l, bool firstTurn,
                       bool lastTurn, auto issue) {
     if (turns)
@@ -391,11 +396,21 @@ void overlap(scf::ForOp loop, Stages &stages) {
        llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
     first.map(arg, init);
   for (Operation *op : early) {
-    if (op == firstDot)
-      takeTurn(b, loc, /*firstTurn=*/true, /*lastTurn=*/false,
-               [&] { b.clone(*op, first); });
-    else
+    if (op != firstDot) {
       b.clone(*op, first);
+      continue;
+    }
+    takeTurn(b, loc, /*firstTurn=*/true, /*lastTurn=*/false,
+             [&] { b.clone(*op, first); });
+    // Waited for after the pass, so that the next warpgroup's first turn
+    // need not wait for this dot to finish.
+    if (turns) {
+      Value s = first.lookup(stages.first.getResult());
+      first.map(stages.first.getResult(),
+                WarpgroupDotWaitOp::create(b, loc, s.getType(), s,
+                                           b.getI32IntegerAttr(0))
+                    .getResult());
+    }
   }
   SmallVector<Value> inits;
   for (unsigned i = 0; i < numIterArgs; ++i)

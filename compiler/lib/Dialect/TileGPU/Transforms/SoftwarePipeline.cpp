@@ -87,15 +87,15 @@ MemDescType getBufferType(RankedTensorType type,
 using StagedBuffers = llvm::DenseMap<std::pair<Value, int>, LocalAllocOp>;
 
 /// A dot operand converted into registers is stored to a buffer instead,
-/// once, where its value is defined: a tile defined outside a loop (attention's
-/// queries) is not stored again in every iteration, and a tile two dots
-/// read (the backward's q and do, as they are and transposed) is stored
-/// once for both. wgmma reads tf32 and
-/// fp8 operands from shared memory K-major only (no transpose flag but for
-/// 16-bit types): their rows run along K whatever the loads' layout, copied
-/// element by element into transposed rows where they are not; for 16-bit
-/// types a B operand `tl.trans(x)` is x's buffer seen transposed
-/// (tilegpu.memdesc_trans). wgmma's
+/// once: a tile defined outside a loop (attention's queries) is not stored
+/// again in every iteration, and a tile two dots read (the backward's q
+/// and do, as they are and transposed) is stored once for both. wgmma
+/// reads tf32 and fp8 operands from shared memory K-major only (no
+/// transpose flag but for 16-bit types): their rows run along K whatever
+/// the loads' layout, copied element by element into transposed rows where
+/// they are not. A 16-bit B operand `tl.trans(x)` of wgmma is x's buffer
+/// seen transposed (tilegpu.memdesc_trans); other transposed operands
+/// (A, tf32 and fp8, mma.sync) are stored transposed. wgmma's
 /// register operand (A, or B where the operands are swapped) stays in
 /// registers unless it was loaded: a tile computed in registers
 /// (attention's probabilities, whose accumulator layout is already A's)
@@ -107,16 +107,32 @@ void stageDotOperands(tile::DotOp dot, StagedBuffers &staged) {
   bool kMajorOnly =
       wgmma && isWgmmaKMajorOnly(dot.getA().getType().getElementType());
   unsigned registerOperand = wgmma && mma.getSwapped() ? 1 : 0;
-  // The buffer holding `value`, stored right after it is defined.
+  // The buffer holding `value`: stored right before its first dot where
+  // the value is defined in the dot's block (the pipeliner waits for a
+  // ring's copies where its buffer was stored, and attention's schedule
+  // wants that wait between its dots), else right after the definition.
+  // A later dot it does not dominate moves it to the definition.
   auto stage = [&](Value value, std::optional<unsigned> rowDim) {
+    auto placeAtDefinition = [&](OpBuilder &builder) {
+      if (Operation *def = value.getDefiningOp())
+        builder.setInsertionPointAfter(def);
+      else
+        builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    };
     LocalAllocOp &alloc = staged[{value, rowDim ? int(*rowDim) : -1}];
-    if (alloc)
+    if (alloc) {
+      Operation *ancestor = alloc->getBlock()->findAncestorOpInBlock(*dot);
+      if (!ancestor || ancestor->isBeforeInBlock(alloc)) {
+        OpBuilder builder(alloc);
+        placeAtDefinition(builder);
+        alloc->moveBefore(builder.getInsertionBlock(),
+                          builder.getInsertionPoint());
+      }
       return alloc;
+    }
     OpBuilder builder(dot);
-    if (Operation *def = value.getDefiningOp())
-      builder.setInsertionPointAfter(def);
-    else
-      builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    if (value.getParentBlock() != dot->getBlock())
+      placeAtDefinition(builder);
     alloc = LocalAllocOp::create(
         builder, value.getLoc(),
         getBufferType(cast<RankedTensorType>(value.getType()), rowDim), value);

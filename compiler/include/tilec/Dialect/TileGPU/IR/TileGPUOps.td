@@ -68,8 +68,9 @@ def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
     The bytes of `src` (a 2-D buffer) with its dimensions swapped: the
     result's shape is the source's reversed and its encoding's order too,
     so element (i, j) of the result is element (j, i) of the source.
-    tilegpu-pipeline reads a dot operand `tl.trans(x)` through this view of
-    x's buffer, which x's other dots share and the loop's copies fill once.
+    tilegpu-pipeline reads a 16-bit wgmma B operand `tl.trans(x)` through
+    this view of x's buffer, which x's other dots share and the loop's
+    copies fill once.
     ```mlir
     %qT = tilegpu.memdesc_trans %q : !tilegpu.memdesc<64x128xf16, #shared> -> !tilegpu.memdesc<128x64xf16, #shared1>
     ```
