@@ -93,11 +93,6 @@ struct Stages {
   SmallVector<Value> carried;
 };
 
-bool isWgmma(tile::DotOp dot) {
-  auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
-  return mma && mma.getVersion() == 3;
-}
-
 /// The ring of shared buffers `slot` is one of, if it is one.
 Value getRing(Value slot) {
   auto index = slot.getDefiningOp<MemDescIndexOp>();

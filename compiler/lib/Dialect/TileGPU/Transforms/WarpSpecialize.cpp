@@ -94,9 +94,7 @@ WarpgroupDotWaitOp getInFlightWait(Operation *user) {
 /// stands: no tilegpu.warpgroup_dot_wait reads it.
 bool isWaitedInPlace(Operation *user) {
   auto dot = dyn_cast<tile::DotOp>(user);
-  auto mma = dot ? dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding())
-                 : MmaEncodingAttr();
-  return mma && mma.getVersion() == 3 &&
+  return dot && isWgmma(dot) &&
          llvm::none_of(dot->getUsers(), llvm::IsaPred<WarpgroupDotWaitOp>);
 }
 
@@ -154,6 +152,11 @@ std::optional<bool> mlir::tilegpu::askedWarpSpecialization(scf::ForOp loop) {
     if (auto asked = module->getAttrOfType<BoolAttr>(name))
       return asked.getValue();
   return std::nullopt;
+}
+
+bool mlir::tilegpu::isWgmma(tile::DotOp dot) {
+  auto mma = dyn_cast<MmaEncodingAttr>(dot.getType().getEncoding());
+  return mma && mma.getVersion() == 3;
 }
 
 bool mlir::tilegpu::paysToIssueLate(tile::DotOp second) {

@@ -33,6 +33,9 @@ std::optional<bool> askedWarpSpecialization(scf::ForOp loop);
 /// (askedWarpSpecialization), or else what the cost model says.
 bool wantsWarpSpecialization(scf::ForOp loop);
 
+/// Whether `dot` runs on Hopper's wgmma (an mma layout of version 3).
+bool isWgmma(tile::DotOp dot);
+
 /// Whether issuing `second`, the second of two chained wgmma dots of a
 /// loop (attention's P V), an iteration late pays where nothing asked for
 /// it: its tile is wide enough (tilegpu-overlap-dots).
