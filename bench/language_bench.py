@@ -4,11 +4,13 @@ Triton on the same .tl files (test/Triton/softmax.tl, layer_norm.tl,
 attention.tl), in one run. GB/s for the memory-bound two, TFLOP/s for
 attention, and the ratio tilec/Triton. Attention runs at head dims 64, 128
 and 256, and grouped-query (attention_gqa: 32 query heads over 8 of keys
-and values, head dim 128), causal or not, N_CTX 1024 to 16384; its
+and values, head dim 128), fp8 (attention_fp8: e4m3, V given transposed as
+Triton's tutorial gives it), causal or not, N_CTX 1024 to 16384; its
 backward (attention_bwd: the tutorial's three kernels timed as one);
 beside them torch's scaled_dot_product_attention and its backward, with
 the kernel torch picked (its backend: cuDNN, FlashAttention or
-memory-efficient). `--only attention` runs all three.
+memory-efficient; fp16 where tilec's inputs are fp8). `--only attention`
+runs all four.
 
 Every shape is run over a small sweep of launch configurations (warps,
 grid, blocks, stages), the same launch for both: each row is tilec and
@@ -291,6 +293,52 @@ class GroupedAttention(Attention):
         return values
 
 
+class Fp8Attention(Attention):
+    """attention_fwd_vt on fp8 (e4m3) Q, K and V, V given transposed
+    ([B, H, HEAD_DIM, N_CTX]) as Triton's tutorial gives fp8 values, so that
+    both dots read their B K-major as fp8 wgmma wants; fp16 Out. torch has
+    no fp8 attention: its figure is SDPA's on the same values in fp16."""
+    name, kernel = "attention_fp8", "attention_fwd_vt"
+
+    def shapes(self, quick):
+        ns = (4096,) if quick else (2048, 4096, 8192, 16384)
+        return [{"dtype": "fp8e4nv", "B": 4, "H": 16, "N_CTX": n, "HEAD_DIM": 128, "causal": c}
+                for n in ns for c in (False, True)]
+
+    def configs(self, shape, quick):
+        blocks = [(128, 128, 8, 3), (128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3)]
+        configs = [{"BLOCK_M": m, "BLOCK_N": n, "warps": w, "stages": s}
+                   for m, n, w, s in blocks]
+        return configs[:2] if quick else configs
+
+    def inputs(self, torch, shape):
+        data = super().inputs(torch, shape)
+        fp8 = {x: data[x].to(torch.float8_e4m3fn) for x in ("q", "k", "v")}
+        data.update(fp8, vt=fp8["v"].transpose(2, 3).contiguous())
+        return data
+
+    def placeholders(self, shape):
+        return super().placeholders(shape) | {
+            x: Pointer("fp8e4nv") for x in ("q", "k", "v", "vt")}
+
+    def values(self, shape, config, data):
+        values = super().values(shape, config, data)
+        _, h, n, d = self.dims(shape)
+        del values["V"]
+        values.update(VT=data["vt"], stride_vt_z=h * d * n, stride_vt_h=d * n, stride_vt=n)
+        return values
+
+    def outputs(self, shape):
+        # P V rounds P to fp8 (3 bits of mantissa): up to 2^-4 of each
+        # weight, which the first causal rows (a few keys) do not average
+        # out (both compilers 0.05 from torch there).
+        return {"o": (1e-1, 0.0)}
+
+    def torch_launch(self, torch, shape, data):
+        q, k, v = (data[x].to(torch.float16) for x in ("q", "k", "v"))
+        return lambda: self.sdpa(torch, shape, q, k, v)
+
+
 class AttentionBackward(Attention):
     """The tutorial's backward, timed as one: attention_bwd_preprocess
     (Delta = rowsum(O * dO)), attention_bwd_dkdv and attention_bwd_dq (fp32
@@ -379,7 +427,8 @@ class AttentionBackward(Attention):
         return lambda: torch.autograd.grad(o, (q, k, v), data["do"], retain_graph=True)
 
 
-WORKLOADS = [Softmax(), LayerNorm(), Attention(), GroupedAttention(), AttentionBackward()]
+WORKLOADS = [Softmax(), LayerNorm(), Attention(), GroupedAttention(), Fp8Attention(),
+             AttentionBackward()]
 
 
 def ordered(file, kernel, by_name):
@@ -844,8 +893,8 @@ def main():
                         help="two shapes each (one N_CTX for attention), two configurations")
     parser.add_argument("--only", default="",
                         help="comma-separated workloads: softmax, layer_norm, attention "
-                             "(with attention_gqa and attention_bwd), attention_gqa, "
-                             "attention_bwd")
+                             "(with attention_gqa, attention_fp8 and attention_bwd), "
+                             "attention_gqa, attention_fp8, attention_bwd")
     parser.add_argument("--rounds", type=int, default=5,
                         help="do_bench runs per figure, taken in turn (default 5)")
     parser.add_argument("--time-limit", type=float,

@@ -57,10 +57,15 @@ def device_args(case):
     arrays' addresses, its output the list of those arrays."""
     import torch
     args, buffers = [], {}
-    for param, value in case.args:
+    # fp8 buffers are uint8 bits in the case, fp8 by the signature.
+    entries = [e.strip() for e in (case.signature or "").split(",")]
+    fp8 = {"*fp8e4nv": torch.float8_e4m3fn, "*fp8e5": torch.float8_e5m2}
+    for i, (param, value) in enumerate(case.args):
         if isinstance(value, np.ndarray):
             buffers[param] = torch.from_numpy(value.copy()).cuda()
-            args.append(buffers[param])
+            pointee = entries[i].split(":")[0] if i < len(entries) else ""
+            args.append(buffers[param].view(fp8[pointee]) if pointee in fp8
+                        else buffers[param])
         elif isinstance(value, suite.Table):
             buffers[param] = [torch.from_numpy(a.copy()).cuda() for a in value.arrays]
             args.append(torch.tensor([t.data_ptr() for t in buffers[param]],

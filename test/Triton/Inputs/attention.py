@@ -84,6 +84,51 @@ def grouped_forward(name, rng, z, h, group, n, d, causal, block_m, block_n, sign
                 {"Out": (o, 5e-3), "L": (lse * LOG2E, 1e-5)}, constexprs, signature=signature)
 
 
+def e4m3(rng, shape):
+    """Standard normal numbers rounded to the nearest fp8 e4m3: (the bits,
+    uint8, as tile-run takes fp8 buffers; their values, float64)."""
+    codes = np.arange(128, dtype=np.int64)
+    exp, man = codes >> 3, (codes & 7) / 8.0
+    magnitudes = np.where(exp == 0, man * 2.0 ** -6, (1 + man) * 2.0 ** (exp - 7))[:127]
+    x = rng.standard_normal(shape)
+    # The largest magnitude not above |x|, or the next one where nearer.
+    below = np.clip(np.searchsorted(magnitudes, np.abs(x), side="right") - 1, 0, 126)
+    above = np.minimum(below + 1, 126)
+    nearer = np.abs(magnitudes[above] - np.abs(x)) < np.abs(np.abs(x) - magnitudes[below])
+    code = np.where(nearer, above, below)
+    bits = (code | np.where(x < 0, 0x80, 0)).astype(np.uint8)
+    return bits, np.where(x < 0, -magnitudes[code], magnitudes[code])
+
+
+def transposed_forward(name, rng, z, h, n, d, causal, block_m, block_n, num_warps):
+    """attention_fwd_vt on fp8 (e4m3) Q, K and V, V given transposed with
+    rows of n rounded up to 16 keys (16-byte aligned, as bulk copies want
+    them), as Triton's tutorial gives fp8 values. P is rounded to fp8 for
+    P V (3 bits of mantissa): a few percent of the output's largest; and
+    Hopper's fp8 wgmma sums Q K^T with a shorter mantissa than fp32's
+    (about 14 bits): L to a few parts in 10^5 (Triton's alike)."""
+    (q, qv), (k, kv), (v, vv) = (e4m3(rng, (z, h, n, d)) for _ in range(3))
+    row = cdiv(n, 16) * 16
+    vt = np.zeros((z, h, d, row), np.uint8)
+    vt[..., :n] = np.swapaxes(v, 2, 3)
+    sm_scale = 1 / np.sqrt(d)
+    p, lse = probabilities(qv, kv, sm_scale, causal)
+    o = np.einsum("zhmn,zhnd->zhmd", p, vv)
+    fp8 = "*fp8e4nv:16"
+    signature = (f"{fp8}, {fp8}, {fp8}, fp32, *fp16:16, *fp32:16, "
+                 + ", ".join(["i32:16"] * 6) + f", i32, i32, {d}, {block_m}, {block_n}, "
+                 f"{int(causal)}")
+    return Case(name, "attention_fwd_vt", (cdiv(n, block_m), z * h),
+                [("Q", q), ("K", k), ("VT", vt), ("sm_scale", float(sm_scale)),
+                 ("Out", np.zeros(q.shape, np.float16)), ("L", np.zeros((z, h, n), np.float32)),
+                 ("stride_z", h * n * d), ("stride_h", n * d), ("stride_n", d),
+                 ("stride_vt_z", h * d * row), ("stride_vt_h", d * row), ("stride_vt", row),
+                 ("H", h), ("N_CTX", n)],
+                {"Out": (o, 4e-2), "L": (lse * LOG2E, 5e-4)},
+                {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": causal},
+                num_warps=num_warps, signature=signature)
+
+
 def preprocess(p, block_m):
     z, h, n, d = p.shape
     return Case("bwd_preprocess", "attention_bwd_preprocess", (cdiv(n, block_m), z * h),
@@ -92,8 +137,10 @@ def preprocess(p, block_m):
                 {"Delta": (p.delta, 1e-5)}, {"HEAD_DIM": d, "BLOCK_M": block_m})
 
 
-def backward(name, kernel, p, block_m, block_n):
+def backward(name, kernel, p, block_m, block_n, signature=None, num_warps=4):
     z, h, n, d = p.shape
+    if signature:
+        signature += f", {d}, {block_m}, {block_n}, {int(p.causal)}"
     statistics = [("L", p.l.astype(np.float32)), ("Delta", p.delta.astype(np.float32))]
     head = [("Q", p.q), ("K", p.k), ("V", p.v), ("sm_scale", float(p.sm_scale)), ("DO", p.do)]
     constexprs = {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal}
@@ -101,7 +148,8 @@ def backward(name, kernel, p, block_m, block_n):
     if kernel == "attention_bwd_dkdv":
         return Case(name, kernel, (cdiv(n, block_n), z * h),
                     head + [("DK", grad()), ("DV", grad())] + statistics + p.strides(),
-                    {"DK": (p.dk, 5e-3), "DV": (p.dv, 5e-3)}, constexprs)
+                    {"DK": (p.dk, 5e-3), "DV": (p.dv, 5e-3)}, constexprs,
+                    num_warps=num_warps, signature=signature)
     return Case(name, kernel, (cdiv(n, block_m), z * h),
                 head + [("DQ", grad())] + statistics + p.strides(),
                 {"DQ": (p.dq, 5e-3)}, constexprs)
@@ -151,3 +199,17 @@ def cases():
     yield grouped_forward("fwd_gqa", rng, 2, 6, 3, 100, 32, False, 32, 16)
     yield grouped_forward("fwd_gqa_aligned_causal", rng, 2, 6, 3, 200, 64, True, 64, 32,
                           signature=grouped)
+    # The backward's dk/dv at head dim 128 on 8 warps: on sm_90a a producer
+    # warpgroup copies q and do, which the consumers read as they are and
+    # transposed (ragged, causal).
+    wide = Problem(rng, 1, 2, 200, 128, True)
+    yield backward("bwd_dkdv_d128_warp_specialized", "attention_bwd_dkdv", wide, 64, 128,
+                   signature="*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
+                   "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32, i32",
+                   num_warps=8)
+    # fp8 (e4m3), V given transposed: on sm_90a both dots read their B
+    # K-major as fp8 wgmma wants, V^T's tile as it was copied; 8 warps take
+    # turns as the fp16 ones do (ragged, and causal).
+    for causal in (False, True):
+        yield transposed_forward("fwd_fp8_vt" + ("_causal" if causal else ""), rng, 1, 2, 300,
+                                 128, causal, 128, 64, num_warps=8)

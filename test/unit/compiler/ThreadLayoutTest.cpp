@@ -426,6 +426,39 @@ TEST_F(MmaLayoutTest, WgmmaRegisterOperandIsTheAccumulatorsThreads) {
                                       layout({64, 64}, operand(0, mma({2, 2}), 2))));
 }
 
+TEST_F(MmaLayoutTest, Fp8AccumulatorReachesWgmmaOperandByPairShuffles) {
+  // fp8 P: the accumulator holds two consecutive columns a thread, wgmma's
+  // 8-bit A four (kWidth 4). Run the shuffles as the lowering emits them,
+  // every lane of every warp, and every element must land where A wants it.
+  auto wgmma = MmaEncodingAttr::get(&context, 3, {8, 1}, {64, 128});
+  ThreadLayout acc = layout({128, 128}, wgmma);
+  ThreadLayout a = layout({128, 128}, operand(0, wgmma, 4));
+  EXPECT_FALSE(getRegisterPermutation(acc, a));
+  auto words = getPairShuffles(acc, a);
+  ASSERT_TRUE(words.has_value());
+  ASSERT_EQ(words->size() * 4, a.getNumElems());
+  auto apply = [](unsigned base, ArrayRef<unsigned> moves, unsigned lane) {
+    for (auto [bit, move] : llvm::enumerate(moves))
+      if (lane >> bit & 1)
+        base ^= move;
+    return base;
+  };
+  for (unsigned warp = 0; warp < 8; ++warp)
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (auto [w, word] : llvm::enumerate(*words))
+        for (auto [half, shuffle] : llvm::enumerate(word)) {
+          unsigned from = apply(shuffle.laneBase, shuffle.laneMoves, lane);
+          bool high =
+              shuffle.highBase ^ (llvm::popcount(lane & shuffle.highMask) & 1);
+          unsigned pair = high ? shuffle.highPair : shuffle.lowPair;
+          for (unsigned i = 0; i < 2; ++i)
+            EXPECT_EQ(a.getPosition(4 * w + 2 * half + i, lane, warp),
+                      acc.getPosition(2 * pair + i, from, warp));
+        }
+  // B does not take its elements from the accumulator in pairs.
+  EXPECT_FALSE(getPairShuffles(acc, layout({128, 128}, operand(1, wgmma, 4))));
+}
+
 TEST_F(MmaLayoutTest, SwappedWgmmaIsTheInstructionsTransposed) {
   // tf32's C^T = B^T A^T: a 256 x 128 tile is the instruction's 128 x 256,
   // two warpgroups along its M (the tile's N). Every register of every

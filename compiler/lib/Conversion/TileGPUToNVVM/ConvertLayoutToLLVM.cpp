@@ -4,7 +4,9 @@
 // swizzled buffers that the dot reads with ldmatrix (SharedMemory.cpp).
 // Layouts that put every element in the same thread (an mma accumulator
 // and the A operand of a wgmma that reads it from registers) only reorder
-// registers.
+// registers. 8-bit elements that move between lanes of a warp in pairs (an
+// fp8 accumulator into wgmma's A: two columns a thread into four) go by
+// warp shuffles of 32-bit words.
 //
 // Every thread writes its elements to shared memory at their row-major
 // index, the CTA synchronizes, and every thread reads the elements the new
@@ -14,10 +16,11 @@
 // time), and rows may be padded so that threads walking down a column (a
 // transpose) or writing a few rows at once (an mma fragment) hit different
 // banks: both are chosen at compile time by counting the bank conflicts
-// of warp 0's accesses in each candidate (BankConflicts.h). Replicated elements are written more than
-// once with the same value, which is harmless. A conversion's buffer is its
-// op's scratch space (the barrier before the writes keeps earlier readers
-// safe); the module attribute `tilegpu.shared_bytes` records the largest.
+// of warp 0's accesses in each candidate (BankConflicts.h). Replicated elements
+// are written more than once with the same value, which is harmless. A
+// conversion's buffer is its op's scratch space (the barrier before the writes
+// keeps earlier readers safe); the module attribute `tilegpu.shared_bytes`
+// records the largest.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,6 +157,90 @@ ScratchPlan chooseScratchPlan(const ThreadLayout &src, const ThreadLayout &dst,
   return best;
 }
 
+/// An affine function of the lane id's bits at run time: `base` ^ the
+/// moves of the set bits (LLVM hoists it out of loops: the lane is fixed).
+Value emitLaneFunction(OpBuilder &b, Location loc, Value lane, unsigned base,
+                       ArrayRef<unsigned> moves) {
+  Value result = i32Constant(b, loc, base);
+  for (auto [bit, move] : llvm::enumerate(moves)) {
+    if (!move)
+      continue;
+    Value set = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, bit)),
+        i32Constant(b, loc, 1));
+    result = LLVM::XOrOp::create(
+        b, loc, result,
+        LLVM::MulOp::create(b, loc, set, i32Constant(b, loc, move)));
+  }
+  return result;
+}
+
+/// `dst`'s 8-bit elements from `src`'s by warp shuffles (getPairShuffles):
+/// no shared memory and no barrier, which would make the two consumer
+/// warpgroups of attention's ping-pong wait for each other every iteration.
+SmallVector<Value> shufflePairs(OpBuilder &b, Location loc,
+                                ArrayRef<std::array<PairShuffle, 2>> words,
+                                ValueRange srcValues) {
+  Type element = srcValues.front().getType();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto asByte = [&](Value v) -> Value {
+    return v.getType() == i8 ? v : LLVM::BitcastOp::create(b, loc, i8, v);
+  };
+  auto shl = [&](Value v, unsigned bits) -> Value {
+    return LLVM::ShlOp::create(b, loc, v, i32Constant(b, loc, bits));
+  };
+  // Source pair p (registers 2p, 2p + 1) as the low 16 bits of a word.
+  auto pair = [&](unsigned p) -> Value {
+    Value lo = LLVM::ZExtOp::create(b, loc, i32, asByte(srcValues[2 * p]));
+    Value hi = LLVM::ZExtOp::create(b, loc, i32, asByte(srcValues[2 * p + 1]));
+    return LLVM::OrOp::create(b, loc, lo, shl(hi, 8));
+  };
+  Value lane = NVVM::LaneIdOp::create(b, loc, i32);
+  SmallVector<Value> values;
+  for (const std::array<PairShuffle, 2> &word : words) {
+    Value halves[2];
+    for (auto [half, shuffle] : llvm::enumerate(word)) {
+      Value sent = pair(shuffle.lowPair);
+      if (shuffle.highPair != shuffle.lowPair)
+        sent =
+            LLVM::OrOp::create(b, loc, sent, shl(pair(shuffle.highPair), 16));
+      Value from =
+          emitLaneFunction(b, loc, lane, shuffle.laneBase, shuffle.laneMoves);
+      Value got = NVVM::ShflOp::create(b, loc, i32, i32Constant(b, loc, -1),
+                                       sent, from, i32Constant(b, loc, 0x1f),
+                                       NVVM::ShflKind::idx, UnitAttr());
+      Value kept = got;
+      if (shuffle.highPair != shuffle.lowPair) {
+        // high(l): the parity of l's bits in the mask, flipped by the base.
+        Value parity = LLVM::AndOp::create(
+            b, loc,
+            LLVM::CtPopOp::create(
+                b, loc, i32,
+                LLVM::AndOp::create(b, loc, lane,
+                                    i32Constant(b, loc, shuffle.highMask))),
+            i32Constant(b, loc, 1));
+        Value high =
+            LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, parity,
+                                 i32Constant(b, loc, shuffle.highBase));
+        kept = LLVM::SelectOp::create(
+            b, loc, high,
+            LLVM::LShrOp::create(b, loc, got, i32Constant(b, loc, 16)), got);
+      }
+      halves[half] =
+          LLVM::AndOp::create(b, loc, kept, i32Constant(b, loc, 0xffff));
+    }
+    Value packed = LLVM::OrOp::create(b, loc, halves[0], shl(halves[1], 16));
+    for (unsigned byte = 0; byte < 4; ++byte) {
+      Value v = LLVM::TruncOp::create(
+          b, loc, i8,
+          LLVM::LShrOp::create(b, loc, packed, i32Constant(b, loc, 8 * byte)));
+      values.push_back(
+          element == i8 ? v : LLVM::BitcastOp::create(b, loc, element, v));
+    }
+  }
+  return values;
+}
+
 struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -175,6 +262,12 @@ struct ConvertLayoutToLLVM : OpConversionPattern<ConvertLayoutOp> {
     Type element = srcValues.front().getType();
     Type slotType = getMemoryType(element);
     unsigned slotBytes = getMemoryBits(slotType) / 8;
+    if (slotBytes == 1 && !element.isInteger(1))
+      if (auto words = getPairShuffles(src, dst)) {
+        rewriter.replaceOpWithMultiple(
+            op, {shufflePairs(rewriter, loc, *words, srcValues)});
+        return success();
+      }
 
     // Row-major slots of the padded shape (the larger of the two where
     // tensor-core layouts pad further), each innermost row padded as the

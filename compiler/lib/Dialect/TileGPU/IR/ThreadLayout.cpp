@@ -15,6 +15,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tilegpu;
 
@@ -448,4 +450,74 @@ mlir::tilegpu::getRegisterPermutation(const ThreadLayout &src,
     permutation.push_back(from);
   }
   return permutation;
+}
+
+std::optional<SmallVector<std::array<PairShuffle, 2>>>
+mlir::tilegpu::getPairShuffles(const ThreadLayout &src,
+                               const ThreadLayout &dst) {
+  unsigned elems = src.getNumElems();
+  if (src.getRootShape() != dst.getRootShape() ||
+      src.getSlicedDims() != dst.getSlicedDims() ||
+      src.getWarpBases() != dst.getWarpBases() || src.isReplicated() ||
+      dst.isReplicated() || dst.getNumElems() != elems || elems % 4 != 0 ||
+      src.getLaneBases().size() != 5)
+    return std::nullopt;
+  // Where each element of warp 0 is in the source: (lane, register).
+  std::map<SmallVector<int64_t>, std::pair<unsigned, unsigned>> sourceOf;
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < elems; ++e)
+      sourceOf[src.getPosition(e, lane, 0)] = {lane, e};
+  // True where `f` (over the 32 lanes) is f(0) ^ the moves of l's bits.
+  auto isAffine = [](ArrayRef<unsigned> f) {
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned expected = f[0];
+      for (unsigned b = 0; b < 5; ++b)
+        if (l >> b & 1)
+          expected ^= f[1u << b] ^ f[0];
+      if (f[l] != expected)
+        return false;
+    }
+    return true;
+  };
+  SmallVector<std::array<PairShuffle, 2>> words;
+  for (unsigned w = 0; w < elems / 4; ++w) {
+    std::array<PairShuffle, 2> word;
+    for (unsigned half = 0; half < 2; ++half) {
+      SmallVector<unsigned> lanes, pairs;
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        auto first = sourceOf.find(dst.getPosition(4 * w + 2 * half, lane, 0));
+        auto second =
+            sourceOf.find(dst.getPosition(4 * w + 2 * half + 1, lane, 0));
+        if (first == sourceOf.end() || second == sourceOf.end())
+          return std::nullopt;
+        auto [l0, r0] = first->second;
+        auto [l1, r1] = second->second;
+        if (l0 != l1 || r0 % 2 != 0 || r1 != r0 + 1)
+          return std::nullopt;
+        lanes.push_back(l0);
+        pairs.push_back(r0 / 2);
+      }
+      PairShuffle &shuffle = word[half];
+      shuffle.lowPair = *llvm::min_element(pairs);
+      shuffle.highPair = *llvm::max_element(pairs);
+      SmallVector<unsigned> high;
+      for (unsigned pair : pairs) {
+        if (pair != shuffle.lowPair && pair != shuffle.highPair)
+          return std::nullopt;
+        high.push_back(pair != shuffle.lowPair);
+      }
+      if (!isAffine(lanes) || !isAffine(high))
+        return std::nullopt;
+      shuffle.laneBase = lanes[0];
+      for (unsigned b = 0; b < 5; ++b)
+        shuffle.laneMoves.push_back(lanes[1u << b] ^ lanes[0]);
+      shuffle.highBase = high[0];
+      shuffle.highMask = 0;
+      for (unsigned b = 0; b < 5; ++b)
+        if (high[1u << b] != high[0])
+          shuffle.highMask |= 1u << b;
+    }
+    words.push_back(word);
+  }
+  return words;
 }

@@ -100,12 +100,13 @@ Value getRing(Value slot) {
 }
 
 /// Ops the late stage recomputes rather than carries: pure, cheap, and
-/// free of regions (a ring's slot and phase, a splat or broadcast).
+/// free of regions (a ring's slot and phase, a view of it, a splat or
+/// broadcast).
 bool isRecomputable(Operation *op) {
   if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
     return false;
-  if (isa<MemDescIndexOp, tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp>(
-          op))
+  if (isa<MemDescIndexOp, MemDescTransOp, tile::SplatOp, tile::BroadcastOp,
+          tile::ExpandDimsOp>(op))
     return true;
   return isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
          llvm::none_of(op->getResultTypes(),
@@ -227,7 +228,7 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
     return fail("the loop does not yield the second dot");
 
   // The waits for B's copies, which move with it.
-  Value bRing = getRing(second.getB());
+  Value bRing = getRing(MemDescTransOp::getViewed(second.getB()));
   llvm::SmallPtrSet<Value, 2> barriers =
       bRing ? getCopyBarriers(loop->getParentOfType<ModuleOp>(), bRing)
             : llvm::SmallPtrSet<Value, 2>();

@@ -93,9 +93,10 @@ using StagedBuffers = llvm::DenseMap<std::pair<Value, int>, LocalAllocOp>;
 /// reads tf32 and fp8 operands from shared memory K-major only (no
 /// transpose flag but for 16-bit types): their rows run along K whatever
 /// the loads' layout, copied element by element into transposed rows where
-/// they are not. A 16-bit B operand `tl.trans(x)` of wgmma is x's buffer
-/// seen transposed (tilegpu.memdesc_trans); other transposed operands
-/// (A, tf32 and fp8, mma.sync) are stored transposed. wgmma's
+/// they are not. A B operand `tl.trans(x)` of wgmma is x's buffer seen
+/// transposed (tilegpu.memdesc_trans): for tf32 and fp8, x's rows run
+/// along its K, as an fp8 attention's V^T comes. Other transposed operands
+/// (A, mma.sync) are stored transposed. wgmma's
 /// register operand (A, or B where the operands are swapped) stays in
 /// registers unless it was loaded: a tile computed in registers
 /// (attention's probabilities, whose accumulator layout is already A's)
@@ -155,9 +156,13 @@ void stageDotOperands(tile::DotOp dot, StagedBuffers &staged) {
       rowDim = opIdx == 0 ? type.getRank() - 1 : type.getRank() - 2;
     // B alone: wgmma's A from shared memory is read K-major here.
     auto trans = src.getDefiningOp<tile::TransOp>();
-    if (wgmma && trans && !rowDim && type.getRank() == 2 && opIdx == 1 &&
+    if (wgmma && trans && type.getRank() == 2 && opIdx == 1 &&
         registerOperand == 0) {
-      LocalAllocOp buffer = stage(trans.getSrc(), std::nullopt);
+      // x's rows run along its dimension 1 where B must be K-major: its
+      // transpose's along K.
+      LocalAllocOp buffer =
+          stage(trans.getSrc(), rowDim ? std::optional<unsigned>(1)
+                                       : std::optional<unsigned>());
       OpBuilder builder(dot);
       operand.set(MemDescTransOp::create(builder, trans.getLoc(),
                                          getTransposedType(buffer.getType()),
@@ -889,12 +894,6 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
   return success(succeeded(pipelined));
 }
 
-/// The buffer `operand` is a view of (tilegpu.memdesc_trans), or itself.
-Value getViewed(Value operand) {
-  auto view = operand.getDefiningOp<MemDescTransOp>();
-  return view ? view.getSrc() : operand;
-}
-
 /// True when only cp.async or bulk copies write `buffer`: it is a buffer of
 /// a ring that tilegpu.async_copy or tilegpu.async_tma_copy fills and dots
 /// read. wgmma reads such buffers without a proxy fence once the copies'
@@ -902,7 +901,7 @@ Value getViewed(Value operand) {
 /// differential test checks it on the GPU); bulk copies write through the
 /// async proxy anyway.
 bool isFilledByAsyncCopies(Value buffer) {
-  auto slot = getViewed(buffer).getDefiningOp<MemDescIndexOp>();
+  auto slot = MemDescTransOp::getViewed(buffer).getDefiningOp<MemDescIndexOp>();
   auto ring = slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
   if (!ring || ring.getSrc())
     return false;
@@ -947,7 +946,7 @@ void fenceWgmmaOperands(ModuleOp module) {
       if (!isa<MemDescType>(operand.getType()) ||
           isFilledByAsyncCopies(operand))
         continue;
-      Operation *store = getViewed(operand).getDefiningOp();
+      Operation *store = MemDescTransOp::getViewed(operand).getDefiningOp();
       if (!store || store->getBlock() == dot->getBlock()) {
         storedHere = true;
         continue;

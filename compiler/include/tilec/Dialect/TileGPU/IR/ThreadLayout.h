@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <array>
 
 namespace mlir::tilegpu {
 
@@ -101,6 +102,30 @@ private:
 /// from an mma accumulator to the next wgmma's A operand.
 std::optional<SmallVector<unsigned>>
 getRegisterPermutation(const ThreadLayout &src, const ThreadLayout &dst);
+
+/// How a conversion of 8-bit elements moves them within each warp by
+/// shuffles of 32-bit words, where `dst`'s every four registers take two
+/// pairs of registers (2p, 2p + 1) of `src`, each from one lane: an fp8
+/// accumulator (two consecutive columns a thread) into wgmma's A operand
+/// (four), as attention's P in fp8. Per destination word and pair, each
+/// thread sends one word of two pairs, and reads the lane `lane(l)` of
+/// the receiver l, keeping its high half where `high(l)`; both are affine
+/// in l's bits (the layouts are linear).
+struct PairShuffle {
+  /// The source pairs the sent word packs, low half then high half (the
+  /// same pair twice where every lane reads one).
+  unsigned lowPair, highPair;
+  /// lane(l) = laneBase ^ (xor of laneMoves[b] over the set bits b of l).
+  unsigned laneBase;
+  SmallVector<unsigned, 5> laneMoves;
+  /// high(l) = highBase ^ (parity of l & highMask).
+  bool highBase;
+  unsigned highMask;
+};
+/// Per destination word (registers 4w to 4w + 3), its two pairs' shuffles;
+/// std::nullopt where the layouts do not move that way (or across warps).
+std::optional<SmallVector<std::array<PairShuffle, 2>>>
+getPairShuffles(const ThreadLayout &src, const ThreadLayout &dst);
 
 /// The number of warps the module's layouts assume (`tilegpu.num_warps`).
 unsigned getNumWarps(Operation *op);

@@ -68,9 +68,10 @@ def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
     The bytes of `src` (a 2-D buffer) with its dimensions swapped: the
     result's shape is the source's reversed and its encoding's order too,
     so element (i, j) of the result is element (j, i) of the source.
-    tilegpu-pipeline reads a 16-bit wgmma B operand `tl.trans(x)` through
-    this view of x's buffer, which x's other dots share and the loop's
-    copies fill once.
+    tilegpu-pipeline reads a wgmma B operand `tl.trans(x)` through this
+    view of x's buffer, which x's other dots share and the loop's copies
+    fill once (the backward's q and do; an fp8 attention's V^T, whose rows
+    run along K as fp8 wgmma wants).
     ```mlir
     %qT = tilegpu.memdesc_trans %q : !tilegpu.memdesc<64x128xf16, #shared> -> !tilegpu.memdesc<128x64xf16, #shared1>
     ```
@@ -79,6 +80,13 @@ def TileGPU_MemDescTransOp : TileGPU_Op<"memdesc_trans", [Pure]> {
   let results = (outs TileGPU_MemDescType:$result);
   let assemblyFormat = [{
     $src attr-dict `:` type($src) `->` type($result)
+  }];
+  let extraClassDeclaration = [{
+    /// The buffer `buffer` is a view of, or `buffer` itself.
+    static Value getViewed(Value buffer) {
+      auto view = buffer.getDefiningOp<MemDescTransOp>();
+      return view ? view.getSrc() : buffer;
+    }
   }];
   let hasVerifier = 1;
 }
