@@ -107,10 +107,10 @@ getRegisterPermutation(const ThreadLayout &src, const ThreadLayout &dst);
 /// shuffles of 32-bit words, where `dst`'s every four registers take two
 /// pairs of registers (2p, 2p + 1) of `src`, each from one lane: an fp8
 /// accumulator (two consecutive columns a thread) into wgmma's A operand
-/// (four), as attention's P in fp8. Per destination word and pair, each
-/// thread sends one word of two pairs, and reads the lane `lane(l)` of
-/// the receiver l, keeping its high half where `high(l)`; both are affine
-/// in l's bits (the layouts are linear).
+/// (four), as attention's P in fp8. Per destination word and pair, every
+/// thread sends a word of two of its pairs, and thread l reads the word of
+/// lane `lane(l)`, keeping its high half where `high(l)`; both functions
+/// are affine in l's bits (the layouts are linear).
 struct PairShuffle {
   /// The source pairs the sent word packs, low half then high half (the
   /// same pair twice where every lane reads one).
