@@ -51,14 +51,21 @@ def cdiv(a, b):
     return -(-a // b)
 
 
-def forward(name, p, block_m, block_n, signature=None, num_warps=4):
+def forward(name, p, block_m, block_n, signature=None, num_warps=4, programs=None):
+    """attention_fwd's case, or with `programs`, attention_fwd_persistent's
+    on a grid of that many."""
     z, h, n, d = p.shape
     if signature:
         signature += f", {d}, {block_m}, {block_n}, {int(p.causal)}"
-    return Case(name, "attention_fwd", (cdiv(n, block_m), z * h),
+    strides = p.strides()
+    kernel, grid = "attention_fwd", (cdiv(n, block_m), z * h)
+    if programs:
+        kernel, grid = "attention_fwd_persistent", (programs,)
+        strides = strides[:3] + [("Z", z)] + strides[3:]
+    return Case(name, kernel, grid,
                 [("Q", p.q), ("K", p.k), ("V", p.v), ("sm_scale", float(p.sm_scale)),
                  ("Out", np.zeros(p.shape, np.float16)), ("L", np.zeros((z, h, n), np.float32))]
-                + p.strides(),
+                + strides,
                 {"Out": (p.o, 5e-3), "L": (p.l, 1e-5)},
                 {"HEAD_DIM": d, "BLOCK_M": block_m, "BLOCK_N": block_n, "CAUSAL": p.causal},
                 num_warps=num_warps, signature=signature)
@@ -207,6 +214,14 @@ def cases():
                    signature="*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
                    "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32, i32",
                    num_warps=8)
+    # Persistent: 3 programs run the 2 x 3 heads' 3 blocks of queries each
+    # (ragged), on sm_90a warp-specialized across them, the rings' slots
+    # and phases counted on from one block to the next.
+    persistent = aligned.replace("i32, i32", "i32, i32, i32")
+    for causal in (False, True):
+        wide = Problem(rng, 2, 3, 300, 128, causal)
+        yield forward("fwd_persistent" + ("_causal" if causal else ""), wide, 128, 64,
+                      signature=persistent, num_warps=8, programs=3)
     # fp8 (e4m3), V given transposed: on sm_90a both dots read their B
     # K-major as fp8 wgmma wants, V^T's tile as it was copied; 8 warps take
     # turns as the fp16 ones do (ragged, and causal).

@@ -224,15 +224,28 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
   module.walk([&](Operation *op) {
     if (!usesScratch(op))
       return;
-    int64_t start = 0;
+    SmallVector<std::pair<int64_t, int64_t>> taken;
     for (const Buffer &buffer : buffers)
       if (isLiveAt(buffer, op))
-        start = std::max(start, buffer.end);
+        taken.push_back({buffer.offset, buffer.end});
+    llvm::sort(taken);
     // A bulk store's buffer starts on its swizzle pattern's boundary, as
-    // the copy engine wants (1024 bytes for 128-byte rows).
-    int64_t alignment = 16;
-    if (auto store = dyn_cast<AsyncTMAStoreOp>(op))
+    // the copy engine wants (1024 bytes for 128-byte rows), and, its size
+    // known here, takes the lowest gap it fits between the live buffers:
+    // a persistent attention program's output tile goes where its Q tile
+    // was, the rings live around it (32 KB of 256). Other scratch starts
+    // after them all.
+    int64_t alignment = 16, bytes = std::numeric_limits<int64_t>::max();
+    if (auto store = dyn_cast<AsyncTMAStoreOp>(op)) {
       alignment = getAlignment(store.getBuffer());
+      bytes = getSharedAllocBytes(store.getBuffer());
+    }
+    int64_t start = 0;
+    for (auto [begin, end] : taken) {
+      if (bytes <= begin - llvm::alignTo(start, alignment))
+        break;
+      start = std::max(start, end);
+    }
     op->setAttr(TileGPUDialect::getScratchOffsetAttrName(),
                 IntegerAttr::get(IntegerType::get(context, 32),
                                  llvm::alignTo(start, alignment)));

@@ -7,6 +7,8 @@
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -78,8 +80,20 @@ public:
   /// The recipe of an exclusive upper bound of the non-negative i32
   /// `coord`, computed from the program's number, or null.
   Attribute getBound(Value coord) {
+    if (!coord.getType().isInteger(32) || ++nodes > kMaxRecipeNodes)
+      return {};
+    // The tile of a persistent program's loop over them, `for tile in
+    // range(program_id, tiles, num_programs)`: below the loop's bound.
+    if (auto arg = dyn_cast<BlockArgument>(coord)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg != loop.getInductionVar() ||
+          !isProgramCount(loop.getLowerBound(), /*least=*/0) ||
+          !isProgramCount(loop.getStep(), /*least=*/1))
+        return {};
+      return get(loop.getUpperBound());
+    }
     Operation *def = coord.getDefiningOp();
-    if (!def || !coord.getType().isInteger(32) || ++nodes > kMaxRecipeNodes)
+    if (!def)
       return {};
     if (auto program = dyn_cast<tile::ProgramIdOp>(def))
       return node("grid", {b.getI64IntegerAttr(program.getAxis())});
@@ -91,6 +105,18 @@ public:
       return divisor ? node("ceildiv", {bound, divisor}) : Attribute();
     }
     return {};
+  }
+
+  /// Whether `value` is a program's id or the number of programs (along an
+  /// axis), or a constant of at least `least`: at least `least` in any
+  /// launch.
+  static bool isProgramCount(Value value, int64_t least) {
+    if (value.getDefiningOp<tile::ProgramIdOp>())
+      return least == 0;
+    if (value.getDefiningOp<tile::NumProgramsOp>())
+      return true;
+    std::optional<int64_t> constant = getConstantIntValue(value);
+    return constant && *constant >= least;
   }
 
   static int64_t getElementBytes(Type pointer) {

@@ -7,11 +7,13 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
-Value mlir::tilegpu::emitIteration(OpBuilder &b, Location loc, scf::ForOp loop) {
+Value mlir::tilegpu::emitIteration(OpBuilder &b, Location loc, scf::ForOp loop,
+                                   Value base) {
   Value iv = loop.getInductionVar();
-  return arith::DivSIOp::create(
+  Value iteration = arith::DivSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
       loop.getStep());
+  return base ? arith::AddIOp::create(b, loc, base, iteration) : iteration;
 }
 
 Value mlir::tilegpu::toI32(OpBuilder &b, Location loc, Value value) {
@@ -21,8 +23,8 @@ Value mlir::tilegpu::toI32(OpBuilder &b, Location loc, Value value) {
 }
 
 Value mlir::tilegpu::emitSlot(OpBuilder &b, Location loc, scf::ForOp loop,
-                              int64_t stages, int64_t back) {
-  Value iteration = emitIteration(b, loc, loop);
+                              int64_t stages, int64_t back, Value base) {
+  Value iteration = emitIteration(b, loc, loop, base);
   Type type = iteration.getType();
   // Iterations count from 0: `stages - back` keeps the sum non-negative.
   if (back)
@@ -46,8 +48,8 @@ MemDescType mlir::tilegpu::getBarrierType(MLIRContext *context,
 }
 
 Value mlir::tilegpu::emitPhase(OpBuilder &b, Location loc, scf::ForOp loop,
-                               int64_t stages) {
-  Value iteration = emitIteration(b, loc, loop);
+                               int64_t stages, Value base) {
+  Value iteration = emitIteration(b, loc, loop, base);
   Type type = iteration.getType();
   Value round = arith::DivSIOp::create(
       b, loc, iteration,

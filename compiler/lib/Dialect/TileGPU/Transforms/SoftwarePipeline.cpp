@@ -646,8 +646,10 @@ void eraseRepeatedBarriers(Block &block) {
 /// iterations ahead; false (and the loop untouched) when there are none.
 /// A buffer whose load reads a box of a tensor (planBulkCopy) is filled by
 /// the copy engine, completing on a ring of mbarriers; the others by
-/// cp.async, completing in commit groups.
-LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
+/// cp.async, completing in commit groups. A loop over tiles around `loop`
+/// that warp specialization replaces goes into `replaced`.
+LogicalResult pipeline(scf::ForOp loop, int64_t stages,
+                       SmallPtrSetImpl<Operation *> &replaced) {
   SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
   if (allocs.empty() || stages < 2) {
     LDBG() << "loop at " << loop.getLoc() << " not pipelined: " << stages
@@ -792,7 +794,7 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages) {
                         "warp_specialize, else the cost model)")
            << (sharedCopy ? ", a copy shared by two programs" : "");
     if (wanted && succeeded(specializeWarps(loop, copies, barrierRings, stages,
-                                            sharedCopy)))
+                                            replaced, sharedCopy)))
       return success();
   }
   if (anyAsync) {
@@ -1001,9 +1003,14 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
     StagedBuffers staged;
     module.walk([&](tile::DotOp dot) { stageDotOperands(dot, staged); });
     int64_t limit = getSharedMemoryLimit(module);
+    // Inner loops first (the walk's post-order): pipelining an outer one
+    // clones what it contains.
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+    llvm::SmallPtrSet<Operation *, 2> replaced;
     for (scf::ForOp loop : loops) {
+      if (replaced.contains(loop))
+        continue;
       SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
       if (allocs.empty()) {
         LDBG() << "loop at " << loop.getLoc()
@@ -1032,7 +1039,7 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
              << " buffer(s) of " << perStage << " bytes a stage, " << used
              << " bytes beside them, limit " << limit << ": " << stages
              << " of " << asked << " stages fit";
-      (void)pipeline(loop, stages);
+      (void)pipeline(loop, stages, replaced);
     }
     fenceWgmmaOperands(module);
   }

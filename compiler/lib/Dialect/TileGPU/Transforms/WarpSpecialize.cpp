@@ -31,18 +31,30 @@
 // as CUTLASS's: with release.cluster (and acquire.cluster waits) the loop
 // ran 2.6x slower (bench/HISTORY.md).
 //
+// A persistent kernel's loop, in a loop over the tiles its program runs
+// (`for tile in tl.range(program_id, tiles, num_programs)`): the rings and
+// barriers move before the loop over tiles and serve every tile, and the
+// producer runs a loop over the same tiles, computing what its copies need
+// of each (scalar arithmetic) again, so that it copies the next tile's
+// first blocks while the consumers finish this one. Both loops over tiles
+// carry the number of iterations done so far, from which iteration i of
+// a tile counts its slot and phase: the rings go round as one sequence.
+//
 //===----------------------------------------------------------------------===//
 
 #include "WarpSpecialize.h"
 
+#include "KLoop.h"
 #include "RingSlots.h"
 
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -220,21 +232,42 @@ bool mlir::tilegpu::hasLargeTiles(scf::ForOp loop) {
          getAccumulatorRegisters(loop) >= kLargeAccumulator;
 }
 
-LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
-                                             ArrayRef<Operation *> copies,
-                                             ArrayRef<LocalAllocOp> fullRings,
-                                             int64_t stages,
-                                             AsyncTMACopyOp shared) {
+LogicalResult
+mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
+                               ArrayRef<LocalAllocOp> fullRings, int64_t stages,
+                               SmallPtrSetImpl<Operation *> &replaced,
+                               AsyncTMACopyOp shared) {
+  // The loop is in the kernel's body, or in a loop there over the tiles a
+  // persistent program runs in turn (`tiles`).
   auto func = dyn_cast<func::FuncOp>(loop->getParentOp());
+  auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (tiles)
+    func = dyn_cast<func::FuncOp>(tiles->getParentOp());
   unsigned warps = getNumWarps(loop);
   auto giveUp = [&](StringRef why) {
     LDBG() << "loop at " << loop.getLoc() << " not warp-specialized: " << why;
     return failure();
   };
   if (!func || warps % 4 != 0 || warps + kProducerWarps > 32)
-    return giveUp("not in the kernel's body, or no whole warpgroups");
+    return giveUp("not in the kernel's body or a loop of it, or no whole "
+                  "warpgroups");
+  if (tiles && !getConstantIntValue(loop.getStep()))
+    return giveUp("a loop over tiles around a loop of a variable step");
   Block *body = loop.getBody();
   Block *top = loop->getBlock();
+  Block *entry = &func.getBody().front();
+  // What the split goes around in the kernel's body.
+  Operation *outer = tiles ? tiles.getOperation() : loop.getOperation();
+  // Around tiles, a copy that two programs share would have to be checked
+  // for every tile: each CTA copies its own, where the split pays alone.
+  if (tiles && shared) {
+    if (!wantsWarpSpecialization(loop))
+      return giveUp("a copy two programs share asked for the split, and the "
+                    "loop runs once a tile");
+    LDBG() << "copy at " << shared.getLoc()
+           << " not shared: the loop runs once a tile";
+    shared = {};
+  }
 
   // The producer's ops: the copies and what they need from the iteration,
   // which must be the induction variable's arithmetic alone.
@@ -316,13 +349,20 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
                   "would get");
 
   // Before the split stay what the producer needs and the buffers and
-  // tensor maps, all of which every thread may run.
-  llvm::SetVector<Operation *> setup;
+  // tensor maps, all of which every thread may run. Around tiles, what the
+  // producer needs of a tile (its coordinates, the loop's bounds) it
+  // computes again in its own loop over them (`perTile`), and the rings
+  // move before the loop over tiles (`hoisted`): they serve every tile.
+  llvm::SetVector<Operation *> setup, perTile, hoisted;
   SmallVector<Value> values(needed.begin(), needed.end());
   llvm::append_range(values, ValueRange{loop.getLowerBound(),
                                         loop.getUpperBound(), loop.getStep()});
-  for (Operation &op : *top) {
-    if (&op == loop.getOperation())
+  if (tiles)
+    llvm::append_range(values,
+                       ValueRange{tiles.getLowerBound(), tiles.getUpperBound(),
+                                  tiles.getStep()});
+  for (Operation &op : *entry) {
+    if (&op == outer)
       break;
     if (isa<LocalAllocOp, TensorMapCreateOp>(op) && runsOnEveryThread(&op))
       llvm::append_range(values, op.getResults());
@@ -333,11 +373,51 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
         grid && grid.getKind() == tile::GridDependencyKind::Wait)
       setup.insert(&op);
   }
+  auto isRing = [&](Operation *op) {
+    auto alloc = dyn_cast_or_null<LocalAllocOp>(op);
+    return alloc && (llvm::is_contained(rings, alloc) ||
+                     llvm::is_contained(fullRings, alloc));
+  };
+  // tilegpu-pipeline counts a ring's slots and phases from the loop's
+  // first iteration. Around tiles they count on from the tiles before:
+  // `block`'s slots of the rings become `slot`, and with `phase`, its
+  // waits for their copies wait for that phase.
+  auto rebaseRings = [&](Block *block, Value slot, Value phase) {
+    for (auto index : block->getOps<MemDescIndexOp>())
+      if (isRing(index.getSrc().getDefiningOp()))
+        index.getIndexMutable().assign(slot);
+    if (!phase)
+      return;
+    for (auto wait : block->getOps<BarrierWaitOp>()) {
+      auto index = wait.getBarrier().getDefiningOp<MemDescIndexOp>();
+      if (index && llvm::is_contained(
+                       fullRings, index.getSrc().getDefiningOp<LocalAllocOp>()))
+        wait.getPhaseMutable().assign(phase);
+    }
+  };
   while (!values.empty()) {
-    Operation *def = values.pop_back_val().getDefiningOp();
+    Value value = values.pop_back_val();
+    if (tiles && value == tiles.getInductionVar())
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(value);
+        tiles && arg && arg.getOwner() == top)
+      return giveUp("the copies need a value the loop over tiles carries");
+    Operation *def = value.getDefiningOp();
+    if (def && tiles && def->getBlock() == top) {
+      if (isRing(def)) {
+        hoisted.insert(def);
+      } else if (isa<LocalAllocOp, TensorMapCreateOp>(def) ||
+                 !runsOnEveryThread(def)) {
+        return giveUp("what the producer needs of a tile is more than "
+                      "scalar arithmetic");
+      } else if (perTile.insert(def)) {
+        llvm::append_range(values, def->getOperands());
+      }
+      continue;
+    }
     if (!def || !setup.insert(def))
       continue;
-    if (def->getBlock() != top || !runsOnEveryThread(def))
+    if (def->getBlock() != entry || !runsOnEveryThread(def))
       return giveUp("what the producer needs cannot run on every thread "
                     "before the split");
     llvm::append_range(values, def->getOperands());
@@ -384,7 +464,11 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   // The split is certain from here on. The rings' mbarriers, and a ring
   // of `empty` ones on which each consumer warp releases its slot (twice
   // where a copy is shared: once for each CTA that fills it).
-  OpBuilder b(loop);
+  for (Operation *ring : hoisted) {
+    ring->moveBefore(outer);
+    setup.insert(ring);
+  }
+  OpBuilder b(outer);
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
   MemDescType barrierType = getBarrierType(context);
@@ -406,7 +490,7 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     agree = pair.getResult();
   }
 
-  b.setInsertionPoint(top->getTerminator());
+  b.setInsertionPoint(entry->getTerminator());
   auto split = WarpSpecializeOp::create(
       b, loc, b.getI32IntegerAttr(kProducerWarps),
       b.getI32IntegerAttr(producerRegisters),
@@ -420,25 +504,64 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   // through maps that thread 0 built or the launcher passed, which it
   // starts fetching (the consumers need not).
   b.setInsertionPoint(split.getProducer().front().getTerminator());
-  for (auto map : top->getOps<TensorMapCreateOp>())
+  for (auto map : entry->getOps<TensorMapCreateOp>())
     if (needed.contains(map.getResult()))
       TensorMapAcquireOp::create(b, loc, map.getResult());
-  for (auto prefetch : llvm::make_early_inc_range(top->getOps<TensorMapPrefetchOp>())) {
-    if (!needed.contains(prefetch.getTensormap()))
-      continue;
-    TensorMapPrefetchOp::create(b, loc, prefetch.getTensormap());
-    prefetch.erase();
+  for (Block *block : {entry, top}) {
+    for (auto prefetch :
+         llvm::make_early_inc_range(block->getOps<TensorMapPrefetchOp>())) {
+      if (!needed.contains(prefetch.getTensormap()))
+        continue;
+      TensorMapPrefetchOp::create(b, loc, prefetch.getTensormap());
+      prefetch.erase();
+    }
+    if (!tiles)
+      break;
   }
-  auto producer = scf::ForOp::create(b, loc, loop.getLowerBound(),
-                                     loop.getUpperBound(), loop.getStep());
+  // Around tiles, the producer runs the same tiles, counting the rings'
+  // iterations on from one tile to the next (`base`, as the consumers do):
+  // it copies the next tile's first blocks while the consumers finish this
+  // one.
+  IRMapping mapping;
+  Value base;
+  Type countType = loop.getInductionVar().getType();
+  auto countAfter = [&](OpBuilder &builder, Value count, Value lb, Value ub,
+                        Value step) -> Value {
+    return arith::AddIOp::create(builder, loc, count,
+                                 buildTripCount(builder, loc, lb, ub, step));
+  };
+  scf::ForOp producerTiles;
+  if (tiles) {
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(countType));
+    producerTiles =
+        scf::ForOp::create(b, loc, tiles.getLowerBound(), tiles.getUpperBound(),
+                           tiles.getStep(), ValueRange{zero});
+    b.setInsertionPointToStart(producerTiles.getBody());
+    mapping.map(tiles.getInductionVar(), producerTiles.getInductionVar());
+    base = producerTiles.getRegionIterArg(0);
+    for (Operation &op : *top)
+      if (perTile.contains(&op))
+        b.clone(op, mapping);
+  }
+  auto producer =
+      scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop.getLowerBound()),
+                         mapping.lookupOrDefault(loop.getUpperBound()),
+                         mapping.lookupOrDefault(loop.getStep()));
+  if (tiles) {
+    b.setInsertionPointAfter(producer);
+    scf::YieldOp::create(b, loc,
+                         countAfter(b, base, producer.getLowerBound(),
+                                    producer.getUpperBound(),
+                                    producer.getStep()));
+  }
   b.setInsertionPoint(producer.getBody()->getTerminator());
-  Value slot = emitSlot(b, loc, producer, stages);
+  Value slot = emitSlot(b, loc, producer, stages, /*back=*/0, base);
   Value released = MemDescIndexOp::create(b, loc, barrierType, empty, slot);
   Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
   BarrierWaitOp::create(
       b, loc, released,
-      arith::XOrIOp::create(b, loc, emitPhase(b, loc, producer, stages), one));
-  IRMapping mapping;
+      arith::XOrIOp::create(b, loc, emitPhase(b, loc, producer, stages, base),
+                            one));
   mapping.map(loop.getInductionVar(), producer.getInductionVar());
   for (Operation &op : body->without_terminator()) {
     if (!producerOps.contains(&op))
@@ -447,11 +570,13 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
     if (&op == shared.getOperation())
       cast<AsyncTMACopyOp>(clone).getSharedMutable().assign(agree);
   }
+  if (tiles)
+    rebaseRings(producer.getBody(), slot, Value());
 
   // The consumers: the rest of the kernel, the loop without its copies.
   Block *consumer = &split.getConsumer().front();
-  for (Operation &op : llvm::make_early_inc_range(*top))
-    if (&op != split.getOperation() && &op != top->getTerminator() &&
+  for (Operation &op : llvm::make_early_inc_range(*entry))
+    if (&op != split.getOperation() && &op != entry->getTerminator() &&
         !setup.contains(&op))
       op.moveBefore(consumer->getTerminator());
   // What only the copies needed goes with them (the copies are among the
@@ -464,12 +589,45 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
         op->use_empty())
       op->erase();
 
+  // Around tiles, the consumers' loop over them counts the rings'
+  // iterations too, and their slots and phases in the loop count from it.
+  if (tiles) {
+    IRRewriter rewriter(context);
+    rewriter.setInsertionPoint(tiles);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, b.getZeroAttr(countType));
+    replaced.insert(tiles);
+    DictionaryAttr asked = tiles->getDiscardableAttrDictionary();
+    FailureOr<LoopLikeOpInterface> counted = tiles.replaceWithAdditionalYields(
+        rewriter, ValueRange{zero}, /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &builder, Location, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>{
+              countAfter(builder, args.front(), loop.getLowerBound(),
+                         loop.getUpperBound(), loop.getStep())};
+        });
+    tiles = cast<scf::ForOp>(counted->getOperation());
+    tiles->setDiscardableAttrs(asked);
+    outer = tiles;
+    top = tiles.getBody();
+    base = tiles.getRegionIterArgs().back();
+    b.setInsertionPointToStart(body);
+    rebaseRings(body, emitSlot(b, loc, loop, stages, /*back=*/0, base),
+                emitPhase(b, loc, loop, stages, base));
+    // Each tile ends with the consumers together: a warpgroup's turns
+    // (tilegpu-overlap-dots) start over with the next tile, so no
+    // warpgroup may pass the next tile's first turn before the others have
+    // taken this tile's last.
+    b.setInsertionPoint(tiles.getBody()->getTerminator());
+    tile::DebugBarrierOp::create(b, loc);
+  }
+
   // Each warp releases the slot of the dots it has just seen finish; no
   // CTA barrier is needed between iterations any more.
   if (lastWaitedInPlace) {
     b.setInsertionPointAfter(lastWaitedInPlace);
-    Value current = MemDescIndexOp::create(b, loc, barrierType, empty,
-                                           emitSlot(b, loc, loop, stages));
+    Value current = MemDescIndexOp::create(
+        b, loc, barrierType, empty,
+        emitSlot(b, loc, loop, stages, /*back=*/0, base));
     BarrierArriveOp::create(b, loc, current, Value(), agree);
   } else {
     WarpgroupDotWaitOp last = inFlightWaits.front();
@@ -480,14 +638,17 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
       if (last->isBeforeInBlock(wait))
         last = wait;
     }
+    // Around tiles, a tile's first iteration releases the slot of the last
+    // tile's last (whose dot the epilogue waited for).
     b.setInsertionPointAfter(last);
-    Value iteration = emitIteration(b, loc, loop);
+    Value iteration = emitIteration(b, loc, loop, base);
     Value started = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::sgt, iteration,
         arith::ConstantOp::create(b, loc,
                                   b.getIntegerAttr(iteration.getType(), 0)));
     Value previous = MemDescIndexOp::create(
-        b, loc, barrierType, empty, emitSlot(b, loc, loop, stages, /*back=*/1));
+        b, loc, barrierType, empty,
+        emitSlot(b, loc, loop, stages, /*back=*/1, base));
     BarrierArriveOp::create(b, loc, previous, started, agree);
   }
 
@@ -495,7 +656,7 @@ LogicalResult mlir::tilegpu::specializeWarps(scf::ForOp loop,
   // done waiting on them; the producer has issued its last copy by then.
   // Where a copy is shared, the other CTA's consumers arrive on this one's
   // empty barriers until their loop ends.
-  b.setInsertionPointAfter(loop);
+  b.setInsertionPointAfter(outer);
   tile::DebugBarrierOp::create(b, loc);
   if (shared)
     ClusterBarrierOp::create(b, loc);

@@ -56,6 +56,14 @@ bool hasLargeTiles(scf::ForOp loop);
 /// or none (attention's), and the copies need nothing the consumers
 /// compute.
 ///
+/// `loop` may also be in a loop of the function's body over the tiles a
+/// persistent program runs in turn (`for tile in range(program_id,
+/// tiles, num_programs)`), the copies needing of each tile only scalar
+/// arithmetic: the producer runs the same loop over tiles with the copies
+/// alone, and both sides count the rings' iterations across tiles. The loop
+/// over tiles is replaced by one that carries that count; the old one goes
+/// into `replaced`.
+///
 /// With `shared` (one of `copies`), the kernel's programs run in pairs
 /// along x, a thread-block cluster of two CTAs (the module's
 /// tilegpu.cluster_programs): where both CTAs of a pair copy the same boxes
@@ -66,6 +74,7 @@ bool hasLargeTiles(scf::ForOp loop);
 /// the same in both CTAs).
 LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
                               ArrayRef<LocalAllocOp> fullRings, int64_t stages,
+                              SmallPtrSetImpl<Operation *> &replaced,
                               AsyncTMACopyOp shared = {});
 
 } // namespace mlir::tilegpu
