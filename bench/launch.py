@@ -11,7 +11,9 @@ tensor map is a 128-byte parameter passed by value, or, where the .json has
 the grid's CTAs (grid * cluster_dims) and the cluster as an attribute. A
 stream-K kernel ("stream_k_partial_bytes") takes the grid, the programs it
 splits and their cut, and a workspace, after every other parameter, and
-runs as the CTAs harness.stream_k_launch gives."""
+runs as the CTAs harness.stream_k_launch gives; a persistent kernel
+("persistent") takes the grid after every other parameter and runs as
+many CTAs as the device holds at once."""
 import ctypes
 import os
 import re
@@ -223,6 +225,11 @@ def bind(function, meta, grid, args):
         slots += [ctypes.c_uint32(v) for v in tuple(grid) + (split, parts, head)]
         slots.append(ctypes.c_uint64(workspace.data.ptr))
         grid = (ctas, 1, 1)
+    elif meta.get("persistent"):
+        # The CTAs the device holds at once, each running the programs its
+        # number apart, passed the grid.
+        slots += [ctypes.c_uint32(v) for v in grid]
+        grid = (min(programs, resident_ctas(function, meta)), 1, 1)
     params = (ctypes.c_void_p * max(1, len(slots)))(
         *[ctypes.cast(ctypes.pointer(s), ctypes.c_void_p) for s in slots])
     # A RawKernel wraps the driver's function (cupy.cuda.Function).

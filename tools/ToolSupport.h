@@ -110,6 +110,21 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
               {"off", tile::WarpSpecialize::Off}},
           CLI::ignore_case))
       ->option_text("auto|on|off");
+  app.add_option("--persistent", options.persistent,
+                 "A grid's programs run by the CTAs the GPU holds at once,\n"
+                 "each running the programs its number apart, so that a\n"
+                 "producer warpgroup copies the next one's first blocks\n"
+                 "while the consumers finish this one: auto as the\n"
+                 "compiler measured it to pay (attention whose programs\n"
+                 "all run the same keys, sm_90a), on wherever the kernel\n"
+                 "allows it, off never (default auto)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, tile::Persistent>{
+              {"auto", tile::Persistent::Auto},
+              {"on", tile::Persistent::On},
+              {"off", tile::Persistent::Off}},
+          CLI::ignore_case))
+      ->option_text("auto|on|off");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");

@@ -54,6 +54,10 @@ unsigned tile::chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
   return 1;
 }
 
+uint64_t tile::persistentCtas(uint64_t programs, uint64_t residentCtas) {
+  return residentCtas ? std::min(programs, residentCtas) : programs;
+}
+
 StreamKLaunch tile::chooseStreamK(uint64_t programs, uint64_t residentCtas) {
   StreamKLaunch none{programs, 0, 0, 0};
   if (!programs || !residentCtas)

@@ -400,6 +400,8 @@ KernelMetadata KernelMetadata::fromJSON(std::string_view text) {
     md.streamKSplittable = getBool(*v, "stream_k_splittable");
   if (const json *v = find(root, "stream_k_partial_bytes"))
     md.streamKPartialBytes = getUnsigned(*v, "stream_k_partial_bytes");
+  if (const json *v = find(root, "persistent"))
+    md.persistent = getBool(*v, "persistent");
   if (md.numWarps == 0 || md.numWarps > 32)
     fail("field \"num_warps\" must be 1 to 32, got " +
          std::to_string(md.numWarps));
@@ -488,6 +490,8 @@ std::string KernelMetadata::toJSON() const {
     out["stream_k_splittable"] = true;
   if (streamKPartialBytes)
     out["stream_k_partial_bytes"] = streamKPartialBytes;
+  if (persistent)
+    out["persistent"] = true;
   out["params"] = json::array();
   for (const ParamInfo &param : params)
     out["params"].push_back({{"name", param.name},

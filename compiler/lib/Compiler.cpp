@@ -535,6 +535,13 @@ bool Compilation::run() {
         mlir::tile::TileDialect::getWarpSpecializeAttrName(),
         BoolAttr::get(module->getContext(),
                       options.warpSpecialize == ::tile::WarpSpecialize::On));
+  // Asked for or not; tilegpu-persistent-programs leaves it where the
+  // programs run persistent.
+  if (options.persistent != ::tile::Persistent::Auto)
+    (*module)->setAttr(
+        mlir::tilegpu::TileGPUDialect::getPersistentAttrName(),
+        BoolAttr::get(module->getContext(),
+                      options.persistent == ::tile::Persistent::On));
   // Asked for (1, and 0 which the compiler alone takes as 1: only whether
   // the kernel could split); tilegpu-cluster-split-k removes it where the
   // kernel does not qualify or runs one CTA per program.
@@ -563,6 +570,8 @@ bool Compilation::run() {
       mlir::tilegpu::TileGPUDialect::getStreamKSplittableAttrName());
   bool streamK = (*module)->hasAttr(
       mlir::tilegpu::TileGPUDialect::getStreamKAttrName());
+  result.metadata.persistent = (*module)->hasAttr(
+      mlir::tilegpu::TileGPUDialect::getPersistentAttrName());
   // A warp-specialized kernel's producer warps come on top of num_warps.
   result.metadata.threadsPerBlock = mlir::tilegpu::getNumThreads(*module);
   module->walk([&](func::FuncOp kernel) {

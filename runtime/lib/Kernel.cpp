@@ -283,7 +283,8 @@ Kernel::Kernel(std::shared_ptr<Module> module, KernelMetadata metadata)
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
               metadata_.kernel);
   // After the shared memory's limit: the occupancy queries take it.
-  if (metadata_.streamKSplittable || metadata_.streamKPartialBytes) {
+  if (metadata_.streamKSplittable || metadata_.streamKPartialBytes ||
+      metadata_.persistent) {
     int perSM = 0;
     checkCuda(driver().cuOccupancyMaxActiveBlocksPerMultiprocessor(
                   &perSM, static_cast<CUfunction>(function_),
@@ -445,7 +446,8 @@ void encodeTensorMaps(const DriverApi &api, const KernelMetadata &md,
 
 /// The parameters a launch adds after the arguments and tensor maps: the
 /// programs' global scratch, the turnstiles, and a stream-K kernel's grid
-/// (x, y, z), split programs, parts, head parts and workspace.
+/// (x, y, z), split programs, parts, head parts and workspace, or a
+/// persistent kernel's grid (never both).
 constexpr size_t kLaunchExtras = 9;
 
 /// Enqueues a grid of `ctas` CTAs in clusters of `cluster` (Kernel::check
@@ -477,7 +479,8 @@ CUresult launchClusters(const DriverApi &api, const KernelMetadata &md,
 /// get their own; the turnstiles zeroed first). Both are per program: a
 /// cluster's CTAs take their shares of their program's scratch. A stream-K
 /// kernel runs the grid as chooseStreamK decides for `residentCtas`, its
-/// CTAs the device holds at once, with a workspace whose flags are zeroed.
+/// CTAs the device holds at once, with a workspace whose flags are zeroed;
+/// a persistent kernel as many CTAs as run at once, passed the grid.
 void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
              const char *name, Grid grid, void **params, size_t count,
              void *stream, uint64_t residentCtas) {
@@ -487,7 +490,11 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
   if (md.streamKPartialBytes)
     plan = chooseStreamK(programs, residentCtas);
   // Kernel::check kept the CTAs within the device's limit along x.
-  Grid ctas = md.streamKPartialBytes ? Grid{unsigned(plan.ctas), 1, 1} : grid;
+  Grid ctas = grid;
+  if (md.streamKPartialBytes)
+    ctas = Grid{unsigned(plan.ctas), 1, 1};
+  else if (md.persistent)
+    ctas = Grid{unsigned(persistentCtas(programs, residentCtas)), 1, 1};
   unsigned streamK[3] = {unsigned(plan.splitPrograms), plan.parts,
                          plan.headParts};
   CUdeviceptr scratch = 0, turnstiles = 0, workspace = 0;
@@ -532,6 +539,11 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
     for (unsigned &value : streamK)
       params[count++] = &value;
     params[count++] = &workspace;
+  }
+  if (md.persistent) {
+    params[count++] = &grid.x;
+    params[count++] = &grid.y;
+    params[count++] = &grid.z;
   }
   noteLaunch(name);
   // Each program a cluster (a cluster split), or neighbouring programs
@@ -604,6 +616,15 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
   if (!gridOk)
     throw Error(validateGrid(metadata_.kernel, grid, deviceGrid_,
                              metadata_.clusterDims));
+  if (metadata_.persistent &&
+      uint64_t(grid.x) * grid.y * grid.z > kMaxPersistentPrograms)
+    throw Error("kernel " + metadata_.kernel + ": grid (" +
+                std::to_string(grid.x) + ", " + std::to_string(grid.y) + ", " +
+                std::to_string(grid.z) +
+                ") has more programs than a "
+                "persistent kernel's limit of " +
+                std::to_string(kMaxPersistentPrograms) +
+                ": compile it with --persistent off");
   if (metadata_.streamKPartialBytes) {
     uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
     uint64_t ctas = chooseStreamK(programs, residentCtas_).ctas;
@@ -717,7 +738,8 @@ void BoundLaunch::launch(void *stream) const {
   size_t count = state_->params.size() - kLaunchExtras;
   // The driver only reads the parameters; the extras need a copy.
   const KernelMetadata &md = kernel.metadata();
-  if (!md.globalScratchBytes && !md.turnstiles && !md.streamKPartialBytes)
+  if (!md.globalScratchBytes && !md.turnstiles && !md.streamKPartialBytes &&
+      !md.persistent)
     return enqueue(driver(), md, kernel.function_, kernel.name_,
                    state_->grid, const_cast<void **>(state_->params.data()),
                    count, stream, kernel.residentCtas_);

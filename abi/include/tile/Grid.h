@@ -77,6 +77,17 @@ unsigned chooseClusterSplitK(uint64_t programs, unsigned multiprocessors,
                              unsigned computeCapability,
                              const ClusterCapacity &capacity = {});
 
+/// The most programs a launch of a persistent kernel (KernelMetadata::
+/// persistent) may ask for: the kernel counts them, and its CTAs, in 32-bit
+/// integers.
+constexpr uint64_t kMaxPersistentPrograms = uint64_t(1) << 30;
+
+/// The CTAs a launch of a persistent kernel starts for `programs` programs
+/// on a GPU that holds `residentCtas` of its CTAs at once (SMs times CTAs
+/// an SM; 0: unknown, a CTA a program): no more than either, each running
+/// the programs its number apart.
+uint64_t persistentCtas(uint64_t programs, uint64_t residentCtas);
+
 /// The most parts of its K loop a split program's tail is cut into, each a
 /// piece run by another CTA whose partial the program's head adds in turn.
 constexpr unsigned kMaxStreamKPieces = 3;

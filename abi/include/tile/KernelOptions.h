@@ -29,6 +29,15 @@ enum class WarpSpecialize : unsigned {
   On,   ///< wherever the loop allows it
 };
 
+/// Whether a grid's programs run persistent: the CTAs the GPU holds at once
+/// each running the programs their number apart (the metadata's
+/// "persistent").
+enum class Persistent : unsigned {
+  Auto, ///< where the compiler measured it to pay
+  Off,  ///< never
+  On,   ///< wherever the kernel allows it
+};
+
 struct KernelOptions {
   /// Warps per program (a power of two, 1 to 32).
   unsigned numWarps = 4;
@@ -65,6 +74,10 @@ struct KernelOptions {
   /// For loops whose tl.range does not say (the module's
   /// `tile.warp_specialize`).
   WarpSpecialize warpSpecialize = WarpSpecialize::Auto;
+  /// Whether the programs run persistent (tilegpu-persistent-programs:
+  /// programs independent of each other's order, one function, no stream-K
+  /// or cluster split, tensor maps the launcher builds).
+  Persistent persistent = Persistent::Auto;
   /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
   /// (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
@@ -72,12 +85,13 @@ struct KernelOptions {
   /// Every field, for comparing and hashing.
   auto fields() const {
     return std::tie(numWarps, numStages, debug, deterministic, deviceTensorMaps,
-                    clusterSplitK, streamK, warpSpecialize, arch);
+                    clusterSplitK, streamK, warpSpecialize, persistent, arch);
   }
   static constexpr const char *kFieldNames[] = {
       "num_warps",     "num_stages",         "debug",
       "deterministic", "device_tensor_maps", "cluster_split_k",
-      "stream_k",      "warp_specialize",    "arch"};
+      "stream_k",      "warp_specialize",    "persistent",
+      "arch"};
 
   bool operator==(const KernelOptions &other) const {
     return fields() == other.fields();

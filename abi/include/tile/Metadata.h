@@ -221,6 +221,13 @@ struct KernelMetadata {
   /// pieces() bytes are zeroed. "stream_k_partial_bytes" in the JSON,
   /// absent for 0.
   unsigned streamKPartialBytes = 0;
+  /// A persistent kernel (tilegpu-persistent-programs): a launch of grid
+  /// (x, y, z) programs starts min(x * y * z, the CTAs the device holds at
+  /// once) CTAs along x (persistentCtas), each running the programs its
+  /// number apart, and the PTX entry takes x, y and z (.u32 each) after
+  /// every other parameter; x * y * z must stay below 2^30. "persistent"
+  /// in the JSON, absent for false.
+  bool persistent = false;
   /// The workspace of a stream-K launch that splits off `pieces` pieces: a
   /// zeroed flag (4 bytes) a piece, padded to 128 bytes, then a partial
   /// accumulator a piece.

@@ -36,6 +36,7 @@ void tilec::buildTileGPULayoutPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(createCSEPass());
   pm.addPass(tilegpu::createTileGPUClusterSplitK());
   pm.addPass(tilegpu::createTileGPUStreamK());
+  pm.addPass(tilegpu::createTileGPUPersistentPrograms());
   pm.addPass(tilegpu::createTileGPUPipeline());
   pm.addPass(tilegpu::createTileGPUBulkStores());
   pm.addPass(tilegpu::createTileGPUVersionMasks());

@@ -11,13 +11,13 @@
 // R + p) and runs the epilogue; a piece stores its partial.
 // CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k, tilegpu.stream_k_splittable}
 // CHECK-LABEL: func.func @mm
-// CHECK-SAME: %[[K:[^:]*]]: i32, %[[PX:[^:]*]]: i32 {tile.name = "programs_x", tilegpu.stream_k_param}
-// CHECK-SAME: %[[PY:[^:]*]]: i32 {tile.name = "programs_y", tilegpu.stream_k_param}
-// CHECK-SAME: {tile.name = "programs_z", tilegpu.stream_k_param}
-// CHECK-SAME: %[[SPLIT:[^:]*]]: i32 {tile.name = "split_programs", tilegpu.stream_k_param}
-// CHECK-SAME: %[[PARTS:[^:]*]]: i32 {tile.name = "parts", tilegpu.stream_k_param}
-// CHECK-SAME: %[[HEAD:[^:]*]]: i32 {tile.name = "head_parts", tilegpu.stream_k_param}
-// CHECK-SAME: %[[WS:[^:]*]]: !tile.ptr<i8> {tile.name = "stream_k_workspace", tilegpu.stream_k_param}
+// CHECK-SAME: %[[K:[^:]*]]: i32, %[[PX:[^:]*]]: i32 {tile.name = "programs_x", tilegpu.launch_param}
+// CHECK-SAME: %[[PY:[^:]*]]: i32 {tile.name = "programs_y", tilegpu.launch_param}
+// CHECK-SAME: {tile.name = "programs_z", tilegpu.launch_param}
+// CHECK-SAME: %[[SPLIT:[^:]*]]: i32 {tile.name = "split_programs", tilegpu.launch_param}
+// CHECK-SAME: %[[PARTS:[^:]*]]: i32 {tile.name = "parts", tilegpu.launch_param}
+// CHECK-SAME: %[[HEAD:[^:]*]]: i32 {tile.name = "head_parts", tilegpu.launch_param}
+// CHECK-SAME: %[[WS:[^:]*]]: !tile.ptr<i8> {tile.name = "stream_k_workspace", tilegpu.launch_param}
 // CHECK: %[[SPAN:.*]] = arith.subi %[[K]], %c0_i32
 // CHECK: %[[TRIPS:.*]] = arith.maxsi
 // CHECK: %[[TRIPS64:.*]] = arith.extsi %[[TRIPS]] : i32 to i64
@@ -129,7 +129,7 @@ module attributes {tilegpu.stream_k, tilegpu.compute_capability = 90 : i32} {
 // Not asked for: only marked as able, the kernel unchanged.
 // CHECK: module attributes {tilegpu.compute_capability = 90 : i32, tilegpu.stream_k_splittable}
 // CHECK-LABEL: func.func @able
-// CHECK-NOT: tilegpu.stream_k_param
+// CHECK-NOT: tilegpu.launch_param
 // CHECK-NOT: scf.while
 // CHECK: scf.for
 module attributes {tilegpu.compute_capability = 90 : i32} {

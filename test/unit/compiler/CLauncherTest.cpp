@@ -202,6 +202,37 @@ TEST(CLauncher, StreamKLaunch) {
   EXPECT_TRUE(contains(c, "splitk_driver.free(tl_workspace, stream);"));
 }
 
+/// A persistent specialization of the split-K kernel.
+CSpecialization persistent() {
+  CSpecialization spec = splitK({1, 1, 1});
+  spec.metadata.persistent = true;
+  return spec;
+}
+
+// A persistent kernel: the launcher reads the CTAs the device holds when
+// the image loads, refuses grids past 2^30 programs, launches
+// min(programs, resident) CTAs along x (every program where the driver
+// cannot say), and passes the grid asked for after the arguments.
+TEST(CLauncher, PersistentLaunch) {
+  CLauncher launcher = emitCLauncher({persistent()}, "splitk.h", "splitk.tl");
+  const std::string &c = launcher.source;
+  EXPECT_TRUE(contains(launcher.header, "persistent")) << launcher.header;
+  EXPECT_TRUE(contains(c, "TILEC_SYM(lib, splitk_driver.occupancy, "
+                          "\"cuOccupancyMaxActiveBlocksPerMultiprocessor\");"))
+      << c;
+  EXPECT_TRUE(contains(c, "  if (tl_grid_programs > 1073741824u)\n"
+                          "    return CUDA_ERROR_INVALID_VALUE;\n"
+                          "  uint64_t tl_ctas = tl_resident && tl_resident < "
+                          "tl_grid_programs\n"))
+      << c;
+  EXPECT_TRUE(contains(c, "  tl_params[3] = &tl_grid_xyz[0];\n"
+                          "  tl_params[4] = &tl_grid_xyz[1];\n"
+                          "  tl_params[5] = &tl_grid_xyz[2];\n"
+                          "  tl_r = splitk_driver.launch(tl_function, "
+                          "(unsigned)tl_ctas, 1, 1, 128, 1, 1,"));
+  EXPECT_FALSE(contains(c, "splitk_stream_k"));
+}
+
 // The launcher's plan is tile::chooseStreamK's: the C, compiled and run
 // over grids around the waves of a few capacities, prints the same CTAs,
 // split programs and cut.
@@ -260,6 +291,10 @@ TEST(CLauncher, ClusterLauncherCompiles) {
       emitCLauncher({splitK({1, 1, 1}, 1), streamK()}, "splitk.h", "splitk.tl");
   EXPECT_EQ(compileC(sharing, "splitk", "-std=c99"), 0) << sharing.source;
   EXPECT_EQ(compileC(sharing, "splitk", "-x c++"), 0);
+  CLauncher persisting = emitCLauncher({splitK({1, 1, 1}, 1), persistent()},
+                                       "splitk.h", "splitk.tl");
+  EXPECT_EQ(compileC(persisting, "splitk", "-std=c99"), 0) << persisting.source;
+  EXPECT_EQ(compileC(persisting, "splitk", "-x c++"), 0);
   std::string cleanup = "rm -rf '" + scratchDirectory() + "'";
   EXPECT_EQ(std::system(cleanup.c_str()), 0);
 }

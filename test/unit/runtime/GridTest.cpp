@@ -104,6 +104,15 @@ TEST(Grid, ClusterSplitEdges) {
   EXPECT_EQ(chooseClusterSplitK(uint64_t(1) << 63, 4294967295u, 90), 1u);
 }
 
+// A persistent launch starts the CTAs the GPU holds at once, no more than
+// the programs; where the occupancy is unknown, a CTA a program.
+TEST(Grid, PersistentCtas) {
+  EXPECT_EQ(persistentCtas(512, 132), 132u);
+  EXPECT_EQ(persistentCtas(100, 264), 100u);
+  EXPECT_EQ(persistentCtas(512, 0), 512u);
+  EXPECT_EQ(persistentCtas(kMaxPersistentPrograms, 132), 132u);
+}
+
 // Stream-K splits the programs of a last wave that leaves at least as many
 // slots idle, cut so that their heads and the pieces' CTAs end together:
 // 192 programs on 132 SMs cut the last 60 in halves (60 pieces), 160 the

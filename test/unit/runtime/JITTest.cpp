@@ -377,6 +377,80 @@ JITOptions largeTileOptions() {
 // JIT specializes as divisible by 8): with 128 x 256 tiles neighbouring
 // programs share B's copies, as clusters of two ("cluster_programs");
 // N = 3072 rows are whole sectors and copy alone. Needs no GPU.
+const char *kProgramIds = R"(import triton
+import triton.language as tl
+
+@triton.jit
+def ids_kernel(out_ptr):
+    x = tl.program_id(0)
+    y = tl.program_id(1)
+    z = tl.program_id(2)
+    nx = tl.num_programs(0)
+    ny = tl.num_programs(1)
+    programs = nx * ny * tl.num_programs(2)
+    offs = tl.arange(0, 4)
+    ids = tl.where(offs == 0, x, tl.where(offs == 1, y, tl.where(offs == 2, z, programs)))
+    tl.store(out_ptr + ((z * ny + y) * nx + x) * 4 + offs, ids)
+)";
+
+// Persistent programs (JITOptions::persistent on): a grid of far more
+// programs than the GPU holds runs every one, each seeing its own ids and
+// the grid's extents, launched directly and bound; a matmul, its K loop
+// inside the loop over programs, matches the CPU.
+TEST(JIT, PersistentProgramsRunEveryProgram) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  JITOptions persistent;
+  persistent.persistent = Persistent::On;
+  JITFunction ids(kProgramIds, "ids.tl");
+  ids.setCacheDirectory("");
+  const Grid grid{300, 7, 5};
+  const size_t programs = 300 * 7 * 5;
+  auto out = DeviceBuffer::fromHost(std::vector<int32_t>(4 * programs, -1));
+  const Kernel &kernel = ids.specialize({out}, {}, persistent);
+  EXPECT_TRUE(kernel.metadata().persistent);
+  std::vector<int32_t> expected(4 * programs);
+  for (unsigned z = 0; z < grid.z; ++z)
+    for (unsigned y = 0; y < grid.y; ++y)
+      for (unsigned x = 0; x < grid.x; ++x) {
+        size_t p = (size_t(z) * grid.y + y) * grid.x + x;
+        expected[4 * p] = int32_t(x);
+        expected[4 * p + 1] = int32_t(y);
+        expected[4 * p + 2] = int32_t(z);
+        expected[4 * p + 3] = int32_t(programs);
+      }
+  ids.launch(grid, {out}, {}, persistent);
+  EXPECT_EQ(out.toHost<int32_t>(), expected);
+  out = DeviceBuffer::fromHost(std::vector<int32_t>(4 * programs, -1));
+  ids.bind(grid, {out}, {}, persistent).launch();
+  EXPECT_EQ(out.toHost<int32_t>(), expected);
+  // Past a persistent kernel's programs: refused, naming the option.
+  try {
+    ids.launch({1u << 16, 1u << 15, 1}, {out}, {}, persistent);
+    ADD_FAILURE() << "2^31 programs launched";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("--persistent off"),
+              std::string::npos)
+        << error.what();
+  }
+
+  JITFunction f(kMatmul, "matmul.tl");
+  f.setCacheDirectory("");
+  JITOptions matmul = persistent;
+  matmul.clusterSplitK = 1;
+  size_t m = 64 * 40 + 17, n = 64 * 30, k = 200;
+  std::vector<fp16> a = noise(m * k, 5), b = noise(k * n, 6);
+  auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b);
+  auto dc = DeviceBuffer::fromHost(std::vector<float>(m * n, -7));
+  std::vector<KernelArg> args = {da,         db,         dc,
+                                 int32_t(m), int32_t(n), int32_t(k)};
+  EXPECT_TRUE(f.specialize(args, kMatmulBlocks, matmul).metadata().persistent);
+  expectMatmulRepeats(f, {unsigned((m + 63) / 64), unsigned(n / 64)}, args,
+                      kMatmulBlocks, matmul, dc, matmulOnCPU(a, b, m, n, k), k,
+                      3);
+}
+
 TEST(JIT, MisalignedRowsShareCopies) {
   JITFunction f(kGroupedMatmul, "grouped.tl");
   f.setCacheDirectory("");

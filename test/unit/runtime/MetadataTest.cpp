@@ -203,6 +203,22 @@ TEST(Metadata, StreamK) {
             std::string::npos);
 }
 
+// A persistent kernel: "persistent" read and written back, absent for
+// false.
+TEST(Metadata, Persistent) {
+  KernelMetadata md = KernelMetadata::fromJSON(
+      R"({"kernel": "k", "persistent": true, "params": []})");
+  EXPECT_TRUE(md.persistent);
+  EXPECT_TRUE(KernelMetadata::fromJSON(md.toJSON()).persistent);
+  KernelMetadata plain =
+      KernelMetadata::fromJSON(R"({"kernel": "k", "params": []})");
+  EXPECT_FALSE(plain.persistent);
+  EXPECT_EQ(plain.toJSON().find("persistent"), std::string::npos);
+  EXPECT_NE(errorOf(R"({"kernel": "k", "persistent": 1, "params": []})")
+                .find("persistent"),
+            std::string::npos);
+}
+
 TEST(Metadata, DriverForPTXVersion) {
   // PTX's release history: 7.x with CUDA 11.x, 8.0-8.5 with 12.0-12.5,
   // 8.6-8.8 with 12.7-12.9, 9.x with 13.x.

@@ -122,7 +122,8 @@ struct ConvertTileGPUToNVVM
         func.removeArgAttr(i, tile::TileDialect::getParamNameAttrName());
         func.removeArgAttr(i, tile::TileDialect::getUnsignedAttrName());
         func.removeArgAttr(i, TileGPUDialect::getGlobalScratchAttrName());
-        func.removeArgAttr(i, TileGPUDialect::getStreamKParamAttrName());
+        func.removeArgAttr(i, TileGPUDialect::getLaunchParamAttrName());
+        func.removeArgAttr(i, TileGPUDialect::getProgramsParamAttrName());
         func.removeArgAttr(i, TileGPUDialect::getTurnstilesAttrName());
         // A tensor map the launcher built: 128 bytes by value, 64-byte
         // aligned, read in place (a `__grid_constant__` parameter, whose

@@ -139,6 +139,8 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
        << md.clusterDims[1] << ", " << md.clusterDims[2] << ") CTAs";
   if (md.streamKPartialBytes)
     os << ", stream-K (a partial last wave's programs shared out among CTAs)";
+  if (md.persistent)
+    os << ", persistent (the CTAs the device holds at once run the programs)";
   // The driver it needs: an older one refuses the PTX, though not the cubin.
   if (int driver = tile::getMinDriverVersion(md.ptxVersion))
     os << ", PTX ISA " << md.ptxVersion / 10 << "." << md.ptxVersion % 10
@@ -171,9 +173,10 @@ std::string describe(const tile::KernelMetadata &md, const CParams &params) {
 /// that share copies use it), wanted where the driver has it.
 void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
                  bool scratch, bool zeroes, bool clusters,
-                 bool clustersOptional, bool streamK) {
-  // A stream-K kernel's launcher also gets the CTAs its device holds.
-  const char *resident = streamK ? ",\n    unsigned long long *resident" : "";
+                 bool clustersOptional, bool occupancy) {
+  // A stream-K or persistent kernel's launcher also gets the CTAs its
+  // device holds.
+  const char *resident = occupancy ? ",\n    unsigned long long *resident" : "";
   c << "static struct {\n"
        "  CUresult status;\n"
        "  CUresult (*getCurrent)(CUcontext *);\n"
@@ -204,7 +207,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (clusters)
     c << "  CUresult (*launchEx)(const CUlaunchConfig *, CUfunction, void **, "
          "void **);\n";
-  if (streamK)
+  if (occupancy)
     c << "  CUresult (*occupancy)(int *, CUfunction, int, size_t);\n"
          "  CUresult (*ctxDevice)(CUdevice *);\n"
          "  CUresult (*deviceAttribute)(int *, CUdevice_attribute, CUdevice);\n";
@@ -253,7 +256,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   else if (clusters)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.launchEx, \"cuLaunchKernelEx\");\n";
-  if (streamK)
+  if (occupancy)
     c << "  TILEC_SYM(lib, " << name
       << "_driver.occupancy, \"cuOccupancyMaxActiveBlocksPerMultiprocessor\");\n"
       << "  TILEC_SYM(lib, " << name << "_driver.ctxDevice, \"cuCtxGetDevice\");\n"
@@ -269,19 +272,23 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   c << "/* The contexts an image is loaded in; readers take `count` with\n"
        "   acquire and need no lock. */\n"
     << "#define " << name << "_MAX_CONTEXTS 64\n"
-    << "struct " << name << "_image {\n"
+    << "struct " << name
+    << "_image {\n"
        "  pthread_mutex_t lock;\n"
        "  int count;\n"
        "  struct {\n"
        "    unsigned long long id;\n"
        "    CUfunction function;\n"
-    << (streamK ? "    /* A stream-K kernel's CTAs the device holds at once. */\n"
-                  "    unsigned long long resident;\n"
-                : "")
-    << "  } loaded[" << name << "_MAX_CONTEXTS];\n"
+    << (occupancy ? "    /* A stream-K or persistent kernel's CTAs the device "
+                    "holds at once. */\n"
+                    "    unsigned long long resident;\n"
+                  : "")
+    << "  } loaded[" << name
+    << "_MAX_CONTEXTS];\n"
        "  const unsigned char *cubin, *ptx;\n"
        "  const char *entry;\n"
-    << (streamK ? "  int sharedBytes, threads, streamK;\n" : "  int sharedBytes;\n")
+    << (occupancy ? "  int sharedBytes, threads, occupancy;\n"
+                  : "  int sharedBytes;\n")
     << "};\n\n"
     << "static int " << name << "_find(const struct " << name
     << "_image *m, unsigned long long id,\n"
@@ -289,7 +296,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "  for (int i = 0; i < n; ++i)\n"
     << "    if (m->loaded[i].id == id) {\n"
     << "      *function = m->loaded[i].function;\n"
-    << (streamK ? "      *resident = m->loaded[i].resident;\n" : "")
+    << (occupancy ? "      *resident = m->loaded[i].resident;\n" : "")
     << "      return 1;\n"
     << "    }\n"
     << "  return 0;\n}\n\n"
@@ -301,26 +308,32 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "  if (r != CUDA_SUCCESS)\n    return r;\n"
     << "  /* The calling thread's context, else device 0's primary one. */\n"
     << "  CUcontext context = NULL;\n"
-    << "  if ((r = " << name << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
+    << "  if ((r = " << name
+    << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
     << "    return r;\n"
     << "  if (!context) {\n"
     << "    CUdevice device;\n"
-    << "    if ((r = " << name << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name << "_driver.retain(&context, device)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
+    << "    if ((r = " << name
+    << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS ||\n"
+    << "        (r = " << name
+    << "_driver.retain(&context, device)) != CUDA_SUCCESS ||\n"
+    << "        (r = " << name
+    << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
     << "      return r;\n"
     << "  }\n"
     << "  unsigned long long id;\n"
-    << "  if ((r = " << name << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
+    << "  if ((r = " << name
+    << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
     << "    return r;\n"
-    << "  if (" << name << "_find(m, id, __atomic_load_n(&m->count, "
+    << "  if (" << name
+    << "_find(m, id, __atomic_load_n(&m->count, "
        "__ATOMIC_ACQUIRE), function"
-    << (streamK ? ",\n      resident" : "") << "))\n"
+    << (occupancy ? ",\n      resident" : "") << "))\n"
     << "    return CUDA_SUCCESS;\n"
     << "  pthread_mutex_lock(&m->lock);\n"
     << "  int n = m->count;\n"
     << "  if (" << name << "_find(m, id, n, function"
-    << (streamK ? ", resident" : "") << ")) {\n"
+    << (occupancy ? ", resident" : "") << ")) {\n"
     << "    pthread_mutex_unlock(&m->lock);\n"
     << "    return CUDA_SUCCESS;\n"
     << "  }\n"
@@ -333,31 +346,37 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "    if (r != CUDA_SUCCESS)\n"
     << "      r = " << name << "_driver.loadData(&module, m->ptx);\n"
     << "    if (r == CUDA_SUCCESS)\n"
-    << "      r = " << name << "_driver.getFunction(function, module, m->entry);\n"
+    << "      r = " << name
+    << "_driver.getFunction(function, module, m->entry);\n"
     << "    if (r == CUDA_SUCCESS && m->sharedBytes > 48 * 1024)\n"
     << "      r = " << name << "_driver.setAttribute(\n"
     << "          *function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
     << "          m->sharedBytes);\n"
     << "  }\n";
-  if (streamK)
+  if (occupancy)
     c << "  *resident = 0;\n"
-      << "  if (r == CUDA_SUCCESS && m->streamK) {\n"
-      << "    /* tile::chooseStreamK's CTAs at once: SMs times those an SM\n"
-         "       holds; where the driver cannot say, 0 (a CTA a program). */\n"
+      << "  if (r == CUDA_SUCCESS && m->occupancy) {\n"
+      << "    /* tile::chooseStreamK's and tile::persistentCtas' CTAs at "
+         "once:\n"
+         "       SMs times those an SM holds; where the driver cannot say, 0\n"
+         "       (a CTA a program). */\n"
       << "    CUdevice device;\n"
       << "    int perSM = 0, sms = 0;\n"
-      << "    if (" << name << "_driver.occupancy(&perSM, *function, m->threads,\n"
+      << "    if (" << name
+      << "_driver.occupancy(&perSM, *function, m->threads,\n"
       << "            (size_t)m->sharedBytes) == CUDA_SUCCESS &&\n"
       << "        " << name << "_driver.ctxDevice(&device) == CUDA_SUCCESS &&\n"
       << "        " << name << "_driver.deviceAttribute(\n"
-      << "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) ==\n"
+      << "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) "
+         "==\n"
       << "            CUDA_SUCCESS)\n"
-      << "      *resident = (unsigned long long)perSM * (unsigned long long)sms;\n"
+      << "      *resident = (unsigned long long)perSM * (unsigned long "
+         "long)sms;\n"
       << "  }\n";
   c << "  if (r == CUDA_SUCCESS) {\n"
     << "    m->loaded[n].id = id;\n"
     << "    m->loaded[n].function = *function;\n"
-    << (streamK ? "    m->loaded[n].resident = *resident;\n" : "")
+    << (occupancy ? "    m->loaded[n].resident = *resident;\n" : "")
     << "    __atomic_store_n(&m->count, n + 1, __ATOMIC_RELEASE);\n"
     << "  }\n"
     << "  pthread_mutex_unlock(&m->lock);\n"
@@ -415,7 +434,7 @@ void writeStreamKPlan(std::ostringstream &c, const std::string &name) {
 /// One specialization's images, module table and launcher `function`.
 void writeLauncher(std::ostringstream &c, const std::string &name,
                    const std::string &function, const CSpecialization &spec,
-                   const CParams &params, bool anyStreamK) {
+                   const CParams &params, bool anyOccupancy) {
   const tile::KernelMetadata &md = spec.metadata;
   if (!spec.cubin.empty()) {
     c << "static const unsigned char " << function << "_cubin[] = {\n";
@@ -428,12 +447,13 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   writeBytes(c, text.data(), text.size());
   c << "};\n\n";
   c << "static struct " << name << "_image " << function << "_image = {\n"
-    << "    PTHREAD_MUTEX_INITIALIZER, 0, {{0, NULL" << (anyStreamK ? ", 0" : "")
-    << "}},\n    "
+    << "    PTHREAD_MUTEX_INITIALIZER, 0, {{0, NULL"
+    << (anyOccupancy ? ", 0" : "") << "}},\n    "
     << (spec.cubin.empty() ? "NULL" : function + "_cubin") << ", " << function
     << "_ptx, \"" << md.kernel << "\", " << md.sharedBytes;
-  if (anyStreamK)
-    c << ", " << md.threadsPerBlock << ", " << (md.streamKPartialBytes ? 1 : 0);
+  if (anyOccupancy)
+    c << ", " << md.threadsPerBlock << ", "
+      << (md.streamKPartialBytes || md.persistent ? 1 : 0);
   c << "};\n\n";
 
   bool scratch = md.globalScratchBytes != 0, turnstiles = md.turnstiles;
@@ -462,10 +482,11 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
     c << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
   }
   c << "  CUfunction tl_function;\n";
-  if (anyStreamK)
+  if (anyOccupancy)
     c << "  unsigned long long tl_resident;\n";
   c << "  CUresult tl_r = " << name << "_function(&" << function
-    << "_image, &tl_function" << (anyStreamK ? ", &tl_resident" : "") << ");\n"
+    << "_image, &tl_function" << (anyOccupancy ? ", &tl_resident" : "")
+    << ");\n"
     << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n";
   if (streamK)
     c << "  /* Stream-K: the programs of a partial last wave shared out among\n"
@@ -477,10 +498,21 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
       << "      &tl_parts, &tl_head);\n"
       << "  if (tl_ctas > " << tile::kMaxGrid.x << "u)\n"
       << "    return CUDA_ERROR_INVALID_VALUE;\n";
-  else if (anyStreamK)
+  else if (md.persistent)
+    c << "  /* Persistent: the CTAs the device holds at once (a CTA a program\n"
+         "     where it cannot say), each running the programs its number\n"
+         "     apart, passed the grid. */\n"
+      << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z;\n"
+      << "  if (tl_grid_programs > " << tile::kMaxPersistentPrograms << "u)\n"
+      << "    return CUDA_ERROR_INVALID_VALUE;\n"
+      << "  uint64_t tl_ctas = tl_resident && tl_resident < tl_grid_programs\n"
+      << "                         ? tl_resident : tl_grid_programs;\n"
+      << "  unsigned tl_grid_xyz[3] = {grid_x, grid_y, grid_z};\n";
+  else if (anyOccupancy)
     c << "  (void)tl_resident;\n";
   size_t slots = md.params.size() + md.tensorMaps.size() + (scratch ? 1 : 0) +
-                 (turnstiles ? 1 : 0) + (streamK ? 7 : 0);
+                 (turnstiles ? 1 : 0) + (streamK ? 7 : 0) +
+                 (md.persistent ? 3 : 0);
   c << "  void *tl_params[" << std::max<size_t>(slots, 1) << "] = {";
   for (size_t i = 0; i < md.params.size(); ++i)
     c << (i ? ", " : "") << "&" << params.names[i];
@@ -542,7 +574,8 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   }
   // Neighbouring programs as clusters that share copies, where grid_x
   // divides into them (any other launch is correct too).
-  bool paired = !clustered && !streamK && md.clusterPrograms > 1;
+  bool paired =
+      !clustered && !streamK && !md.persistent && md.clusterPrograms > 1;
   if (paired)
     cluster = {md.clusterPrograms, 1, 1};
   if (clustered || paired) {
@@ -630,6 +663,13 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
       << "    tl_r = " << name << "_driver.launch(tl_function, (unsigned)tl_ctas, "
       << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n        "
       << md.sharedBytes << ", stream, tl_params, NULL);\n";
+  } else if (md.persistent) {
+    for (unsigned i = 0; i < 3; ++i)
+      c << "  tl_params[" << extra++ << "] = &tl_grid_xyz[" << i << "];\n";
+    c << "  tl_r = " << name
+      << "_driver.launch(tl_function, (unsigned)tl_ctas, "
+      << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n    " << md.sharedBytes
+      << ", stream, tl_params, NULL);\n";
   } else if (clustered) {
     c << "  tl_r = " << name
       << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
@@ -845,7 +885,7 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
   bool maps = false, scratch = false, zeroes = false, clusters = false,
-       clustersNeeded = false, streamK = false;
+       clustersNeeded = false, streamK = false, occupancy = false;
   for (const CSpecialization &spec : specs) {
     bool sharing = spec.metadata.streamKPartialBytes != 0;
     maps |= !spec.metadata.tensorMaps.empty();
@@ -856,6 +896,7 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
                spec.metadata.turnstiles || sharing;
     zeroes |= spec.metadata.turnstiles || sharing;
     streamK |= sharing;
+    occupancy |= sharing || spec.metadata.persistent;
   }
   std::ostringstream c;
   c << "/* " << name << ": generated by tilec from " << origin
@@ -864,13 +905,13 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n"
     << (clusters ? "#include <string.h>\n" : "") << "\n";
   writeDriver(c, name, maps, scratch, zeroes, clusters, !clustersNeeded,
-              streamK);
+              occupancy);
   if (maps)
     c << kRecipeHelpers << "\n";
   if (streamK)
     writeStreamKPlan(c, name);
   for (auto [i, spec] : llvm::enumerate(specs))
-    writeLauncher(c, name, functions[i], spec, cParams[i], streamK);
+    writeLauncher(c, name, functions[i], spec, cParams[i], occupancy);
 
   if (!single) {
     c << getSignature(name, dispatchParams) << " {\n";
@@ -886,12 +927,12 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
   }
   c << "CUresult " << name << "_load(void) {\n"
     << "  CUfunction function;\n"
-    << (streamK ? "  unsigned long long resident;\n" : "")
+    << (occupancy ? "  unsigned long long resident;\n" : "")
     << "  CUresult r = CUDA_SUCCESS;\n";
   for (const std::string &function : functions)
     c << "  if (r == CUDA_SUCCESS)\n    r = " << name << "_function(&"
       << function << "_image, &function"
-      << (streamK ? ",\n        &resident" : "") << ");\n";
+      << (occupancy ? ",\n        &resident" : "") << ");\n";
   c << "  return r;\n}\n";
   return {h.str(), c.str()};
 }

@@ -32,13 +32,18 @@ public:
     if (++nodes > kMaxRecipeNodes)
       return {};
     if (auto arg = dyn_cast<BlockArgument>(value)) {
+      // A persistent kernel's programs along an axis: the grid's extent.
+      if (arg.getOwner() == &func.getBody().front())
+        if (auto axis = func.getArgAttrOfType<IntegerAttr>(
+                arg.getArgNumber(), TileGPUDialect::getProgramsParamAttrName()))
+          return node("grid", {b.getI64IntegerAttr(axis.getInt())});
       // The user's signed integer and pointer parameters only (launchers
       // sign-extend integers): not a tensor map or the scratch.
       if (arg.getOwner() != &func.getBody().front() ||
           func.getArgAttr(arg.getArgNumber(),
                           TileGPUDialect::getGlobalScratchAttrName()) ||
           func.getArgAttr(arg.getArgNumber(),
-                          TileGPUDialect::getStreamKParamAttrName()) ||
+                          TileGPUDialect::getLaunchParamAttrName()) ||
           func.getArgAttr(arg.getArgNumber(),
                           mlir::tile::TileDialect::getUnsignedAttrName()) ||
           !isa<IntegerType, tile::PointerType>(arg.getType()))
@@ -214,8 +219,9 @@ mlir::tilegpu::addHostTensorMap(func::FuncOp func,
   // the stream-K parameters, in the order they were made (the metadata's
   // "tensor_maps").
   unsigned at = func.getNumArguments();
-  while (at && (func.getArgAttr(at - 1, TileGPUDialect::getGlobalScratchAttrName()) ||
-                func.getArgAttr(at - 1, TileGPUDialect::getStreamKParamAttrName())))
+  while (at &&
+         (func.getArgAttr(at - 1, TileGPUDialect::getGlobalScratchAttrName()) ||
+          func.getArgAttr(at - 1, TileGPUDialect::getLaunchParamAttrName())))
     --at;
   NamedAttrList attrs;
   attrs.append(TileGPUDialect::getHostTensorMapAttrName(),

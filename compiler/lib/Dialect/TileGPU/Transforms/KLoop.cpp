@@ -13,6 +13,23 @@
 using namespace mlir;
 using namespace mlir::tilegpu;
 
+bool mlir::tilegpu::isProgramInvariant(func::FuncOp func, Value value,
+                                       llvm::DenseMap<Value, bool> &seen) {
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return arg.getOwner() == &func.getBody().front();
+  if (auto it = seen.find(value); it != seen.end())
+    return it->second;
+  Operation *def = value.getDefiningOp();
+  bool invariant = def && def->getBlock() == &func.getBody().front() &&
+                   !def->getNumRegions() && isPure(def) &&
+                   !isa<tile::ProgramIdOp, tile::NumProgramsOp>(def) &&
+                   llvm::all_of(def->getOperands(), [&](Value operand) {
+                     return isProgramInvariant(func, operand, seen);
+                   });
+  seen[value] = invariant;
+  return invariant;
+}
+
 namespace {
 
 /// Whether `op`, or an op nested in it, may write memory (an op that does

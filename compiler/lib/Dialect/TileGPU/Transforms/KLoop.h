@@ -7,6 +7,8 @@
 // accumulator, check that the rest of what it carries moves by
 // loop-invariant steps, and run it from some iteration to another, the
 // carried values computed where that part starts rather than walked to.
+// Persistent programs (PersistentPrograms.cpp) ask the same of a loop's
+// bounds: whether they are the same in every program.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <string>
 
@@ -27,6 +30,13 @@ struct Carried {
   /// pointer, addptr(value, step).
   Value step;
 };
+
+/// Whether `value` is computed, in `func`'s entry block, by pure ops from
+/// the kernel's arguments and constants, never from the program ids: the
+/// same in every program, so that it can be computed before them. `seen`
+/// keeps the answers, each value looked at once.
+bool isProgramInvariant(func::FuncOp func, Value value,
+                        llvm::DenseMap<Value, bool> &seen);
 
 /// A kernel's K loop: a top-level scf.for of a constant positive step whose
 /// yielded values include a tile.dot's accumulator (f32 or i32, carried

@@ -507,7 +507,7 @@ Value getGlobalScratch(func::FuncOp func) {
   for (unsigned i = 0; i < n; ++i)
     if (func.getArgAttr(i, TileGPUDialect::getGlobalScratchAttrName()))
       return func.getArgument(i);
-  while (n && func.getArgAttr(n - 1, TileGPUDialect::getStreamKParamAttrName()))
+  while (n && func.getArgAttr(n - 1, TileGPUDialect::getLaunchParamAttrName()))
     --n;
   MLIRContext *context = func.getContext();
   auto type = tile::PointerType::get(context, IntegerType::get(context, 8));

@@ -34,6 +34,7 @@
 #include "tilec/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "KLoop.h"
+#include "ProgramLoop.h"
 
 #include "tilec/Dialect/Tile/Analysis/AxisInfo.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
@@ -60,27 +61,6 @@ using namespace mlir;
 using namespace mlir::tilegpu;
 
 namespace {
-
-/// Whether `value` is computed, in `func`'s entry block, by pure ops from
-/// the kernel's arguments and constants, never from the program ids: the
-/// same in every program, so that it can be computed before them. `seen`
-/// keeps the answers, each value looked at once.
-bool isProgramInvariant(func::FuncOp func, Value value,
-                        llvm::DenseMap<Value, bool> &seen) {
-  if (auto arg = dyn_cast<BlockArgument>(value))
-    return arg.getOwner() == &func.getBody().front();
-  if (auto it = seen.find(value); it != seen.end())
-    return it->second;
-  Operation *def = value.getDefiningOp();
-  bool invariant = def && def->getBlock() == &func.getBody().front() &&
-                   !def->getNumRegions() && isPure(def) &&
-                   !isa<tile::ProgramIdOp, tile::NumProgramsOp>(def) &&
-                   llvm::all_of(def->getOperands(), [&](Value operand) {
-                     return isProgramInvariant(func, operand, seen);
-                   });
-  seen[value] = invariant;
-  return invariant;
-}
 
 /// Clones what computes `value` (isProgramInvariant) at `b`.
 Value cloneInvariant(OpBuilder &b, Value value, IRMapping &map) {
@@ -171,17 +151,8 @@ SmallVector<Value> appendParams(func::FuncOp func) {
                             {"split_programs", i32},
                             {"parts", i32},
                             {"head_parts", i32},
-                            {"stream_k_workspace", workspace}}) {
-    NamedAttrList attrs;
-    attrs.append(TileGPUDialect::getStreamKParamAttrName(),
-                 UnitAttr::get(context));
-    attrs.append(mlir::tile::TileDialect::getParamNameAttrName(),
-                 StringAttr::get(context, name));
-    unsigned n = func.getNumArguments();
-    (void)func.insertArgument(n, type, attrs.getDictionary(context),
-                              func.getLoc());
-    params.push_back(func.getArgument(n));
-  }
+                            {"stream_k_workspace", workspace}})
+    params.push_back(appendLaunchParam(func, name, type));
   return params;
 }
 
@@ -191,14 +162,7 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   scf::ForOp loop = kloop.loop;
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
-  SmallVector<Operation *> kernelOps;
-  for (Operation &op : entry.without_terminator())
-    kernelOps.push_back(&op);
-  SmallVector<Operation *> programQueries;
-  func.walk([&](Operation *op) {
-    if (isa<tile::ProgramIdOp, tile::NumProgramsOp>(op))
-      programQueries.push_back(op);
-  });
+  KernelBody kernel = KernelBody::get(func);
   SmallVector<Value> params = appendParams(func);
   Value programsX = params[0], programsY = params[1], programsZ = params[2];
   Value workspace = params[6];
@@ -290,16 +254,7 @@ void rewriteStreamK(func::FuncOp func, const KLoop &kloop) {
   Value extents[] = {programsX, programsY, programsZ};
   auto yield = scf::YieldOp::create(b, loc, ValueRange{add(run, stride)});
 
-  for (Operation *op : kernelOps)
-    op->moveBefore(yield);
-  for (Operation *op : programQueries) {
-    if (auto id = dyn_cast<tile::ProgramIdOp>(op))
-      op->getResult(0).replaceAllUsesWith(ids[id.getAxis()]);
-    else
-      op->getResult(0).replaceAllUsesWith(
-          extents[cast<tile::NumProgramsOp>(op).getAxis()]);
-    op->erase();
-  }
+  kernel.moveInto(yield, ids, extents);
 
   // The K loop from kb to min(ke, trips); the accumulator from its own
   // initial value where this run is the program's own.

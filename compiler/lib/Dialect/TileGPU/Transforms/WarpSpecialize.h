@@ -41,6 +41,11 @@ bool isWgmma(tile::DotOp dot);
 /// it: its tile is wide enough (tilegpu-overlap-dots).
 bool paysToIssueLate(tile::DotOp second);
 
+/// Whether running the kernel's programs persistent pays for `loop`, one
+/// of the kernel's body whose bounds are the same in every program: a
+/// producer then copies the next program's first blocks while the
+/// consumers finish this one's (tilegpu-persistent-programs).
+bool paysToPersist(scf::ForOp loop);
 /// Whether `loop`'s dots hold large accumulators on two or more consumer
 /// warpgroups, the tiles whose copies are worth sharing between two
 /// programs (specializeWarps' `shared`).

@@ -150,14 +150,29 @@ def TileGPU_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getStreamKSplittableAttrName() {
       return "tilegpu.stream_k_splittable";
     }
-    /// Name of the kernel-argument attribute (unit) of the parameters
-    /// tilegpu-stream-k appends after every other: the programs the launch
-    /// asked for along x, y and z, the programs split (i32 each) and the
-    /// workspace. The launcher's tensor maps (addHostTensorMap) and the
-    /// global scratch (getGlobalScratch) go before them; the lowering drops
-    /// it.
-    static constexpr ::llvm::StringLiteral getStreamKParamAttrName() {
-      return "tilegpu.stream_k_param";
+    /// Name of the kernel-argument attribute (unit) of the parameters the
+    /// launch appends after every other: tilegpu-stream-k's (the programs
+    /// the launch asked for along x, y and z, the programs split, i32 each,
+    /// and the workspace) and tilegpu-persistent-programs' (the programs
+    /// along x, y and z). The launcher's tensor maps (addHostTensorMap) and
+    /// the global scratch (getGlobalScratch) go before them; the lowering
+    /// drops it.
+    static constexpr ::llvm::StringLiteral getLaunchParamAttrName() {
+      return "tilegpu.launch_param";
+    }
+    /// Name of the kernel-argument attribute (i32, an axis) of a persistent
+    /// kernel's launch parameter that holds the programs the launch asked
+    /// for along that axis: a launcher's tensor map reads it as the grid's
+    /// extent.
+    static constexpr ::llvm::StringLiteral getProgramsParamAttrName() {
+      return "tilegpu.programs";
+    }
+    /// Name of the module attribute (bool) for tilegpu-persistent-programs:
+    /// before it, what was asked (tilec --persistent on|off; absent, the
+    /// cost model decides); after it, present (true) where the kernel runs
+    /// persistent, which tilec reads into the metadata's "persistent".
+    static constexpr ::llvm::StringLiteral getPersistentAttrName() {
+      return "tilegpu.persistent";
     }
     /// Name of the module attribute (i32) the lowering of
     /// tilegpu.stream_k_store sets: the bytes of one CTA's partial

@@ -83,14 +83,43 @@ def TileGPUStreamK : Pass<"tilegpu-stream-k", "::mlir::ModuleOp"> {
     The kernel is rewritten into a loop over the runs of this CTA: the
     program ids (`tile.program_id`, `tile.num_programs`) come from the
     program the run is in and the grid the launch asked for, passed in
-    parameters appended after every other (`tilegpu.stream_k_param`: the
+    parameters appended after every other (`tilegpu.launch_param`: the
     programs along x, y and z, R, and the workspace). The K loop qualifies
     as for tilegpu-cluster-split-k (KLoop.h), with one accumulator, and its
     bounds must not depend on the program. Where it does not qualify, the
     attribute is removed and the kernel left as it is; where it does, the
     module is marked `tilegpu.stream_k_splittable`, whether asked for or not.
     The rewritten K loop is nested in the loop over runs, so warp
-    specialization (which wants the kernel's top-level loop) leaves it.
+    specialization (which wants the kernel's top-level loop, or one in a
+    top-level scf.for over tiles) leaves it.
+  }];
+}
+
+def TileGPUPersistentPrograms : Pass<"tilegpu-persistent-programs",
+                                     "::mlir::ModuleOp"> {
+  let summary = "A grid's programs run in turn by the CTAs the GPU holds";
+  let description = [{
+    The kernel becomes a loop over the programs the launch asked for, run
+    by as many CTAs as the GPU holds at once, each the programs its number
+    apart:
+
+      for t = ctaid.x; t < px * py * pz; t += nctaid.x:
+        the kernel, its program ids (t % px, t / px % py, t / (px * py))
+        and numbers of programs (px, py, pz) the launch's
+
+    where px, py and pz, the grid the launch asked for, are parameters
+    appended after every other (`tilegpu.launch_param`, `tilegpu.programs`
+    their axis). A warp-specialized loop inside then has a producer that
+    copies the next program's first blocks while the consumers finish this
+    one's (tilegpu-pipeline).
+
+    `tilegpu.persistent` (bool) on the module says whether it was asked
+    for; absent, the cost model decides: attention's loop on a producer
+    warpgroup whose bounds are the same in every program (paysToPersist).
+    Programs must be independent of each other's order: no atomics, grid
+    dependencies, cluster splits or stream-K, one function, and tensor maps
+    the launcher builds. Where the kernel runs persistent, the attribute is
+    left (true); elsewhere it is removed.
   }];
 }
 
