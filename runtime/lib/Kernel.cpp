@@ -624,7 +624,7 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
                 ") has more programs than a "
                 "persistent kernel's limit of " +
                 std::to_string(kMaxPersistentPrograms) +
-                ": compile it with --persistent off");
+                ": compile it with --persistent off (JITOptions::persistent)");
   if (metadata_.streamKPartialBytes) {
     uint64_t programs = uint64_t(grid.x) * grid.y * grid.z;
     uint64_t ctas = chooseStreamK(programs, residentCtas_).ctas;

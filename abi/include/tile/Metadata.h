@@ -225,7 +225,7 @@ struct KernelMetadata {
   /// (x, y, z) programs starts min(x * y * z, the CTAs the device holds at
   /// once) CTAs along x (persistentCtas), each running the programs its
   /// number apart, and the PTX entry takes x, y and z (.u32 each) after
-  /// every other parameter; x * y * z must stay below 2^30. "persistent"
+  /// every other parameter; x * y * z is at most 2^30. "persistent"
   /// in the JSON, absent for false.
   bool persistent = false;
   /// The workspace of a stream-K launch that splits off `pieces` pieces: a
