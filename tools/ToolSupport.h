@@ -30,6 +30,12 @@
 
 namespace tilec {
 
+/// The words of an option the compiler may decide (tile::Choice).
+inline const std::map<std::string, tile::Choice> kChoices = {
+    {"auto", tile::Choice::Auto},
+    {"on", tile::Choice::On},
+    {"off", tile::Choice::Off}};
+
 /// Adds the kernel-selecting flags to `app`; -D values land in `defines`
 /// until applyDefines moves them into `options`.
 /// With `signatures`, --signature may be repeated and lands there (tilec
@@ -103,12 +109,7 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                  "warpgroup for a dot loop's bulk copies; attention's\n"
                  "second dot an iteration late, its warpgroups taking\n"
                  "turns at the tensor cores, sm_90a) (default auto)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, tile::WarpSpecialize>{
-              {"auto", tile::WarpSpecialize::Auto},
-              {"on", tile::WarpSpecialize::On},
-              {"off", tile::WarpSpecialize::Off}},
-          CLI::ignore_case))
+      ->transform(CLI::CheckedTransformer(kChoices, CLI::ignore_case))
       ->option_text("auto|on|off");
   app.add_option("--persistent", options.persistent,
                  "A grid's programs run by the CTAs the GPU holds at once,\n"
@@ -118,12 +119,7 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
                  "compiler measured it to pay (attention whose programs\n"
                  "all run the same keys, sm_90a), on wherever the kernel\n"
                  "allows it, off never (default auto)")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, tile::Persistent>{
-              {"auto", tile::Persistent::Auto},
-              {"on", tile::Persistent::On},
-              {"off", tile::Persistent::Off}},
-          CLI::ignore_case))
+      ->transform(CLI::CheckedTransformer(kChoices, CLI::ignore_case))
       ->option_text("auto|on|off");
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"

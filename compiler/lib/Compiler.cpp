@@ -529,19 +529,20 @@ bool Compilation::run() {
     (*module)->setAttr(
         mlir::tilegpu::TileGPUDialect::getDeviceTensorMapsAttrName(),
         UnitAttr::get(module->getContext()));
+  // An option the compiler may decide: the module's `name` where asked
+  // for or against, absent where the cost model decides.
+  auto setChoice = [&](StringRef name, ::tile::Choice choice) {
+    if (choice != ::tile::Choice::Auto)
+      (*module)->setAttr(name, BoolAttr::get(module->getContext(),
+                                             choice == ::tile::Choice::On));
+  };
   // For the loops whose tl.range does not say (askedWarpSpecialization).
-  if (options.warpSpecialize != ::tile::WarpSpecialize::Auto)
-    (*module)->setAttr(
-        mlir::tile::TileDialect::getWarpSpecializeAttrName(),
-        BoolAttr::get(module->getContext(),
-                      options.warpSpecialize == ::tile::WarpSpecialize::On));
-  // Asked for or not; tilegpu-persistent-programs leaves it where the
-  // programs run persistent.
-  if (options.persistent != ::tile::Persistent::Auto)
-    (*module)->setAttr(
-        mlir::tilegpu::TileGPUDialect::getPersistentAttrName(),
-        BoolAttr::get(module->getContext(),
-                      options.persistent == ::tile::Persistent::On));
+  setChoice(mlir::tile::TileDialect::getWarpSpecializeAttrName(),
+            options.warpSpecialize);
+  // tilegpu-persistent-programs leaves it where the programs run
+  // persistent.
+  setChoice(mlir::tilegpu::TileGPUDialect::getPersistentAttrName(),
+            options.persistent);
   // Asked for (1, and 0 which the compiler alone takes as 1: only whether
   // the kernel could split); tilegpu-cluster-split-k removes it where the
   // kernel does not qualify or runs one CTA per program.

@@ -19,7 +19,6 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
-#include <type_traits>
 
 using namespace tile;
 using detail::DeviceScope;
@@ -159,12 +158,7 @@ struct Hasher {
   void add(uint64_t value) { add(&value, sizeof(value)); }
   void add(unsigned value) { add(uint64_t(value)); }
   void add(bool value) { add(uint64_t(value)); }
-  /// An option's choice (tile::WarpSpecialize, tile::Persistent).
-  template <typename Choice,
-            typename = std::enable_if_t<std::is_enum_v<Choice>>>
-  void add(Choice value) {
-    add(uint64_t(value));
-  }
+  void add(Choice value) { add(uint64_t(value)); }
   void add(const std::string &text) {
     add(text.size());
     add(text.data(), text.size());

@@ -20,23 +20,22 @@
 
 namespace tile {
 
-/// Whether a loop runs warp-specialized (a producer warpgroup issuing its
-/// copies) and attention's two dots an iteration apart, where its
-/// tl.range(..., warp_specialize=) does not say.
-enum class WarpSpecialize : unsigned {
-  Auto, ///< where the compiler measured it to pay
-  Off,  ///< never
-  On,   ///< wherever the loop allows it
-};
-
-/// Whether a grid's programs run persistent: the CTAs the GPU holds at once
-/// each running the programs their number apart (the metadata's
-/// "persistent").
-enum class Persistent : unsigned {
+/// An option the compiler may decide for itself.
+enum class Choice : unsigned {
   Auto, ///< where the compiler measured it to pay
   Off,  ///< never
   On,   ///< wherever the kernel allows it
 };
+
+/// Whether a loop runs warp-specialized (a producer warpgroup issuing its
+/// copies) and attention's two dots an iteration apart, where its
+/// tl.range(..., warp_specialize=) does not say.
+using WarpSpecialize = Choice;
+
+/// Whether a grid's programs run persistent: the CTAs the GPU holds at once
+/// each running the programs their number apart (the metadata's
+/// "persistent").
+using Persistent = Choice;
 
 struct KernelOptions {
   /// Warps per program (a power of two, 1 to 32).
