@@ -163,6 +163,19 @@ bool isLiveAt(const Buffer &buffer, Operation *op) {
          });
 }
 
+/// The lowest offset aligned to `alignment` where `bytes` fit below or
+/// between the sorted byte ranges `taken`.
+int64_t getLowestGap(ArrayRef<std::pair<int64_t, int64_t>> taken,
+                     int64_t alignment, int64_t bytes) {
+  int64_t offset = 0;
+  for (auto [start, end] : taken) {
+    if (bytes <= start - llvm::alignTo(offset, alignment))
+      break;
+    offset = std::max(offset, end);
+  }
+  return llvm::alignTo(offset, alignment);
+}
+
 } // namespace
 
 void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
@@ -200,15 +213,8 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
           isLiveAt(placed, alloc) || isLiveAt(buffer, placed.alloc))
         taken.push_back({placed.offset, placed.end});
     llvm::sort(taken);
-    int64_t alignment = getAlignment(alloc.getType());
     int64_t bytes = getSharedAllocBytes(alloc.getType());
-    int64_t offset = 0;
-    for (auto [start, end] : taken) {
-      if (llvm::alignTo(offset, alignment) + bytes <= start)
-        break;
-      offset = std::max(offset, end);
-    }
-    buffer.offset = llvm::alignTo(offset, alignment);
+    buffer.offset = getLowestGap(taken, getAlignment(alloc.getType()), bytes);
     buffer.end = buffer.offset + bytes;
     alloc->setAttr(TileGPUDialect::getSharedOffsetAttrName(),
                    IntegerAttr::get(IntegerType::get(context, 64),
@@ -240,16 +246,10 @@ void mlir::tilegpu::assignSharedOffsets(ModuleOp module) {
       alignment = getAlignment(store.getBuffer());
       bytes = getSharedAllocBytes(store.getBuffer());
     }
-    int64_t start = 0;
-    for (auto [begin, end] : taken) {
-      if (bytes <= begin - llvm::alignTo(start, alignment))
-        break;
-      start = std::max(start, end);
-    }
+    int64_t start = getLowestGap(taken, alignment, bytes);
     op->setAttr(TileGPUDialect::getScratchOffsetAttrName(),
-                IntegerAttr::get(IntegerType::get(context, 32),
-                                 llvm::alignTo(start, alignment)));
-    LDBG() << op->getName() << " at " << op->getLoc()
-           << ": scratch space from " << llvm::alignTo(start, alignment);
+                IntegerAttr::get(IntegerType::get(context, 32), start));
+    LDBG() << op->getName() << " at " << op->getLoc() << ": scratch space from "
+           << start;
   });
 }

@@ -272,8 +272,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   c << "/* The contexts an image is loaded in; readers take `count` with\n"
        "   acquire and need no lock. */\n"
     << "#define " << name << "_MAX_CONTEXTS 64\n"
-    << "struct " << name
-    << "_image {\n"
+    << "struct " << name << "_image {\n"
        "  pthread_mutex_t lock;\n"
        "  int count;\n"
        "  struct {\n"
@@ -283,8 +282,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
                     "holds at once. */\n"
                     "    unsigned long long resident;\n"
                   : "")
-    << "  } loaded[" << name
-    << "_MAX_CONTEXTS];\n"
+    << "  } loaded[" << name << "_MAX_CONTEXTS];\n"
        "  const unsigned char *cubin, *ptx;\n"
        "  const char *entry;\n"
     << (occupancy ? "  int sharedBytes, threads, occupancy;\n"
@@ -308,25 +306,19 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "  if (r != CUDA_SUCCESS)\n    return r;\n"
     << "  /* The calling thread's context, else device 0's primary one. */\n"
     << "  CUcontext context = NULL;\n"
-    << "  if ((r = " << name
-    << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
+    << "  if ((r = " << name << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
     << "    return r;\n"
     << "  if (!context) {\n"
     << "    CUdevice device;\n"
-    << "    if ((r = " << name
-    << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name
-    << "_driver.retain(&context, device)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name
-    << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
+    << "    if ((r = " << name << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS ||\n"
+    << "        (r = " << name << "_driver.retain(&context, device)) != CUDA_SUCCESS ||\n"
+    << "        (r = " << name << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
     << "      return r;\n"
     << "  }\n"
     << "  unsigned long long id;\n"
-    << "  if ((r = " << name
-    << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
+    << "  if ((r = " << name << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
     << "    return r;\n"
-    << "  if (" << name
-    << "_find(m, id, __atomic_load_n(&m->count, "
+    << "  if (" << name << "_find(m, id, __atomic_load_n(&m->count, "
        "__ATOMIC_ACQUIRE), function"
     << (occupancy ? ",\n      resident" : "") << "))\n"
     << "    return CUDA_SUCCESS;\n"
@@ -346,8 +338,7 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "    if (r != CUDA_SUCCESS)\n"
     << "      r = " << name << "_driver.loadData(&module, m->ptx);\n"
     << "    if (r == CUDA_SUCCESS)\n"
-    << "      r = " << name
-    << "_driver.getFunction(function, module, m->entry);\n"
+    << "      r = " << name << "_driver.getFunction(function, module, m->entry);\n"
     << "    if (r == CUDA_SUCCESS && m->sharedBytes > 48 * 1024)\n"
     << "      r = " << name << "_driver.setAttribute(\n"
     << "          *function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
@@ -356,22 +347,18 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   if (occupancy)
     c << "  *resident = 0;\n"
       << "  if (r == CUDA_SUCCESS && m->occupancy) {\n"
-      << "    /* tile::chooseStreamK's and tile::persistentCtas' CTAs at "
-         "once:\n"
+      << "    /* tile::chooseStreamK's and tile::persistentCtas' CTAs at once:\n"
          "       SMs times those an SM holds; where the driver cannot say, 0\n"
          "       (a CTA a program). */\n"
       << "    CUdevice device;\n"
       << "    int perSM = 0, sms = 0;\n"
-      << "    if (" << name
-      << "_driver.occupancy(&perSM, *function, m->threads,\n"
+      << "    if (" << name << "_driver.occupancy(&perSM, *function, m->threads,\n"
       << "            (size_t)m->sharedBytes) == CUDA_SUCCESS &&\n"
       << "        " << name << "_driver.ctxDevice(&device) == CUDA_SUCCESS &&\n"
       << "        " << name << "_driver.deviceAttribute(\n"
-      << "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) "
-         "==\n"
+      << "            &sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device) ==\n"
       << "            CUDA_SUCCESS)\n"
-      << "      *resident = (unsigned long long)perSM * (unsigned long "
-         "long)sms;\n"
+      << "      *resident = (unsigned long long)perSM * (unsigned long long)sms;\n"
       << "  }\n";
   c << "  if (r == CUDA_SUCCESS) {\n"
     << "    m->loaded[n].id = id;\n"

@@ -92,8 +92,7 @@ public:
     if (auto arg = dyn_cast<BlockArgument>(coord)) {
       auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
       if (!loop || arg != loop.getInductionVar() ||
-          !isProgramCount(loop.getLowerBound(), /*least=*/0) ||
-          !isProgramCount(loop.getStep(), /*least=*/1))
+          !isAtLeast(loop.getLowerBound(), 0) || !isAtLeast(loop.getStep(), 1))
         return {};
       return get(loop.getUpperBound());
     }
@@ -112,12 +111,11 @@ public:
     return {};
   }
 
-  /// Whether `value` is a program's id or the number of programs (along an
-  /// axis), or a constant of at least `least`: at least `least` in any
-  /// launch.
-  static bool isProgramCount(Value value, int64_t least) {
+  /// Whether `value` is at least `least` in any launch: a program's id
+  /// (0 or more), a number of programs (1 or more), or such a constant.
+  static bool isAtLeast(Value value, int64_t least) {
     if (value.getDefiningOp<tile::ProgramIdOp>())
-      return least == 0;
+      return least <= 0;
     if (value.getDefiningOp<tile::NumProgramsOp>())
       return true;
     std::optional<int64_t> constant = getConstantIntValue(value);
