@@ -153,12 +153,10 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   for (Operation &op : *body) {
     if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupDotWaitOp>(op))
       return fail("its copies are not bulk copies waited for by barriers");
-    // A warp-specialized loop releases its slots after the second dot.
-    if (isa<BarrierArriveOp>(op)) {
-      if (op.isBeforeInBlock(second))
-        return fail("a slot is released before the second dot");
+    // A warp-specialized loop releases the slots the second dot reads
+    // after it (those the first alone reads before it, in the early stage).
+    if (isa<BarrierArriveOp>(op) && !op.isBeforeInBlock(second))
       stages.releases.push_back(&op);
-    }
   }
   if (!isa<RankedTensorType>(second.getA().getType()))
     return fail("the second dot's A is not in registers");
@@ -322,9 +320,13 @@ llvm::SmallPtrSet<Operation *, 4> getAConversions(const Stages &stages,
 
 /// Where the early stage must have the late dot finished: before it
 /// writes or synchronizes anything (the ring's refill), before it makes
-/// the late dot's next A; before the yield else.
+/// the late dot's next A; before the yield else. Not for the early stage's
+/// releases (of the slots the first dot alone read: its K), which then
+/// run under the late dot, so that the producer refills K early.
 bool needsLateDone(Operation *op,
                    const llvm::SmallPtrSet<Operation *, 4> &conversions) {
+  if (isa<BarrierArriveOp>(op))
+    return false;
   return !isMemoryEffectFree(op) || conversions.contains(op) ||
          isa<scf::YieldOp>(op);
 }

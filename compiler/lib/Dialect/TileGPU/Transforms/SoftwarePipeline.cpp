@@ -19,7 +19,7 @@
 // at 128 x 256 x 64 leaves one stage less: 638 against 561 TFLOP/s.)
 //
 
-#include "HostTensorMaps.h"
+#include "BulkCopy.h"
 #include "PointerRebase.h"
 #include "RingSlots.h"
 #include "TensorBox.h"
@@ -200,19 +200,45 @@ int64_t getNumStages(scf::ForOp loop) {
   return 3;
 }
 
+/// The load that fills `alloc` where copies could do it instead: a plain
+/// load of a tile in the alloc's block, read by nothing else, whose masked
+/// elements are zeros (as copies fill them).
+tile::LoadOp getCopyableLoad(LocalAllocOp alloc) {
+  auto load =
+      alloc.getSrc() ? alloc.getSrc().getDefiningOp<tile::LoadOp>() : nullptr;
+  if (load && load->getBlock() == alloc->getBlock() && load->hasOneUse() &&
+      isa<RankedTensorType>(load.getPtr().getType()) &&
+      isZeroOrAbsent(load.getOther()) && !load.getIsVolatile() &&
+      load.getCache() == tile::CacheModifier::None)
+    return load;
+  return {};
+}
+
 /// The loop's buffers filled by loads of its own iterations.
 SmallVector<LocalAllocOp> findPipelinable(scf::ForOp loop) {
   SmallVector<LocalAllocOp> allocs;
-  for (auto alloc : loop.getBody()->getOps<LocalAllocOp>()) {
-    auto load = alloc.getSrc() ? alloc.getSrc().getDefiningOp<tile::LoadOp>()
-                               : nullptr;
-    if (load && load->getBlock() == loop.getBody() && load->hasOneUse() &&
-        isa<RankedTensorType>(load.getPtr().getType()) &&
-        isZeroOrAbsent(load.getOther()) && !load.getIsVolatile() &&
-        load.getCache() == tile::CacheModifier::None)
+  for (auto alloc : loop.getBody()->getOps<LocalAllocOp>())
+    if (getCopyableLoad(alloc))
       allocs.push_back(alloc);
-  }
   return allocs;
+}
+
+/// The tiles loaded before `loop`, in its block, that the copy engine can
+/// bring (attention's queries): a producer warpgroup may copy them too,
+/// where only the loop's dots read them (specializeWarps).
+SmallVector<OperandCopy, 1> findOperandCopies(scf::ForOp loop,
+                                              tile::AxisInfoAnalysis &axis) {
+  SmallVector<OperandCopy, 1> found;
+  for (auto alloc : loop->getBlock()->getOps<LocalAllocOp>()) {
+    if (!alloc->isBeforeInBlock(loop))
+      break;
+    tile::LoadOp load = getCopyableLoad(alloc);
+    if (!load)
+      continue;
+    if (std::optional<BulkCopy> plan = planBulkCopy(alloc, load, loop, axis))
+      found.push_back({alloc, *plan});
+  }
+  return found;
 }
 
 /// The loop's Hopper dots that can stay in flight across iterations: both
@@ -263,113 +289,6 @@ void keepInFlight(tile::DotOp dot, scf::ForOp loop) {
   result.replaceAllUsesExcept(last, last);
 }
 
-/// How the copy engine fills the ring of a loop's load: the tensor map's
-/// operands and the copy's coordinates, innermost dimension first.
-struct BulkCopy {
-  TensorBox box;
-  scf::ForOp loop;              ///< the loop the box may advance in
-  SmallVector<int64_t> shape;   ///< the tile's
-  SmallVector<unsigned> dims;   ///< the tile's dimensions, innermost first
-  SmallVector<int32_t> boxShape;
-  int32_t swizzle = 0;
-  /// The base split as `pointer + sum(coord * stride)`, where it is so.
-  std::optional<BatchOffset> batchOffset;
-  /// Whether each row of the box may start off a 32-byte sector (its
-  /// stride is not known to be a multiple of 32 bytes): a 128-byte panel
-  /// row then draws five sectors from L2, not four.
-  bool rowsOffSectors = false;
-  unsigned elementBytes = 0;
-
-  /// The values the tensor map is built from: the base, the outer stride
-  /// and the extents (or, where the load is unmasked, what the box's end
-  /// is computed from).
-  SmallVector<Value> getMapOperands() const {
-    SmallVector<Value> operands = {box.base, box.strides[dims[1]]};
-    for (unsigned d : dims) {
-      if (box.extents[d]) {
-        operands.push_back(box.extents[d]);
-        continue;
-      }
-      if (box.offsets[d])
-        operands.push_back(box.offsets[d]);
-      if (box.advances[d]) {
-        scf::ForOp forOp = loop; // its accessors are not const
-        operands.append(
-            {forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep()});
-      }
-    }
-    return operands;
-  }
-
-  /// The tensor's extent along `d`: the mask's bound, or where the box (of
-  /// the loop's last iteration, if it advances) ends.
-  Value emitExtent(OpBuilder &b, Location loc, unsigned d) const {
-    if (box.extents[d])
-      return box.extents[d];
-    Type i32 = b.getI32Type();
-    auto constant = [&](int64_t value) -> Value {
-      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, value));
-    };
-    Value end = constant(shape[d]);
-    if (box.offsets[d])
-      end = arith::AddIOp::create(b, loc, box.offsets[d], end);
-    if (!box.advances[d])
-      return end;
-    scf::ForOp forOp = loop;
-    Value trips = arith::CeilDivSIOp::create(
-        b, loc,
-        arith::SubIOp::create(b, loc, forOp.getUpperBound(),
-                              forOp.getLowerBound()),
-        forOp.getStep());
-    Value last = arith::SubIOp::create(b, loc, toI32(b, loc, trips), constant(1));
-    return arith::AddIOp::create(
-        b, loc, end,
-        arith::MulIOp::create(b, loc, last, constant(box.advances[d])));
-  }
-};
-
-/// The bulk copy that can fill `alloc`'s ring with `load`'s tile in
-/// `loop`, or nullopt: the load must read a box of a tensor fixed for the
-/// whole loop, along rows that are the buffer's, 16-byte aligned (base and
-/// strides) as the copy engine wants, into a buffer laid out as it writes
-/// (128-byte panels of a 32-, 64- or 128-byte swizzle, unpadded).
-std::optional<BulkCopy> planBulkCopy(LocalAllocOp alloc, tile::LoadOp load,
-                                     scf::ForOp loop,
-                                     tile::AxisInfoAnalysis &axis) {
-  MemDescType type = alloc.getType();
-  auto encoding = dyn_cast<SharedEncodingAttr>(type.getEncoding());
-  if (!encoding || type.getRank() != 2 ||
-      ArrayRef<int64_t>(getSharedAllocShape(type)) != type.getShape())
-    return std::nullopt;
-  unsigned elementBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  std::optional<int32_t> swizzle = getSwizzleBytes(encoding, elementBytes);
-  SharedPanels panels = getSharedPanels(encoding, type.getShape());
-  if (!swizzle || panels.width * elementBytes != *swizzle || panels.rows > 256)
-    return std::nullopt;
-  std::optional<TensorBox> box = matchTensorBox(load, loop);
-  if (!box)
-    return std::nullopt;
-  unsigned inner = encoding.getOrder()[0], outer = 1 - inner;
-  if (box->strides[inner] || !box->strides[outer])
-    return std::nullopt;
-  BulkCopy copy;
-  copy.box = *box;
-  copy.loop = loop;
-  copy.shape = llvm::to_vector(type.getShape());
-  copy.dims = {inner, outer};
-  copy.boxShape = {int32_t(panels.width), int32_t(panels.rows)};
-  copy.swizzle = *swizzle;
-  if (!llvm::all_of(copy.getMapOperands(),
-                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); }) ||
-      !isAligned(axis, box->base, elementBytes, 16) ||
-      !isAligned(axis, box->strides[outer], elementBytes, 16))
-    return std::nullopt;
-  copy.batchOffset = matchBatchOffset(box->base, axis, elementBytes);
-  copy.elementBytes = elementBytes;
-  copy.rowsOffSectors = !isAligned(axis, box->strides[outer], elementBytes, 32);
-  return copy;
-}
-
 /// The bulk copy of `loop` (one of `plans`, nullopt where a buffer is not
 /// bulk-copied) that two neighbouring programs should share, if any: on
 /// rows off 32-byte sectors each of its panels costs a quarter more of
@@ -418,24 +337,6 @@ chooseSharedCopy(scf::ForOp loop, ArrayRef<LocalAllocOp> allocs,
       best = i, bestBytes = bytes;
   }
   return best;
-}
-
-/// The coordinate along dimension `d` of the box that `box`'s load reads in
-/// the current iteration of `loop`.
-Value emitCoordinate(OpBuilder &b, Location loc, const TensorBox &box,
-                     unsigned d, scf::ForOp loop) {
-  Value offset = box.offsets[d];
-  if (!offset)
-    offset = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  if (!box.advances[d])
-    return offset;
-  Value iteration = toI32(b, loc, emitIteration(b, loc, loop));
-  if (box.shift)
-    iteration = arith::AddIOp::create(b, loc, iteration, box.shift);
-  Value advance = arith::ConstantOp::create(
-      b, loc, b.getI32IntegerAttr(int32_t(box.advances[d])));
-  return arith::AddIOp::create(
-      b, loc, offset, arith::MulIOp::create(b, loc, iteration, advance));
 }
 
 /// Stops `loop` carrying values that nothing reads but their own next
@@ -496,88 +397,6 @@ void hoistInvariantScalars(scf::ForOp loop) {
                llvm::none_of(op->getResultTypes(), llvm::IsaPred<ShapedType>);
       },
       [&](Operation *op, Region *) { loop.moveOutOfLoop(op); });
-}
-
-/// The kernel's global-scratch parameter (the bytes its tensor maps live
-/// in, see TensorMapCreateOp), added on first use after the user's
-/// parameters and tensor maps, before a stream-K kernel's own (the order
-/// launchers pass them in).
-Value getGlobalScratch(func::FuncOp func) {
-  unsigned n = func.getNumArguments();
-  for (unsigned i = 0; i < n; ++i)
-    if (func.getArgAttr(i, TileGPUDialect::getGlobalScratchAttrName()))
-      return func.getArgument(i);
-  while (n && func.getArgAttr(n - 1, TileGPUDialect::getLaunchParamAttrName()))
-    --n;
-  MLIRContext *context = func.getContext();
-  auto type = tile::PointerType::get(context, IntegerType::get(context, 8));
-  NamedAttrList attrs;
-  attrs.append(TileGPUDialect::getGlobalScratchAttrName(),
-               UnitAttr::get(context));
-  attrs.append(mlir::tile::TileDialect::getParamNameAttrName(), StringAttr::get(context, "global_scratch"));
-  (void)func.insertArgument(n, type, attrs.getDictionary(context),
-                            func.getLoc());
-  return func.getArgument(n);
-}
-
-/// The tensor map of `copy`, built once where its operands are known: before
-/// the outermost loop around `copy.loop` that does not define them. The
-/// launcher builds it where it can (HostTensorMaps.h); then thread 0 only
-/// starts fetching it there, and the copies may take coordinates after the
-/// box's (`outerCoords`).
-Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords) {
-  scf::ForOp loop = copy.loop;
-  auto func = loop->getParentOfType<func::FuncOp>();
-  ModuleOp module = func->getParentOfType<ModuleOp>();
-  const TensorBox &box = copy.box;
-  SmallVector<Value> operands = copy.getMapOperands();
-  Operation *at = loop;
-  for (auto outer = at->getParentOfType<scf::ForOp>(); outer;
-       outer = outer->getParentOfType<scf::ForOp>()) {
-    if (!llvm::all_of(operands, [&](Value v) { return outer.isDefinedOutsideOfLoop(v); }))
-      break;
-    at = outer;
-  }
-  OpBuilder b(at);
-  Location loc = loop.getLoc();
-  TensorMapFields fields;
-  fields.base = box.base;
-  for (unsigned d : copy.dims)
-    fields.dims.push_back(copy.emitExtent(b, loc, d));
-  Value stride = box.strides[copy.dims[1]];
-  if (!stride.getType().isInteger(64))
-    stride = arith::ExtSIOp::create(b, loc, b.getI64Type(), stride);
-  fields.strides.push_back(stride);
-  fields.box = copy.boxShape;
-  fields.swizzle = copy.swizzle;
-  fields.batchOffset = copy.batchOffset;
-  if (!module->hasAttr(TileGPUDialect::getDeviceTensorMapsAttrName())) {
-    if (std::optional<HostTensorMap> host = addHostTensorMap(func, fields)) {
-      TensorMapPrefetchOp::create(b, loc, host->map);
-      outerCoords = host->outerCoords;
-      return host->map;
-    }
-  }
-
-  Value scratch = getGlobalScratch(func);
-  auto count = module->getAttrOfType<IntegerAttr>(
-      TileGPUDialect::getTensorMapCountAttrName());
-  int32_t index = count ? int32_t(count.getInt()) : 0;
-  module->setAttr(
-      TileGPUDialect::getTensorMapCountAttrName(),
-      IntegerAttr::get(IntegerType::get(module.getContext(), 32), index + 1));
-  // Written in shared memory, where tensormap.replace is cheap, then copied
-  // out with the tensor-map proxy's release in one instruction.
-  MLIRContext *context = b.getContext();
-  auto staging = LocalAllocOp::create(
-      b, loc,
-      MemDescType::get(context, {16}, b.getI64Type(),
-                       SharedEncodingAttr::get(context, 1, 1, 1, {0})),
-      Value());
-  return TensorMapCreateOp::create(
-      b, loc, TensorMapType::get(context), scratch, box.base, fields.dims,
-      fields.strides, staging, b.getDenseI32ArrayAttr(copy.boxShape),
-      b.getI32IntegerAttr(copy.swizzle), b.getI32IntegerAttr(index));
 }
 
 /// `op` (of stage 0 in the loop's last iterations) predicated by `pred`:
@@ -646,9 +465,11 @@ void eraseRepeatedBarriers(Block &block) {
 /// iterations ahead; false (and the loop untouched) when there are none.
 /// A buffer whose load reads a box of a tensor (planBulkCopy) is filled by
 /// the copy engine, completing on a ring of mbarriers; the others by
-/// cp.async, completing in commit groups. A loop over tiles around `loop`
-/// that warp specialization replaces goes into `replaced`.
-LogicalResult pipeline(scf::ForOp loop, int64_t stages,
+/// cp.async, completing in commit groups. With `copyOperands`, a producer
+/// warpgroup may copy the tiles loaded before the loop that its dots read
+/// too (findOperandCopies). A loop over tiles around `loop` that warp
+/// specialization replaces goes into `replaced`.
+LogicalResult pipeline(scf::ForOp loop, int64_t stages, bool copyOperands,
                        SmallPtrSetImpl<Operation *> &replaced) {
   SmallVector<LocalAllocOp> allocs = findPipelinable(loop);
   if (allocs.empty() || stages < 2) {
@@ -793,8 +614,12 @@ LogicalResult pipeline(scf::ForOp loop, int64_t stages,
                       : ": no warp specialization (tl.range's "
                         "warp_specialize, else the cost model)")
            << (sharedCopy ? ", a copy shared by two programs" : "");
-    if (wanted && succeeded(specializeWarps(loop, copies, barrierRings, stages,
-                                            replaced, sharedCopy)))
+    SmallVector<OperandCopy, 1> operandCopies;
+    if (copyOperands)
+      operandCopies = findOperandCopies(loop, *axis);
+    if (wanted &&
+        succeeded(specializeWarps(loop, copies, barrierRings, stages,
+                                  operandCopies, replaced, sharedCopy)))
       return success();
   }
   if (anyAsync) {
@@ -968,16 +793,20 @@ void fenceWgmmaOperands(ModuleOp module) {
   });
 }
 
-/// A bound on the scratch space the lowering takes beside the rings of
+/// Bounds on the scratch space the lowering takes around the rings of
 /// `loop`: the largest layout conversion (rows padded by up to 128 bytes;
-/// see ConvertLayoutToLLVM.cpp) that may run while they are live. Those after the loop reuse the rings'
-/// memory (see assignSharedOffsets).
-int64_t estimateScratchBytes(scf::ForOp loop) {
-  int64_t bytes = 0;
+/// see ConvertLayoutToLLVM.cpp; a bulk store's buffer, which replaces one,
+/// is no larger) that may run while they are live (`during`), and after
+/// the loop in its block (`after`), where the rings' memory is free (see
+/// assignSharedOffsets) unless they outlive the loop.
+struct ScratchBytes {
+  int64_t during = 0, after = 0;
+};
+ScratchBytes estimateScratchBytes(scf::ForOp loop) {
+  ScratchBytes bytes;
   loop->getParentOfType<ModuleOp>().walk([&](ConvertLayoutOp convert) {
     Operation *ancestor = loop->getBlock()->findAncestorOpInBlock(*convert);
-    if (ancestor && loop->isBeforeInBlock(ancestor))
-      return;
+    bool after = ancestor && loop->isBeforeInBlock(ancestor);
     std::optional<ThreadLayout> src = ThreadLayout::get(convert.getSrc().getType());
     std::optional<ThreadLayout> dst = ThreadLayout::get(convert.getType());
     if (src && dst && getRegisterPermutation(*src, *dst))
@@ -992,7 +821,8 @@ int64_t estimateScratchBytes(scf::ForOp loop) {
     ArrayRef<int64_t> shape = convert.getType().getShape();
     if (shape.size() > 1)
       convertBytes += elements / llvm::PowerOf2Ceil(shape.back()) * 128;
-    bytes = std::max(bytes, convertBytes);
+    int64_t &bound = after ? bytes.after : bytes.during;
+    bound = std::max(bound, convertBytes);
   });
   return bytes;
 }
@@ -1019,27 +849,38 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       }
       // As many stages as asked for and as fit: every buffer of the kernel
       // and the scratch space share the CTA's shared memory.
-      int64_t used = estimateScratchBytes(loop), perStage = 0;
+      ScratchBytes scratch = estimateScratchBytes(loop);
+      int64_t used = scratch.during, perStage = 0;
       module.walk([&](LocalAllocOp alloc) { used += getSharedAllocBytes(alloc.getType()); });
       for (LocalAllocOp alloc : allocs)
         perStage += getSharedAllocBytes(alloc.getType());
       // A ring of mbarriers and a tensor map's staging buffer per
-      // bulk-copied buffer, each aligned to 128 bytes, and the ring of
-      // mbarriers on which consumer warps release slots.
+      // bulk-copied buffer, each aligned to 128 bytes, and the rings of
+      // mbarriers on which consumer warps release slots (one a buffer at
+      // most), with the full and empty mbarriers of a tile copied ahead.
       // (A copy two programs share, on large tiles, asks for them too.)
       if (hasBulkTensorCopies(module))
-        used +=
-            256 * int64_t(allocs.size()) +
-            (wantsWarpSpecialization(loop) || hasLargeTiles(loop) ? 128 : 0);
+        used += 256 * int64_t(allocs.size()) +
+                (wantsWarpSpecialization(loop) || hasLargeTiles(loop)
+                     ? 128 * int64_t(allocs.size() + 2)
+                     : 0);
       used -= perStage; // the loop's buffers become its rings
       int64_t asked = getNumStages(loop), stages = asked;
       while (stages >= 2 && used + stages * perStage > limit)
         --stages;
+      // A warp-specialized loop run once a tile of a persistent program
+      // keeps its rings through every tile's epilogue, whose scratch takes
+      // the bytes of the tile's own buffers (attention's Q tile) unless the
+      // producer copies those a tile ahead: it does where that costs no
+      // stage.
+      bool copyOperands = !isa<scf::ForOp>(loop->getParentOp()) ||
+                          used + scratch.after + stages * perStage <= limit;
       LDBG() << "loop at " << loop.getLoc() << ": " << allocs.size()
              << " buffer(s) of " << perStage << " bytes a stage, " << used
              << " bytes beside them, limit " << limit << ": " << stages
-             << " of " << asked << " stages fit";
-      (void)pipeline(loop, stages, replaced);
+             << " of " << asked << " stages fit"
+             << (copyOperands ? "" : "; no room for tiles copied ahead");
+      (void)pipeline(loop, stages, copyOperands, replaced);
     }
     fenceWgmmaOperands(module);
   }

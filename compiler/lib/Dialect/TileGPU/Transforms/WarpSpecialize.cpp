@@ -11,8 +11,19 @@
 //
 // or, where the loop's dots are waited for where they stand (attention's
 // two, whose results the iteration needs at once), each warp arrives on
-// empty[i % S] after the last of them; tilegpu-overlap-dots then moves
-// that release with the second dot when it issues it an iteration late.
+// a ring's empty[i % S] after the last dot that reads it: rings released
+// after different dots have empty barriers of their own, and the producer
+// waits for each before its copies. Attention's K slot is free once
+// Q K^T is done, before the softmax, so that the producer refills it an
+// iteration before V's; with one barrier for both, two stages ran 10-15%
+// slower than three, and now run as fast (bench/HISTORY.md).
+// tilegpu-overlap-dots moves V's release with the second dot when it
+// issues it an iteration late.
+//
+// Tiles loaded before the loop that only its dots read (attention's Q)
+// come from the producer too, into a buffer of their own on an mbarrier of
+// their own, before the loop's first copies: the consumers no longer load
+// and store them and meet at a barrier before the first dot.
 //
 // The producer runs up to S iterations ahead, bounded by the releases, and
 // never synchronizes with the consumers' CTA barriers, which become named
@@ -39,6 +50,10 @@
 // first blocks while the consumers finish this one. Both loops over tiles
 // carry the number of iterations done so far, from which iteration i of
 // a tile counts its slot and phase: the rings go round as one sequence.
+// The producer copies the next tile's Q once the consumers release the
+// buffer after their loop, so that it lands during this tile's epilogue;
+// the buffer then lives through every tile, which tilegpu-pipeline allows
+// only where the epilogue's scratch still fits beside the rings.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +62,7 @@
 #include "KLoop.h"
 #include "RingSlots.h"
 
+#include "tilec/Dialect/TileGPU/IR/SharedLayout.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -90,6 +106,16 @@ bool runsOnEveryThread(Operation *op) {
 LocalAllocOp getRing(Value buffer) {
   auto slot = buffer.getDefiningOp<MemDescIndexOp>();
   return slot ? slot.getSrc().getDefiningOp<LocalAllocOp>() : nullptr;
+}
+
+/// What reads `buffer`, through the views of it (tilegpu.memdesc_trans).
+SmallVector<Operation *> getReaders(Value buffer) {
+  SmallVector<Operation *> readers(buffer.getUsers());
+  for (unsigned i = 0; i < readers.size(); ++i)
+    if (isa<MemDescTransOp>(readers[i]))
+      llvm::append_range(readers, readers[i]->getUsers());
+  llvm::erase_if(readers, llvm::IsaPred<MemDescTransOp>);
+  return readers;
 }
 
 /// When `user` is a dot left in flight, its only user: keepInFlight's wait
@@ -252,6 +278,7 @@ bool mlir::tilegpu::hasLargeTiles(scf::ForOp loop) {
 LogicalResult
 mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
                                ArrayRef<LocalAllocOp> fullRings, int64_t stages,
+                               ArrayRef<OperandCopy> operandCopies,
                                SmallPtrSetImpl<Operation *> &replaced,
                                AsyncTMACopyOp shared) {
   // The loop is in the kernel's body, or in a loop there over the tiles a
@@ -328,33 +355,33 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
   // Each ring is read only by dots left in flight, so that iteration i may
   // release slot i - 1 once its wait for dot i - 1 has passed; or only by
   // dots waited for in place, so that it releases slot i after the last.
+  // Dots waited for in place release each ring's slot after its own last
+  // reader: attention's K after Q K^T, V after P V.
   SmallVector<WarpgroupDotWaitOp> inFlightWaits;
-  Operation *lastWaitedInPlace = nullptr;
+  llvm::DenseMap<LocalAllocOp, Operation *> lastReaders;
   for (LocalAllocOp ring : rings)
     for (Operation *user : ring->getUsers()) {
       if (user->getBlock() != body || producerOps.contains(user))
         continue;
-      // A slot's readers, through the views of it (tilegpu.memdesc_trans).
-      SmallVector<Operation *> readers(user->getUsers());
-      for (unsigned i = 0; i < readers.size(); ++i)
-        if (isa<MemDescTransOp>(readers[i]))
-          llvm::append_range(readers, readers[i]->getUsers());
-      for (Operation *reader : readers) {
-        if (isa<MemDescTransOp>(reader))
-          continue;
-        if (WarpgroupDotWaitOp wait = getInFlightWait(reader)) {
-          inFlightWaits.push_back(wait);
-        } else if (isWaitedInPlace(reader) && reader->getBlock() == body) {
-          if (!lastWaitedInPlace || lastWaitedInPlace->isBeforeInBlock(reader))
-            lastWaitedInPlace = reader;
-        } else {
-          return giveUp("a ring is read by other than a wgmma dot");
+      for (Value view : user->getResults())
+        for (Operation *reader : getReaders(view)) {
+          if (WarpgroupDotWaitOp wait = getInFlightWait(reader)) {
+            inFlightWaits.push_back(wait);
+          } else if (isWaitedInPlace(reader) && reader->getBlock() == body) {
+            Operation *&last = lastReaders[ring];
+            if (!last || last->isBeforeInBlock(reader))
+              last = reader;
+          } else {
+            return giveUp("a ring is read by other than a wgmma dot");
+          }
         }
-      }
     }
-  if (inFlightWaits.empty() == !lastWaitedInPlace)
-    return giveUp(lastWaitedInPlace ? "some dots stay in flight, others not"
-                                    : "no dot reads the rings");
+  if (inFlightWaits.empty() == lastReaders.empty())
+    return giveUp(inFlightWaits.empty() ? "no dot reads the rings"
+                                        : "some dots stay in flight, others "
+                                          "not");
+  if (inFlightWaits.empty() && lastReaders.size() != rings.size())
+    return giveUp("a ring is read by no dot");
 
   // The consumers must keep the registers their accumulators need (16
   // warps of 256 x 256 would get 104).
@@ -412,32 +439,74 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
         wait.getPhaseMutable().assign(phase);
     }
   };
-  while (!values.empty()) {
-    Value value = values.pop_back_val();
-    if (tiles && value == tiles.getInductionVar())
-      continue;
-    if (auto arg = dyn_cast<BlockArgument>(value);
-        tiles && arg && arg.getOwner() == top)
-      return giveUp("the copies need a value the loop over tiles carries");
-    Operation *def = value.getDefiningOp();
-    if (def && tiles && def->getBlock() == top) {
-      if (isRing(def)) {
-        hoisted.insert(def);
-      } else if (isa<LocalAllocOp, TensorMapCreateOp>(def) ||
-                 !runsOnEveryThread(def)) {
-        return giveUp("what the producer needs of a tile is more than "
-                      "scalar arithmetic");
-      } else if (perTile.insert(def)) {
-        llvm::append_range(values, def->getOperands());
+  // Sorts what computes `values` into the sets above; why the producer
+  // cannot have them, if it cannot.
+  auto collect = [&](SmallVector<Value> values) -> const char * {
+    while (!values.empty()) {
+      Value value = values.pop_back_val();
+      if (tiles && value == tiles.getInductionVar())
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(value);
+          tiles && arg && arg.getOwner() == top)
+        return "the copies need a value the loop over tiles carries";
+      Operation *def = value.getDefiningOp();
+      if (def && tiles && def->getBlock() == top) {
+        if (isRing(def)) {
+          hoisted.insert(def);
+        } else if (isa<LocalAllocOp, TensorMapCreateOp>(def) ||
+                   !runsOnEveryThread(def)) {
+          return "what the producer needs of a tile is more than scalar "
+                 "arithmetic";
+        } else if (perTile.insert(def)) {
+          llvm::append_range(values, def->getOperands());
+        }
+        continue;
       }
+      if (!def || !setup.insert(def))
+        continue;
+      if (def->getBlock() != entry || !runsOnEveryThread(def))
+        return "what the producer needs cannot run on every thread before "
+               "the split";
+      llvm::append_range(values, def->getOperands());
+    }
+    return nullptr;
+  };
+  if (const char *why = collect(values))
+    return giveUp(why);
+
+  // The tiles loaded before the loop that the producer copies too: those
+  // only the loop's wgmma dots read (around tiles, dots done in place, so
+  // that the buffer is free for the next tile's after the loop), whose
+  // coordinates the producer can compute.
+  SmallVector<const OperandCopy *> operands;
+  for (const OperandCopy &operand : operandCopies) {
+    LocalAllocOp alloc = operand.alloc;
+    Location at = alloc.getLoc();
+    SmallVector<Operation *> readers = getReaders(alloc.getResult());
+    if (readers.empty() || !llvm::all_of(readers, [&](Operation *reader) {
+          auto dot = dyn_cast<tile::DotOp>(reader);
+          return dot && isWgmma(dot) && dot->getBlock() == body &&
+                 (!tiles || isWaitedInPlace(dot));
+        })) {
+      LDBG() << "load at " << at << ": the consumers load it (read by other "
+             << "than the loop's wgmma dots"
+             << (tiles ? " done in place)" : ")");
       continue;
     }
-    if (!def || !setup.insert(def))
+    const BulkCopy &plan = operand.plan;
+    SmallVector<Value> coords;
+    for (Value offset : plan.box.offsets)
+      if (offset)
+        coords.push_back(offset);
+    if (plan.batchOffset)
+      llvm::append_range(coords, plan.batchOffset->coords);
+    auto kept = std::make_tuple(setup, perTile, hoisted);
+    if (const char *why = collect(coords)) {
+      std::tie(setup, perTile, hoisted) = kept;
+      LDBG() << "load at " << at << ": the consumers load it (" << why << ")";
       continue;
-    if (def->getBlock() != entry || !runsOnEveryThread(def))
-      return giveUp("what the producer needs cannot run on every thread "
-                    "before the split");
-    llvm::append_range(values, def->getOperands());
+    }
+    operands.push_back(&operand);
   }
 
   // A copy two programs share: what its coordinates come from besides the
@@ -489,16 +558,81 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
   Location loc = loop.getLoc();
   MLIRContext *context = loop.getContext();
   MemDescType barrierType = getBarrierType(context);
-  auto empty =
-      LocalAllocOp::create(b, loc, getBarrierType(context, stages), Value());
-  setup.insert(empty);
+  // Rings released at the same point share their ring of `empty`
+  // mbarriers: all of them where the dots stay in flight.
+  struct Release {
+    Operation *after; ///< the last reader, or null: in flight
+    LocalAllocOp empty;
+  };
+  SmallVector<Release, 2> releases;
+  llvm::DenseMap<LocalAllocOp, unsigned> releaseOf;
+  for (LocalAllocOp ring : rings) {
+    Operation *after = lastReaders.lookup(ring);
+    auto *it = llvm::find_if(releases, [&](const Release &release) {
+      return release.after == after;
+    });
+    if (it == releases.end()) {
+      auto empty = LocalAllocOp::create(b, loc, getBarrierType(context, stages),
+                                        Value());
+      setup.insert(empty);
+      releases.push_back({after, empty});
+      it = std::prev(releases.end());
+    }
+    releaseOf[ring] = it - releases.begin();
+  }
+  // Each operand tile's buffer (a ring of one), filled on a `full`
+  // mbarrier of its own; around tiles, released on an `empty` one.
+  struct OperandBuffer {
+    const OperandCopy *copy;
+    Value map;
+    SmallVector<Value> outerCoords;
+    LocalAllocOp buffer, full, empty;
+  };
+  SmallVector<OperandBuffer, 1> operandBuffers;
+  for (const OperandCopy *operand : operands) {
+    LocalAllocOp alloc = operand->alloc;
+    OperandBuffer filled{operand, Value(), {}, {}, {}, {}};
+    filled.map = createTensorMap(operand->plan, filled.outerCoords,
+                                 /*hostOnly=*/true);
+    if (!filled.map) {
+      LDBG() << "load at " << alloc.getLoc()
+             << ": the consumers load it (no tensor map the launcher builds)";
+      continue;
+    }
+    needed.insert(filled.map);
+    MemDescType type = alloc.getType();
+    SmallVector<int64_t> shape = {1};
+    llvm::append_range(shape, type.getShape());
+    filled.buffer = LocalAllocOp::create(b, loc,
+                                         MemDescType::get(context, shape,
+                                                          type.getElementType(),
+                                                          type.getEncoding()),
+                                         Value());
+    filled.full = LocalAllocOp::create(b, loc, barrierType, Value());
+    setup.insert(filled.buffer);
+    setup.insert(filled.full);
+    if (tiles) {
+      filled.empty = LocalAllocOp::create(b, loc, barrierType, Value());
+      setup.insert(filled.empty);
+    }
+    operandBuffers.push_back(std::move(filled));
+  }
   // The rings' bytes may have served something else before: every thread
   // is done with them before the copies start.
   setup.insert(tile::DebugBarrierOp::create(b, loc));
   for (LocalAllocOp full : fullRings)
     setup.insert(BarrierInitOp::create(b, loc, full, b.getI32IntegerAttr(1)));
-  setup.insert(BarrierInitOp::create(
-      b, loc, empty, b.getI32IntegerAttr(shared ? 2 * warps : warps)));
+  for (Release &release : releases)
+    setup.insert(
+        BarrierInitOp::create(b, loc, release.empty,
+                              b.getI32IntegerAttr(shared ? 2 * warps : warps)));
+  for (OperandBuffer &filled : operandBuffers) {
+    setup.insert(
+        BarrierInitOp::create(b, loc, filled.full, b.getI32IntegerAttr(1)));
+    if (filled.empty)
+      setup.insert(BarrierInitOp::create(b, loc, filled.empty,
+                                         b.getI32IntegerAttr(warps)));
+  }
   setup.insert(tile::DebugBarrierOp::create(b, loc));
   Value agree;
   if (shared) {
@@ -560,6 +694,32 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
       if (perTile.contains(&op))
         b.clone(op, mapping);
   }
+  // The operand tiles first: the loop's first dot reads them. Around
+  // tiles, the next tile's once the consumers are done with this one's.
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  for (OperandBuffer &filled : operandBuffers) {
+    const BulkCopy &plan = filled.copy->plan;
+    if (tiles)
+      BarrierWaitOp::create(
+          b, loc, filled.empty,
+          arith::XOrIOp::create(
+              b, loc, emitPhase(b, loc, producerTiles, /*stages=*/1), one));
+    MemDescType type = LocalAllocOp(filled.copy->alloc).getType();
+    Value buffer = MemDescIndexOp::create(b, loc, type, filled.buffer, zero);
+    BarrierExpectOp::create(b, loc, filled.full,
+                            b.getI32IntegerAttr(getSharedAllocBytes(type)),
+                            Value());
+    SmallVector<Value> coords;
+    for (unsigned d : plan.dims)
+      coords.push_back(plan.box.offsets[d]
+                           ? mapping.lookupOrDefault(plan.box.offsets[d])
+                           : zero);
+    for (Value coord : filled.outerCoords)
+      coords.push_back(mapping.lookupOrDefault(coord));
+    AsyncTMACopyOp::create(b, loc, filled.map, coords, buffer, filled.full,
+                           Value(), Value());
+  }
   auto producer =
       scf::ForOp::create(b, loc, mapping.lookupOrDefault(loop.getLowerBound()),
                          mapping.lookupOrDefault(loop.getUpperBound()),
@@ -573,16 +733,34 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
   }
   b.setInsertionPoint(producer.getBody()->getTerminator());
   Value slot = emitSlot(b, loc, producer, stages, /*back=*/0, base);
-  Value released = MemDescIndexOp::create(b, loc, barrierType, empty, slot);
-  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-  BarrierWaitOp::create(
-      b, loc, released,
-      arith::XOrIOp::create(b, loc, emitPhase(b, loc, producer, stages, base),
-                            one));
+  Value releasedPhase = arith::XOrIOp::create(
+      b, loc, emitPhase(b, loc, producer, stages, base), one);
+  // Each ring's copies (the first, its barrier_expect) wait for its slot's
+  // release, once an iteration for the rings released together.
+  llvm::DenseMap<Operation *, unsigned> releaseOfFull;
+  for (Operation *copy : copies)
+    if (auto tma = dyn_cast<AsyncTMACopyOp>(copy))
+      releaseOfFull[getRing(tma.getBarrier())] =
+          releaseOf.lookup(getRing(tma.getDst()));
+  SmallVector<bool, 2> waited(releases.size(), false);
   mapping.map(loop.getInductionVar(), producer.getInductionVar());
   for (Operation &op : body->without_terminator()) {
     if (!producerOps.contains(&op))
       continue;
+    Value barrier;
+    if (auto expect = dyn_cast<BarrierExpectOp>(op))
+      barrier = expect.getBarrier();
+    else if (auto tma = dyn_cast<AsyncTMACopyOp>(op))
+      barrier = tma.getBarrier();
+    if (LocalAllocOp full = barrier ? getRing(barrier) : LocalAllocOp()) {
+      unsigned index = releaseOfFull.lookup(full);
+      if (!waited[index]) {
+        waited[index] = true;
+        Value released = MemDescIndexOp::create(b, loc, barrierType,
+                                                releases[index].empty, slot);
+        BarrierWaitOp::create(b, loc, released, releasedPhase);
+      }
+    }
     Operation *clone = b.clone(op, mapping);
     if (&op == shared.getOperation())
       cast<AsyncTMACopyOp>(clone).getSharedMutable().assign(agree);
@@ -638,14 +816,37 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
     tile::DebugBarrierOp::create(b, loc);
   }
 
+  // The consumers wait for each operand tile where they loaded it and,
+  // around tiles, release it once the loop's dots are done with it.
+  for (OperandBuffer &filled : operandBuffers) {
+    LocalAllocOp alloc = filled.copy->alloc;
+    b.setInsertionPoint(alloc);
+    Value first = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    BarrierWaitOp::create(b, loc, filled.full,
+                          tiles ? emitPhase(b, loc, tiles, /*stages=*/1)
+                                : first);
+    Value read =
+        MemDescIndexOp::create(b, loc, alloc.getType(), filled.buffer, first);
+    Operation *load = alloc.getSrc().getDefiningOp();
+    alloc.getResult().replaceAllUsesWith(read);
+    alloc.erase();
+    load->erase();
+    if (tiles) {
+      b.setInsertionPointAfter(loop);
+      BarrierArriveOp::create(b, loc, filled.empty, Value(), Value());
+    }
+  }
+
   // Each warp releases the slot of the dots it has just seen finish; no
   // CTA barrier is needed between iterations any more.
-  if (lastWaitedInPlace) {
-    b.setInsertionPointAfter(lastWaitedInPlace);
-    Value current = MemDescIndexOp::create(
-        b, loc, barrierType, empty,
-        emitSlot(b, loc, loop, stages, /*back=*/0, base));
-    BarrierArriveOp::create(b, loc, current, Value(), agree);
+  if (inFlightWaits.empty()) {
+    for (Release &release : releases) {
+      b.setInsertionPointAfter(release.after);
+      Value current = MemDescIndexOp::create(
+          b, loc, barrierType, release.empty,
+          emitSlot(b, loc, loop, stages, /*back=*/0, base));
+      BarrierArriveOp::create(b, loc, current, Value(), agree);
+    }
   } else {
     WarpgroupDotWaitOp last = inFlightWaits.front();
     for (WarpgroupDotWaitOp wait : inFlightWaits) {
@@ -664,7 +865,7 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
         arith::ConstantOp::create(b, loc,
                                   b.getIntegerAttr(iteration.getType(), 0)));
     Value previous = MemDescIndexOp::create(
-        b, loc, barrierType, empty,
+        b, loc, barrierType, releases.front().empty,
         emitSlot(b, loc, loop, stages, /*back=*/1, base));
     BarrierArriveOp::create(b, loc, previous, started, agree);
   }
@@ -679,7 +880,13 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
     ClusterBarrierOp::create(b, loc);
   for (LocalAllocOp full : fullRings)
     BarrierInvalOp::create(b, loc, full);
-  BarrierInvalOp::create(b, loc, empty);
+  for (Release &release : releases)
+    BarrierInvalOp::create(b, loc, release.empty);
+  for (OperandBuffer &filled : operandBuffers) {
+    BarrierInvalOp::create(b, loc, filled.full);
+    if (filled.empty)
+      BarrierInvalOp::create(b, loc, filled.empty);
+  }
 
   ModuleOp module = func->getParentOfType<ModuleOp>();
   module->setAttr(TileGPUDialect::getProducerWarpsAttrName(),
@@ -692,6 +899,8 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
          << producerRegisters << " registers), the rest on " << warps
          << " consumer warps (" << consumerRegisters
          << " registers; 0: as ptxas gives them)"
-         << (shared ? "; a copy shared by clusters of two programs" : "");
+         << (shared ? "; a copy shared by clusters of two programs" : "")
+         << "; " << operandBuffers.size() << " tile(s) before the loop copied "
+         << (tiles ? "a tile ahead" : "first");
   return success();
 }

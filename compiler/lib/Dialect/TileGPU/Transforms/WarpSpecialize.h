@@ -13,6 +13,8 @@
 #ifndef TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_WARPSPECIALIZE_H
 #define TILEC_LIB_DIALECT_TILEGPU_TRANSFORMS_WARPSPECIALIZE_H
 
+#include "BulkCopy.h"
+
 #include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -51,6 +53,13 @@ bool paysToPersist(scf::ForOp loop);
 /// programs (specializeWarps' `shared`).
 bool hasLargeTiles(scf::ForOp loop);
 
+/// A tile loaded before the loop that only the loop's dots read
+/// (attention's queries), which the copy engine can bring.
+struct OperandCopy {
+  LocalAllocOp alloc; ///< the buffer the load's tile is stored to
+  BulkCopy plan;
+};
+
 /// Splits the kernel at `loop` (a loop of the function's body) into a
 /// tilegpu.warp_specialize: the producer runs `copies` (tilegpu-pipeline's
 /// bulk copies of each iteration, with the barrier_expect ops and the CTA
@@ -77,8 +86,17 @@ bool hasLargeTiles(scf::ForOp loop);
 /// panels for both, and its consumers release each slot in both CTAs.
 /// `shared`'s tensor map must be a kernel argument (one the launcher built,
 /// the same in both CTAs).
+///
+/// The producer also copies each of `operandCopies` whose tensor map the
+/// launcher builds and whose coordinates need only what its copies may
+/// need, into a buffer of its own on an mbarrier of its own, before the
+/// loop's first copies. Around tiles, it copies the next tile's once the
+/// consumers release the buffer after the loop, which the dots reading it
+/// must then finish in place: the next tile's queries land during this
+/// tile's epilogue.
 LogicalResult specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
                               ArrayRef<LocalAllocOp> fullRings, int64_t stages,
+                              ArrayRef<OperandCopy> operandCopies,
                               SmallPtrSetImpl<Operation *> &replaced,
                               AsyncTMACopyOp shared = {});
 
