@@ -41,6 +41,41 @@ func.func @addptr_mixed_offsets(%p: !tile.ptr<f32>, %a: i32, %b: i64) -> !tile.p
   return %1 : !tile.ptr<f32>
 }
 
+// A 2-D offset's part that is the same for every element (a head's origin
+// added to the tile's indices, through a broadcast): on the scalar pointer.
+// CHECK-LABEL: func.func @uniform_offset
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f16>, %[[BASE:.*]]: i64, %[[ROWS:.*]]: tensor<1x64xi64>, %[[COLS:.*]]: tensor<128x1xi64>)
+// CHECK-NEXT: %[[C:.*]] = tile.broadcast %[[COLS]]
+// CHECK-NEXT: %[[R:.*]] = tile.broadcast %[[ROWS]]
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[R]], %[[C]]
+// CHECK-NEXT: %[[Q:.*]] = tile.addptr %[[P]], %[[BASE]] : !tile.ptr<f16>, i64
+// CHECK-NEXT: %[[S:.*]] = tile.splat %[[Q]] : tensor<128x64x!tile.ptr<f16>>
+// CHECK-NEXT: %[[PTRS:.*]] = tile.addptr %[[S]], %[[SUM]]
+// CHECK-NEXT: return %[[PTRS]]
+func.func @uniform_offset(%p: !tile.ptr<f16>, %base: i64, %rows: tensor<1x64xi64>, %cols: tensor<128x1xi64>) -> tensor<128x64x!tile.ptr<f16>> {
+  %b = tile.splat %base : tensor<1x64xi64>
+  %r = arith.addi %b, %rows : tensor<1x64xi64>
+  %rb = tile.broadcast %r : tensor<1x64xi64> -> tensor<128x64xi64>
+  %cb = tile.broadcast %cols : tensor<128x1xi64> -> tensor<128x64xi64>
+  %off = arith.addi %rb, %cb : tensor<128x64xi64>
+  %s = tile.splat %p : tensor<128x64x!tile.ptr<f16>>
+  %ptrs = tile.addptr %s, %off : tensor<128x64x!tile.ptr<f16>>, tensor<128x64xi64>
+  return %ptrs : tensor<128x64x!tile.ptr<f16>>
+}
+
+// One dimension: `s + arange` is the index itself and stays.
+// CHECK-LABEL: func.func @uniform_offset_1d
+// CHECK: %[[S:.*]] = tile.splat %{{.*}} : tensor<64x!tile.ptr<f32>>
+// CHECK-NEXT: tile.addptr %[[S]], %{{.*}} : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+func.func @uniform_offset_1d(%p: !tile.ptr<f32>, %o: i32) -> tensor<64x!tile.ptr<f32>> {
+  %r = tile.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %b = tile.splat %o : tensor<64xi32>
+  %off = arith.addi %b, %r : tensor<64xi32>
+  %s = tile.splat %p : tensor<64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %s, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  return %ptrs : tensor<64x!tile.ptr<f32>>
+}
+
 // CHECK-LABEL: func.func @shape_of_splat
 // CHECK-SAME: (%[[X:.*]]: i32)
 // CHECK-NEXT: %[[E:.*]] = tile.splat %[[X]] : tensor<64x1xi32>

@@ -159,7 +159,8 @@ def backward(name, kernel, p, block_m, block_n, signature=None, num_warps=4):
                     num_warps=num_warps, signature=signature)
     return Case(name, kernel, (cdiv(n, block_m), z * h),
                 head + [("DQ", grad())] + statistics + p.strides(),
-                {"DQ": (p.dq, 5e-3)}, constexprs)
+                {"DQ": (p.dq, 5e-3)}, constexprs,
+                num_warps=num_warps, signature=signature)
 
 
 def cases():
@@ -213,6 +214,13 @@ def cases():
     yield backward("bwd_dkdv_d128_warp_specialized", "attention_bwd_dkdv", wide, 64, 128,
                    signature="*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
                    "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32, i32",
+                   num_warps=8)
+    # And its dq: the head's origin added to K^T's and V^T's indices goes to
+    # the scalar pointer (tile-combine), so that on sm_90a they come by bulk
+    # copies to a producer warpgroup, which copies q and do first.
+    yield backward("bwd_dq_d128_warp_specialized", "attention_bwd_dq", wide, 128, 64,
+                   signature="*fp16:16, *fp16:16, *fp16:16, fp32, *fp16:16, *fp32:16, "
+                   "*fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32, i32",
                    num_warps=8)
     # Persistent: 3 programs run the 2 x 3 heads' 3 blocks of queries each
     # (ragged), on sm_90a warp-specialized across them, the rings' slots

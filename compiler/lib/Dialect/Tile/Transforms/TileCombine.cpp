@@ -35,6 +35,80 @@ struct FoldAddPtrChain : OpRewritePattern<AddPtrOp> {
   }
 };
 
+/// `v`, an offset tile, without the splats it adds at its own rank (through
+/// sums and broadcasts, not into an index `o + arange` of lower rank),
+/// whose scalars other than zero go to `uniform`; null when nothing else
+/// is left, `v` itself when there are none.
+static Value peelUniformOffsets(Value v, SmallVectorImpl<Value> &uniform,
+                                PatternRewriter &rewriter) {
+  Operation *def = v.getDefiningOp();
+  if (auto splat = dyn_cast_or_null<SplatOp>(def)) {
+    if (!matchPattern(splat.getSrc(), m_Zero()))
+      uniform.push_back(splat.getSrc());
+    return Value();
+  }
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(def)) {
+    Value lhs = peelUniformOffsets(add.getLhs(), uniform, rewriter);
+    Value rhs = peelUniformOffsets(add.getRhs(), uniform, rewriter);
+    if (lhs == add.getLhs() && rhs == add.getRhs())
+      return v;
+    if (!lhs || !rhs)
+      return lhs ? lhs : rhs;
+    return arith::AddIOp::create(rewriter, add.getLoc(), lhs, rhs);
+  }
+  if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def)) {
+    Value src = peelUniformOffsets(broadcast.getSrc(), uniform, rewriter);
+    if (src == broadcast.getSrc() || !src)
+      return src == broadcast.getSrc() ? v : Value();
+    return BroadcastOp::create(rewriter, broadcast.getLoc(), v.getType(), src);
+  }
+  return v;
+}
+
+/// Whether peelUniformOffsets would find a splat of other than zero in `v`.
+static bool addsUniformOffsets(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (auto splat = dyn_cast_or_null<SplatOp>(def))
+    return !matchPattern(splat.getSrc(), m_Zero());
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(def))
+    return addsUniformOffsets(add.getLhs()) || addsUniformOffsets(add.getRhs());
+  if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def))
+    return addsUniformOffsets(broadcast.getSrc());
+  return false;
+}
+
+/// addptr(splat(p), splat(s) + t) -> addptr(splat(addptr(p, s)), t) for
+/// tiles of two dimensions or more: the part of an offset that is the
+/// same for every element (a head's origin added to a tile's indices,
+/// `base + offs_n[None, :] * stride + offs_d[:, None]`) moves to the
+/// scalar pointer, computed once, where a box of a tensor has its origin
+/// (tilegpu's bulk copies, TensorBox.h). One-dimensional offsets stay:
+/// there `s + arange(n)` is the index itself.
+struct HoistUniformOffsets : OpRewritePattern<AddPtrOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddPtrOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    auto splat = op.getPtr().getDefiningOp<SplatOp>();
+    if (!type || type.getRank() < 2 || !splat ||
+        !addsUniformOffsets(op.getOffset()))
+      return failure();
+    SmallVector<Value> uniform;
+    Value rest = peelUniformOffsets(op.getOffset(), uniform, rewriter);
+    LDBG() << "addptr at " << op.getLoc() << ": " << uniform.size()
+           << " offset(s) the same for every element on the scalar pointer";
+    Location loc = op.getLoc();
+    Value base = splat.getSrc();
+    for (Value offset : uniform)
+      base = AddPtrOp::create(rewriter, loc, base.getType(), base, offset);
+    Value ptrs = SplatOp::create(rewriter, loc, type, base);
+    if (rest)
+      ptrs = AddPtrOp::create(rewriter, loc, type, ptrs, rest);
+    rewriter.replaceOp(op, ptrs);
+    return success();
+  }
+};
+
 /// A broadcast or expand_dims of a splat is a splat of the new shape.
 template <typename OpTy>
 struct FoldShapeOfSplat : OpRewritePattern<OpTy> {
@@ -125,10 +199,10 @@ struct TileCombine : tile::impl::TileCombineBase<TileCombine> {
   using TileCombineBase::TileCombineBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldAddPtrChain, FoldShapeOfSplat<BroadcastOp>,
-                 FoldShapeOfSplat<ExpandDimsOp>, HoistElementwiseOfSplats,
-                 FoldAddIntoDot<arith::AddFOp>, FoldAddIntoDot<arith::AddIOp>>(
-        &getContext());
+    patterns.add<FoldAddPtrChain, HoistUniformOffsets,
+                 FoldShapeOfSplat<BroadcastOp>, FoldShapeOfSplat<ExpandDimsOp>,
+                 HoistElementwiseOfSplats, FoldAddIntoDot<arith::AddFOp>,
+                 FoldAddIntoDot<arith::AddIOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
