@@ -22,8 +22,9 @@
 //
 // Tiles loaded before the loop that only its dots read (attention's Q)
 // come from the producer too, into a buffer of their own on an mbarrier of
-// their own, before the loop's first copies: the consumers no longer load
-// and store them and meet at a barrier before the first dot.
+// their own, before the loop's first copies: the consumers wait for that
+// mbarrier instead of loading the tile, storing it and meeting at a CTA
+// barrier before the first dot.
 //
 // The producer runs up to S iterations ahead, bounded by the releases, and
 // never synchronizes with the consumers' CTA barriers, which become named
