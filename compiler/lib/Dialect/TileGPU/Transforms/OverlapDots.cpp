@@ -166,7 +166,10 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   std::optional<bool> asked = askedWarpSpecialization(loop);
   if (asked && !*asked)
     return fail("warp_specialize=False asked");
-  if (!asked && !paysToIssueLate(second))
+  // A loop the cost model put on a producer's consumers takes turns there
+  // (wantsWarpSpecialization), whatever its width.
+  bool onConsumers = bool(loop->getParentOfType<WarpSpecializeOp>());
+  if (!asked && !paysToIssueLate(second) && !onConsumers)
     return fail("the second dot's tile is too narrow to pay");
   // Its A is made from the first dot: that is what there is to overlap.
   // (The ops of the body that read the first dot, through nested regions
