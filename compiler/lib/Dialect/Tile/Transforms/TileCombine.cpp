@@ -65,15 +65,22 @@ static Value peelUniformOffsets(Value v, SmallVectorImpl<Value> &uniform,
   return v;
 }
 
-/// Whether peelUniformOffsets would find a splat of other than zero in `v`.
-static bool addsUniformOffsets(Value v) {
+/// Whether peelUniformOffsets would find a splat of other than zero in `v`,
+/// counting down `limit` for each value it would walk through (a sum
+/// reused on both sides of another is walked twice).
+static bool addsUniformOffsets(Value v, int &limit) {
+  if (--limit < 0)
+    return false;
   Operation *def = v.getDefiningOp();
   if (auto splat = dyn_cast_or_null<SplatOp>(def))
     return !matchPattern(splat.getSrc(), m_Zero());
-  if (auto add = dyn_cast_or_null<arith::AddIOp>(def))
-    return addsUniformOffsets(add.getLhs()) || addsUniformOffsets(add.getRhs());
+  if (auto add = dyn_cast_or_null<arith::AddIOp>(def)) {
+    bool lhs = addsUniformOffsets(add.getLhs(), limit);
+    bool rhs = addsUniformOffsets(add.getRhs(), limit);
+    return lhs || rhs;
+  }
   if (auto broadcast = dyn_cast_or_null<BroadcastOp>(def))
-    return addsUniformOffsets(broadcast.getSrc());
+    return addsUniformOffsets(broadcast.getSrc(), limit);
   return false;
 }
 
@@ -90,8 +97,11 @@ struct HoistUniformOffsets : OpRewritePattern<AddPtrOp> {
                                 PatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getType());
     auto splat = op.getPtr().getDefiningOp<SplatOp>();
+    // A tile's offset is a handful of terms: past 64 nodes (a sum whose
+    // parts are reused), leave it as it is.
+    int limit = 64;
     if (!type || type.getRank() < 2 || !splat ||
-        !addsUniformOffsets(op.getOffset()))
+        !addsUniformOffsets(op.getOffset(), limit) || limit < 0)
       return failure();
     SmallVector<Value> uniform;
     Value rest = peelUniformOffsets(op.getOffset(), uniform, rewriter);

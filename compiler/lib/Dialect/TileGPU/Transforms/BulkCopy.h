@@ -74,7 +74,8 @@ Value emitCoordinate(OpBuilder &b, Location loc, const TensorBox &box,
 /// launcher builds it where it can (HostTensorMaps.h); then thread 0 only
 /// starts fetching it there, and the copies may take coordinates after the
 /// box's (`outerCoords`). Otherwise the kernel builds it, or with
-/// `hostOnly`, nothing is made and the result is null.
+/// `hostOnly`, the result is null (and the extents' arithmetic is left for
+/// canonicalization to remove).
 Value createTensorMap(const BulkCopy &copy, SmallVector<Value> &outerCoords,
                       bool hostOnly = false);
 

@@ -135,6 +135,8 @@ llvm::SmallPtrSet<Value, 2> getCopyBarriers(Operation *root, Value ring) {
   return barriers;
 }
 
+bool takesTurns(scf::ForOp loop, const Stages &stages);
+
 /// The stages of `loop`, where it has two wgmma dots that chain as
 /// attention's do; std::nullopt (and why, in the debug output) otherwise.
 std::optional<Stages> matchStages(scf::ForOp loop) {
@@ -166,10 +168,11 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
   std::optional<bool> asked = askedWarpSpecialization(loop);
   if (asked && !*asked)
     return fail("warp_specialize=False asked");
-  // A loop the cost model put on a producer's consumers takes turns there
-  // (wantsWarpSpecialization), whatever its width.
-  bool onConsumers = bool(loop->getParentOfType<WarpSpecializeOp>());
-  if (!asked && !paysToIssueLate(second) && !onConsumers)
+  // A narrower one pays where the cost model put the loop on a producer's
+  // consumers for its warpgroups to take turns (wantsWarpSpecialization),
+  // checked once the stages are known (takesTurns).
+  bool narrow = !asked && !paysToIssueLate(second);
+  if (narrow && !loop->getParentOfType<WarpSpecializeOp>())
     return fail("the second dot's tile is too narrow to pay");
   // Its A is made from the first dot: that is what there is to overlap.
   // (The ops of the body that read the first dot, through nested regions
@@ -292,6 +295,8 @@ std::optional<Stages> matchStages(scf::ForOp loop) {
         !llvm::is_contained(stages.releases, &op))
       stages.lateOrder.push_back(&op);
   stages.carried = carried.takeVector();
+  if (narrow && !takesTurns(loop, stages))
+    return fail("the second dot's tile is too narrow to pay without turns");
   return stages;
 }
 

@@ -857,12 +857,17 @@ struct TileGPUPipeline : tilegpu::impl::TileGPUPipelineBase<TileGPUPipeline> {
       // A ring of mbarriers and a tensor map's staging buffer per
       // bulk-copied buffer, each aligned to 128 bytes, and the rings of
       // mbarriers on which consumer warps release slots (one a buffer at
-      // most), with the full and empty mbarriers of a tile copied ahead.
-      // (A copy two programs share, on large tiles, asks for them too.)
+      // most), with the full and empty mbarriers of each tile loaded
+      // before the loop (which the producer may copy). (A copy two
+      // programs share, on large tiles, asks for them too.)
+      int64_t tilesBefore = llvm::count_if(
+          loop->getBlock()->getOps<LocalAllocOp>(), [&](LocalAllocOp alloc) {
+            return alloc.getSrc() && alloc->isBeforeInBlock(loop);
+          });
       if (hasBulkTensorCopies(module))
         used += 256 * int64_t(allocs.size()) +
                 (wantsWarpSpecialization(loop) || hasLargeTiles(loop)
-                     ? 128 * int64_t(allocs.size() + 2)
+                     ? 128 * int64_t(allocs.size() + 2 * tilesBefore)
                      : 0);
       used -= perStage; // the loop's buffers become its rings
       int64_t asked = getNumStages(loop), stages = asked;

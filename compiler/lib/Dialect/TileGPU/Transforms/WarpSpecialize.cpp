@@ -206,9 +206,10 @@ bool mlir::tilegpu::paysToIssueLate(tile::DotOp second) {
 }
 
 /// Whether attention's `loop` (two dots, the second's tile narrower than
-/// paysToIssueLate wants) pays for a producer and warpgroups taking turns
-/// anyway: causal (its end differs between programs), 128 keys a block,
-/// two warpgroups. Measured on the H200 at head dim 64 (bench/HISTORY.md):
+/// paysToIssueLate wants: a head dim below 128) pays for a producer and
+/// warpgroups taking turns anyway: causal (its end differs between
+/// programs), 128 keys a block, two warpgroups. Measured on the H200 at
+/// head dim 64 (bench/HISTORY.md):
 /// 216.7 / 363.1 / 415.5 TFLOP/s against 184.8 / 309.5 / 355.8 without at
 /// N_CTX 1024 / 4096 / 16384, and 3-4% faster than the best configuration
 /// without from N_CTX 8192; not causal it ran 0.85x to 0.96x.
@@ -273,9 +274,9 @@ bool mlir::tilegpu::paysToPersist(scf::ForOp loop) {
   // the same iterations, ran 0.99x to 1.05x persistent at [128, 128]
   // blocks (N_CTX 1024: 469.8 against 445.4 TFLOP/s; 16384: 611.7 against
   // 598.8), 1.05x to 1.07x at [128, 64], and fp8 1.03x to 1.08x (741.7
-  // against 717.1 at 16384). Head dim 64, whose loop gets no producer,
-  // ran 0.75x to 0.9x; head dim 256 ([128, 64], bound by shared memory)
-  // 0.97x to 1.01x.
+  // against 717.1 at 16384). Head dim 64 (not causal: its loop gets no
+  // producer) ran 0.75x to 0.9x; head dim 256 ([128, 64], bound by shared
+  // memory) 0.97x to 1.01x.
   auto dots = llvm::to_vector(loop.getBody()->getOps<tile::DotOp>());
   return dots.size() == 2 && isWaitedInPlace(dots[0]) &&
          isWaitedInPlace(dots[1]) &&
@@ -397,7 +398,9 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
     return giveUp(inFlightWaits.empty() ? "no dot reads the rings"
                                         : "some dots stay in flight, others "
                                           "not");
-  if (inFlightWaits.empty() && lastReaders.size() != rings.size())
+  if (inFlightWaits.empty() &&
+      lastReaders.size() !=
+          llvm::SmallPtrSet<Operation *, 4>(rings.begin(), rings.end()).size())
     return giveUp("a ring is read by no dot");
 
   // The consumers must keep the registers their accumulators need (16
@@ -564,8 +567,8 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
         sharedInputs.push_back(bound);
   }
 
-  // The split is certain from here on. The rings' mbarriers, and a ring
-  // of `empty` ones on which each consumer warp releases its slot (twice
+  // The split is certain from here on. The rings' mbarriers, and rings of
+  // `empty` ones on which each consumer warp releases its slots (twice
   // where a copy is shared: once for each CTA that fills it).
   for (Operation *ring : hoisted) {
     ring->moveBefore(outer);
@@ -770,6 +773,7 @@ mlir::tilegpu::specializeWarps(scf::ForOp loop, ArrayRef<Operation *> copies,
     else if (auto tma = dyn_cast<AsyncTMACopyOp>(op))
       barrier = tma.getBarrier();
     if (LocalAllocOp full = barrier ? getRing(barrier) : LocalAllocOp()) {
+      assert(releaseOfFull.count(full) && "a copy's barrier of no ring");
       unsigned index = releaseOfFull.lookup(full);
       if (!waited[index]) {
         waited[index] = true;
