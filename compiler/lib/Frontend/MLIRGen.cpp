@@ -887,6 +887,14 @@ TValue MLIRGenImpl::gen(const ast::Expr &e) {
       }
       if (i.kind != TValue::Kind::None)
         fail(index->loc, "only ':' and None are supported in tile subscripts");
+      // As Triton, None inserts a dimension at its position, which must be
+      // within the tile's dimensions so far (a scalar has none for ':').
+      int64_t rank = llvm::cast<RankedTensorType>(v.getType()).getRank();
+      if (int64_t(dim) > rank)
+        fail(index->loc, "None at position " + Twine(dim) +
+                             " of a subscript, past the " + Twine(rank) +
+                             " dimension(s) of the " +
+                             (scalar ? "scalar" : "tile"));
       v = expandDims(v, dim, index->loc);
       ++dim;
     }
