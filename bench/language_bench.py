@@ -466,11 +466,11 @@ def steps(workload, shape, config, data, sms):
             for kernel, by_name, grid, launch_config in parts]
 
 
-ARCH = "sm_90"  # tilec's --arch, from the command line
+ARCH = None  # tilec's --arch, from the command line (None: tilec's default)
 
 
 def compile_options(kernel, config):
-    options = ["--kernel", kernel, "--arch", ARCH]
+    options = ["--kernel", kernel] + (["--arch", ARCH] if ARCH else [])
     if "stages" in config:
         options += ["--num-stages", str(config["stages"])]
     return options
@@ -496,9 +496,9 @@ PTX_COUNTS = {"ld.global (vector)": r"ld\.global[.\w]*\.v[248]", "ld.global (all
               "cp.async": r"cp\.async", "ex2": r"ex2\.approx", "div": r"\bdiv\.|rcp\."}
 
 
-def ptxas_info(ptxas, ptx):
+def ptxas_info(ptxas, ptx, arch):
     """Registers, spills and stack of the PTX's entry as ptxas -v reports."""
-    result = subprocess.run([ptxas, "-v", f"-arch={ARCH}", ptx, "-o", os.devnull],
+    result = subprocess.run([ptxas, "-v", f"-arch={arch}", ptx, "-o", os.devnull],
                             capture_output=True, text=True)
     text = result.stdout + result.stderr
     if result.returncode:
@@ -559,7 +559,7 @@ def compile_only(args, workloads):
                         row["ptx_counts"] = {k: len(re.findall(p, text))
                                              for k, p in PTX_COUNTS.items()}
                         if ptxas:
-                            row.update(ptxas_info(ptxas, ptx))
+                            row.update(ptxas_info(ptxas, ptx, meta["arch"]))
                     except (CompileError, OSError) as error:
                         row["tilec_failed"] = first_line(error)
                         ok = False
@@ -894,8 +894,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     parser.add_argument("--json", help="write every row here")
-    parser.add_argument("--arch", default="sm_90",
-                        help="tilec's --arch (sm_90a: dots on wgmma)")
+    parser.add_argument("--arch",
+                        help="tilec's --arch (default: tilec's, the GPU present's: "
+                             "sm_90a on Hopper, dots on wgmma)")
     parser.add_argument("--quick", action="store_true",
                         help="two shapes each (one N_CTX for attention), two configurations")
     parser.add_argument("--only", default="",

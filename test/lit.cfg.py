@@ -21,6 +21,9 @@ path = os.pathsep.join([config.tilec_tools_dir, config.llvm_tools_dir,
                         config.environment.get("PATH", os.environ["PATH"])])
 config.environment["PATH"] = path
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+# tilec's --arch defaults to the GPU present's: the tests compile for the
+# portable default wherever they run, unless they say otherwise.
+config.environment["TILEC_ARCH"] = "sm_90"
 for var in ["TILEC_PTXAS", "TILEC_LIBDEVICE", "CUDA_HOME", "TILEC_CACHE_DIR",
             "HOME", "TMPDIR"]:
     if var in os.environ:

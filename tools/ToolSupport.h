@@ -15,11 +15,16 @@
 #include "tilec/Target/GPUArch.h"
 #include "tilec/Tuning.h"
 
+#include "tile/DiskCache.h"
+#include "tile/Driver.h"
+
 #include "llvm/Support/Debug.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -73,13 +78,13 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
           },
           "N >= 1"))
       ->option_text("N");
-  std::vector<std::string> archs;
+  std::vector<std::string> archs = {"native"};
   for (const GPUArch &arch : gpuArchs())
     archs.push_back(arch.name.str());
   app.add_option("--arch", options.arch,
-                 "GPU architecture: sm_90, sm_90a or sm_80 (default:\n"
-                 "sm_90; tile-run's cuda backend: the device's, sm_90a\n"
-                 "on Hopper)")
+                 "GPU architecture: sm_90, sm_90a or sm_80, or native: the\n"
+                 "GPU present's (sm_90a on Hopper). Default: TILEC_ARCH,\n"
+                 "else the GPU present's, else sm_90")
       ->check(CLI::IsMember(archs))
       ->option_text("ARCH");
   app.add_flag("--device-tensor-maps", options.deviceTensorMaps,
@@ -172,6 +177,118 @@ inline void addDebugOnlyFlag(CLI::App &app) {
          "e.g. tilegpu-assign-layouts,tilegpu-pipeline")
       ->delimiter(',')
       ->option_text("PASS,...");
+}
+
+/// The GPU present's (the driver's device 0) compute capability and a
+/// description of it; false with `why` where there is none. cuInit takes a
+/// few hundred milliseconds on some machines (300 on the H200 here, more
+/// than the compile), so the answer is kept in the disk cache for as long
+/// as the driver, the GPUs it lists (/proc/driver/nvidia) and
+/// CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER stay what they were.
+inline bool presentDevice(unsigned &capability, std::string &device,
+                          std::string &why) {
+  std::string key = "the GPU present\n";
+  for (const char *var : {"CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"}) {
+    const char *value = std::getenv(var);
+    key += std::string(var) + (value ? "=" + std::string(value) : " unset");
+    key += "\n";
+  }
+  std::vector<std::pair<std::string, std::string>> facts;
+  auto read = [&](const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (in)
+      facts.emplace_back(path, std::string(std::istreambuf_iterator<char>(in),
+                                           std::istreambuf_iterator<char>()));
+    return bool(in);
+  };
+  if (read("/proc/driver/nvidia/version")) {
+    std::vector<std::string> gpus;
+    std::error_code error;
+    for (const auto &entry :
+         std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", error))
+      gpus.push_back(entry.path().string() + "/information");
+    std::sort(gpus.begin(), gpus.end());
+    for (const std::string &gpu : gpus)
+      if (read(gpu))
+        key += gpu + "\n";
+  }
+  tile::DiskCache cache(facts.empty() ? std::string()
+                                      : tile::DiskCache::defaultDirectory());
+  if (!cache.directory().empty())
+    if (auto known = cache.load(key); known && known->size() == 2) {
+      capability = unsigned(std::atoi((*known)[0].c_str()));
+      device = (*known)[1];
+      return capability != 0;
+    }
+  if (!tile::cudaAvailable(&why))
+    return false;
+  try {
+    capability = unsigned(tile::computeCapability());
+    device = tile::deviceName() + ", compute capability " +
+             std::to_string(capability / 10) + "." +
+             std::to_string(capability % 10);
+  } catch (const std::exception &error) {
+    why = error.what();
+    return false;
+  }
+  if (!cache.directory().empty())
+    cache.store(key, {std::to_string(capability), device}, facts);
+  return true;
+}
+
+/// The --arch for the GPU present: archForDevice of its compute
+/// capability. "" with `why` (no driver, no device, a device older than
+/// every target) where there is none; `device` says which it is.
+inline std::string nativeArch(std::string &why, std::string &device) {
+  unsigned capability = 0;
+  if (!presentDevice(capability, device, why))
+    return "";
+  if (std::string arch = archForDevice(capability); !arch.empty())
+    return arch;
+  why = "tilec compiles for none older than sm_80 (" + device + ")";
+  return "";
+}
+
+/// Where a tool's --arch comes from, when it is not given: with
+/// `readEnvironment` (tilec), TILEC_ARCH (a name or native); else the GPU
+/// present's; else `options.arch` as it was (sm_90: PTX that any GPU of
+/// compute capability 9.0 or more runs). native, given or from TILEC_ARCH,
+/// must find a GPU. False with `error` for a TILEC_ARCH tilec does not know
+/// or a native without a GPU; `choice` says what was chosen and why (tilec
+/// --verbose).
+inline bool resolveArch(bool given, bool readEnvironment,
+                        CompileOptions &options, std::string &choice,
+                        std::string &error) {
+  std::string asked = given ? options.arch : "";
+  std::string source = given ? "--arch" : "TILEC_ARCH";
+  const char *env = readEnvironment ? std::getenv("TILEC_ARCH") : nullptr;
+  if (!given && env && *env) {
+    asked = env;
+    if (asked != "native" && !lookupGPUArch(asked)) {
+      error = "TILEC_ARCH=" + asked + ": tilec compiles for " +
+              supportedGPUArchs() + ", or native";
+      return false;
+    }
+  }
+  if (!asked.empty() && asked != "native") {
+    options.arch = asked;
+    choice = options.arch + " (" + source + ")";
+    return true;
+  }
+  std::string why, device;
+  std::string native = nativeArch(why, device);
+  if (!native.empty()) {
+    options.arch = native;
+    choice = native + " (" + (asked.empty() ? "" : source + " native: ") +
+             "the GPU present, " + device + ")";
+    return true;
+  }
+  if (!asked.empty()) {
+    error = source + " native needs a GPU: " + why;
+    return false;
+  }
+  choice = options.arch + " (the default: no GPU, " + why + ")";
+  return true;
 }
 
 /// The compute capability an --arch names (sm_90a: 90).

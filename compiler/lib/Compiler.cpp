@@ -682,6 +682,11 @@ std::string tilec::libdevicePath() {
   return findLibdevice().value_or("");
 }
 
+std::string tilec::archForDevice(unsigned capability) {
+  std::optional<GPUArch> arch = gpuArchForDevice(capability);
+  return arch ? arch->name.str() : std::string();
+}
+
 bool tilec::parseStage(const std::string &name, Stage &stage) {
   static const std::pair<const char *, Stage> stages[] = {
       {"ast", Stage::AST},       {"tile", Stage::Tile},

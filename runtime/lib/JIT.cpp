@@ -318,7 +318,13 @@ tilec::CompileOptions JITFunction::compileOptions(KernelArgs args,
     compile.clusterSplitK = 1;
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
-    compile.arch = options.backend == Backend::CUDA ? deviceArch() : "sm_90";
+    // The device's target as tilec's --arch native picks it (sm_90a on
+    // Hopper; 8.9: sm_80), else the portable default.
+    std::string device =
+        options.backend == Backend::CUDA
+            ? tilec::archForDevice(unsigned(computeCapability()))
+            : std::string();
+    compile.arch = device.empty() ? "sm_90" : device;
   }
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, detail::toScalar(value));

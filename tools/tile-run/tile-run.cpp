@@ -712,10 +712,15 @@ int main(int argc, char **argv) {
   if (!readArgs(argTexts, args, error))
     return fail(error, kExitUsageError);
   options.argTypes = inferredTypes(args);
-  // Without --arch, the device's own (sm_90a on Hopper), as the JIT.
+  // Without --arch, the device's own (sm_90a on Hopper), as the JIT's;
+  // --arch native asks for it on either backend.
   bool archGiven = app.get_option("--arch")->count() != 0;
-  if (backend == "cuda" && !archGiven && tile::cudaAvailable())
-    options.arch = tile::deviceArch();
+  if (backend == "cuda" || options.arch == "native") {
+    std::string choice;
+    if (!tilec::resolveArch(archGiven, /*readEnvironment=*/false, options,
+                            choice, error))
+      return fail(error, kExitUsageError);
+  }
 
   // The decorators: --autotune's timing picks a config; --config's and the
   // heuristics' constexprs join -D's.

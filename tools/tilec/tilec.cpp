@@ -165,6 +165,9 @@ int main(int argc, char **argv) {
       ->option_text("STAGE");
   app.add_flag("--time", timing,
                "Print the wall time of each compiler stage to stderr");
+  bool verbose = false;
+  app.add_flag("--verbose", verbose,
+               "Say on stderr which --arch is compiled for, and why");
   // Prints and exits during parsing, as --help does: no file needed.
   app.add_option_function<std::string>(
          "--list-builtins",
@@ -195,6 +198,14 @@ int main(int argc, char **argv) {
     app.exit(e);
     return kExitUsageError;
   }
+
+  std::string archChoice, archError;
+  if (!tilec::resolveArch(app.get_option("--arch")->count() != 0,
+                          /*readEnvironment=*/true, options, archChoice,
+                          archError))
+    return fail(archError, kExitUsageError);
+  if (verbose)
+    std::cerr << "tilec: --arch " << archChoice << "\n";
 
   bool emitC = emit == "c";
   if (!emitC && !tilec::parseStage(emit, options.stopAfter))

@@ -23,6 +23,20 @@ std::optional<GPUArch> tilec::lookupGPUArch(llvm::StringRef name) {
   return std::nullopt;
 }
 
+std::optional<GPUArch> tilec::gpuArchForDevice(unsigned capability) {
+  std::optional<GPUArch> best;
+  for (const GPUArch &arch : kArchs) {
+    bool runs = arch.archSpecific ? arch.computeCapability == capability
+                                  : arch.computeCapability <= capability;
+    // Newer first; of one capability, the architecture-specific target.
+    if (runs && (!best || arch.computeCapability > best->computeCapability ||
+                 (arch.computeCapability == best->computeCapability &&
+                  arch.archSpecific)))
+      best = arch;
+  }
+  return best;
+}
+
 std::string tilec::supportedGPUArchs() {
   std::string names;
   for (auto [i, arch] : llvm::enumerate(kArchs))

@@ -15,7 +15,7 @@
 // CHECK: -D NAME=VALUE
 // CHECK: --num-warps N
 // CHECK: --num-stages N
-// CHECK: --arch ARCH {{.*}}sm_90, sm_90a or sm_80 (default:
+// CHECK: --arch ARCH {{.*}}sm_90, sm_90a or sm_80, or native: the
 // CHECK: --signature SIG
 // CHECK: --name ENTRY
 // CHECK: --emit STAGE {{.*}}ast, tile, ttgpu, llvm, ptx (default), cubin

@@ -32,6 +32,13 @@ llvm::ArrayRef<GPUArch> gpuArchs();
 /// it.
 std::optional<GPUArch> lookupGPUArch(llvm::StringRef name);
 
+/// The architecture to compile for a device of compute capability
+/// `capability` (86 for 8.6): the device's own architecture-specific target
+/// where tilec has one (9.0: sm_90a), else the newest target the device
+/// runs (8.9: sm_80; 10.0: sm_90, whose PTX the driver compiles for it);
+/// none for a device older than every target.
+std::optional<GPUArch> gpuArchForDevice(unsigned capability);
+
 /// Their names, for messages: "sm_80, sm_90 or sm_90a".
 std::string supportedGPUArchs();
 
