@@ -179,6 +179,22 @@ inline void addDebugOnlyFlag(CLI::App &app) {
       ->option_text("PASS,...");
 }
 
+/// Reads a whole file, or standard input for "-"; false when unreadable.
+inline bool readFile(const std::string &path, std::string &contents) {
+  if (path == "-") {
+    contents.assign(std::istreambuf_iterator<char>(std::cin),
+                    std::istreambuf_iterator<char>());
+    return true;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return false;
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  contents = buffer.str();
+  return !in.bad();
+}
+
 /// The GPU present's (the driver's device 0) compute capability and a
 /// description of it; false with `why` where there is none. cuInit takes a
 /// few hundred milliseconds on some machines (300 on the H200 here, more
@@ -195,11 +211,11 @@ inline bool presentDevice(unsigned &capability, std::string &device,
   }
   std::vector<std::pair<std::string, std::string>> facts;
   auto read = [&](const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (in)
-      facts.emplace_back(path, std::string(std::istreambuf_iterator<char>(in),
-                                           std::istreambuf_iterator<char>()));
-    return bool(in);
+    std::string contents;
+    if (!readFile(path, contents))
+      return false;
+    facts.emplace_back(path, std::move(contents));
+    return true;
   };
   if (read("/proc/driver/nvidia/version")) {
     std::vector<std::string> gpus;
@@ -379,22 +395,6 @@ inline bool applyDefines(const std::vector<std::string> &defines,
                                     HostScalar::parse(define.substr(eq + 1)));
   }
   return true;
-}
-
-/// Reads a whole file, or standard input for "-"; false when unreadable.
-inline bool readFile(const std::string &path, std::string &contents) {
-  if (path == "-") {
-    contents.assign(std::istreambuf_iterator<char>(std::cin),
-                    std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  contents = buffer.str();
-  return !in.bad();
 }
 
 } // namespace tilec
