@@ -115,6 +115,24 @@ def find_libdevice():
     return None
 
 
+def find_cuda_tool(name):
+    """A CUDA toolkit program beside ptxas, under $CUDA_HOME or on PATH."""
+    roots = [os.path.dirname(ptxas)] if ptxas else []
+    roots += [os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "bin")]
+    for root in roots:
+        path = os.path.join(root, name)
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which(name)
+
+
+# NVIDIA's tools that read a cubin's line info (test/Target/PTX/line-info-*).
+for tool in ["nvdisasm", "compute-sanitizer"]:
+    path = find_cuda_tool(tool)
+    if path:
+        config.available_features.add(tool)
+        config.substitutions.append(("%" + tool, path))
+
 if find_libdevice():
     config.available_features.add("libdevice")
 if have_gpu():

@@ -1,10 +1,10 @@
 //===- ToolSupport.h - What tilec and tile-run share ------------*- C++ -*-===//
 //
 // --kernel, -D, --num-warps, --num-stages, --arch, --device-tensor-maps,
-// --debug, --signature, --config and --debug-only mean the same in tilec
-// and tile-run, both apply a kernel's @triton.autotune configs and
-// @triton.heuristics the same way, and both read their source the same
-// way: one definition each.
+// --debug, --no-line-info, --signature, --config and --debug-only mean the
+// same in tilec and tile-run, both apply a kernel's @triton.autotune
+// configs and @triton.heuristics the same way, and both read their source
+// the same way: one definition each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,6 +129,11 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
   app.add_flag("--debug", options.debug,
                "Compile tl.device_assert and runtime `assert` in\n"
                "(Triton's debug mode); they are dropped otherwise");
+  app.add_flag_callback(
+      "--no-line-info", [&options] { options.lineInfo = false; },
+      "No .tl file and line in the PTX and cubin (.file/.loc,\n"
+      "which compute-sanitizer, Nsight Compute and cuda-gdb\n"
+      "show; on by default); TILEC_DISABLE_LINE_INFO=1 too");
   std::string help = "Every parameter's type in order, as Triton's AOT:\n"
                      "\"*fp32:16, *bf16, i32, 1024\" (pointer:alignment,\n"
                      "int:divisibility, int:1 for the value 1, or a\n"

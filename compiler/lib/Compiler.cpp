@@ -131,7 +131,7 @@ private:
   bool runFrontend(OwningOpRef<ModuleOp> &module);
   bool parseMLIR(OwningOpRef<ModuleOp> &module);
   bool runPasses(ModuleOp module, llvm::StringRef stageName,
-                 void (*build)(OpPassManager &, unsigned));
+                 llvm::function_ref<void(OpPassManager &)> build);
   func::FuncOp findKernel(ModuleOp module);
   bool recordSignature(func::FuncOp kernel);
   bool recordTensorMaps(ModuleOp module);
@@ -248,9 +248,9 @@ bool Compilation::parseMLIR(OwningOpRef<ModuleOp> &module) {
 }
 
 bool Compilation::runPasses(ModuleOp module, llvm::StringRef stageName,
-                            void (*build)(OpPassManager &, unsigned)) {
+                            llvm::function_ref<void(OpPassManager &)> build) {
   PassManager pm = PassManager::on<ModuleOp>(context);
-  build(pm, options.numWarps);
+  build(pm);
   auto observer = std::make_unique<PassObserver>(
       options.timing ? &timings : nullptr);
   PassObserver *observerPtr = observer.get();
@@ -555,7 +555,9 @@ bool Compilation::run() {
   if (options.streamK)
     (*module)->setAttr(mlir::tilegpu::TileGPUDialect::getStreamKAttrName(),
                        UnitAttr::get(module->getContext()));
-  if (!runPasses(*module, "tile-to-tilegpu", tilec::buildTileToTileGPUPipeline))
+  if (!runPasses(*module, "tile-to-tilegpu", [&](OpPassManager &pm) {
+        tilec::buildTileToTileGPUPipeline(pm, options.numWarps);
+      }))
     return false;
   if (auto split = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getClusterSplitAttrName()))
@@ -588,10 +590,9 @@ bool Compilation::run() {
 
   if (!recordTensorMaps(*module))
     return false;
-  if (!runPasses(*module, "tilegpu-to-llvm",
-                 [](OpPassManager &pm, unsigned) {
-                   tilec::buildTileGPUToLLVMPipeline(pm);
-                 }))
+  if (!runPasses(*module, "tilegpu-to-llvm", [&](OpPassManager &pm) {
+        tilec::buildTileGPUToLLVMPipeline(pm, options.lineInfo);
+      }))
     return false;
   if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
           mlir::tilegpu::TileGPUDialect::getSharedBytesAttrName()))
@@ -623,7 +624,7 @@ bool Compilation::runInterpreter(ModuleOp module, func::FuncOp kernel) {
     error(invalid);
     return false;
   }
-  if (!runPasses(module, "tile transforms", [](OpPassManager &pm, unsigned) {
+  if (!runPasses(module, "tile transforms", [](OpPassManager &pm) {
         tilec::buildTileTransformsPipeline(pm);
       }))
     return false;

@@ -33,6 +33,7 @@ constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER = 3;
 constexpr CUjit_option CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr CUjit_option CU_JIT_GENERATE_LINE_INFO = 13;
 
 // CUdevice_attribute values.
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X = 5;

@@ -6,6 +6,9 @@
 #include "tile/Driver.h"
 #include "tile/Error.h"
 
+#include <cstdint>
+#include <iterator>
+
 using namespace tile;
 using namespace tile::cu;
 
@@ -16,12 +19,18 @@ std::shared_ptr<Module> Module::load(const void *image, bool isPTX,
   // failed"; the log says which line and why.
   static constexpr size_t kLogSize = 16384;
   std::string errorLog(kLogSize, '\0');
+  // Line info: PTX's .loc directives, where the kernel has them, kept in
+  // the code the driver compiles (ptxas's -lineinfo), for compute-sanitizer
+  // and Nsight Compute.
   CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-  void *values[] = {errorLog.data(), reinterpret_cast<void *>(kLogSize)};
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_GENERATE_LINE_INFO};
+  void *values[] = {errorLog.data(), reinterpret_cast<void *>(kLogSize),
+                    reinterpret_cast<void *>(uintptr_t(1))};
 
   CUmodule module = nullptr;
-  CUresult r = api.cuModuleLoadDataEx(&module, image, 2, options, values);
+  CUresult r = api.cuModuleLoadDataEx(&module, image, std::size(options),
+                                      options, values);
   if (r != CUDA_SUCCESS) {
     errorLog.resize(errorLog.find('\0'));
     try {

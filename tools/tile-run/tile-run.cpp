@@ -346,6 +346,7 @@ int autotuneConfig(const std::string &source, const std::string &filename,
     tile::JITOptions jitOptions;
     jitOptions.backend = backend;
     jitOptions.debug = options.debug;
+    jitOptions.lineInfo = options.lineInfo;
     // 0: each config's grid decides, as for the run that follows.
     jitOptions.clusterSplitK = options.clusterSplitK;
     jitOptions.streamK = options.streamK;

@@ -12,6 +12,7 @@
 #ifndef TILE_KERNELOPTIONS_H
 #define TILE_KERNELOPTIONS_H
 
+#include <cstdlib>
 #include <iterator>
 #include <string>
 #include <tuple>
@@ -37,6 +38,17 @@ using WarpSpecialize = Choice;
 /// "persistent").
 using Persistent = Choice;
 
+/// Whether kernels carry line information by default: yes, as Triton's,
+/// unless $TILEC_DISABLE_LINE_INFO is set to anything but "" or "0"
+/// (Triton's TRITON_DISABLE_LINE_INFO). Read once.
+inline bool lineInfoByDefault() {
+  static const bool enabled = [] {
+    const char *disable = std::getenv("TILEC_DISABLE_LINE_INFO");
+    return !disable || !*disable || std::string(disable) == "0";
+  }();
+  return enabled;
+}
+
 struct KernelOptions {
   /// Warps per program (a power of two, 1 to 32).
   unsigned numWarps = 4;
@@ -47,6 +59,10 @@ struct KernelOptions {
   /// tl.device_assert and runtime `assert` compiled in (Triton's debug
   /// mode).
   bool debug = false;
+  /// The .tl source's file and line of each instruction in the PTX (.file
+  /// and .loc) and so in the cubin: what compute-sanitizer, Nsight Compute
+  /// and cuda-gdb show. It does not change the code ptxas makes.
+  bool lineInfo = lineInfoByDefault();
   /// Floating-point atomic adds in a fixed order of programs, so that they
   /// give the same bits on every run: the programs along the grid's last
   /// axis with more than one take turns (tilegpu-order-atomics; the
@@ -83,14 +99,15 @@ struct KernelOptions {
 
   /// Every field, for comparing and hashing.
   auto fields() const {
-    return std::tie(numWarps, numStages, debug, deterministic, deviceTensorMaps,
-                    clusterSplitK, streamK, warpSpecialize, persistent, arch);
+    return std::tie(numWarps, numStages, debug, lineInfo, deterministic,
+                    deviceTensorMaps, clusterSplitK, streamK, warpSpecialize,
+                    persistent, arch);
   }
   static constexpr const char *kFieldNames[] = {
-      "num_warps",     "num_stages",         "debug",
-      "deterministic", "device_tensor_maps", "cluster_split_k",
-      "stream_k",      "warp_specialize",    "persistent",
-      "arch"};
+      "num_warps",       "num_stages",    "debug",
+      "line_info",       "deterministic", "device_tensor_maps",
+      "cluster_split_k", "stream_k",      "warp_specialize",
+      "persistent",      "arch"};
 
   bool operator==(const KernelOptions &other) const {
     return fields() == other.fields();

@@ -445,7 +445,7 @@ TValue MLIRGenImpl::defaultArgument(const ast::FunctionDef &function,
 
 TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
                                ArrayRef<TValue> args, const ast::Location &l) {
-  if (callDepth > 32)
+  if (callSites.size() > 32)
     fail(l, "calls nest too deep (recursion is not supported)");
   if (args.size() > function.params.size())
     fail(l, function.name + "() takes " + Twine(function.params.size()) +
@@ -471,9 +471,9 @@ TValue MLIRGenImpl::inlineCall(const ast::FunctionDef &function,
   // what follows an `if` in the caller is not the helper's to run.
   auto savedFollowers = std::exchange(followers, {});
   kernelFlow.insert(&function.body);
-  ++callDepth;
+  callSites.emplace_back(StringAttr::get(&context, function.name), loc(l));
   gen(function.body);
-  --callDepth;
+  callSites.pop_back();
   followers = std::move(savedFollowers);
   TValue result = returned ? *returned : TValue::none();
   scope = std::move(saved);

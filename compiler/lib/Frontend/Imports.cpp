@@ -465,7 +465,7 @@ TValue MLIRGenImpl::parameterAnnotation(const ast::Expr &annotation) {
 MLIRGenImpl::Snapshot::Snapshot(MLIRGenImpl &g)
     : g(g), insertion(g.builder), current(g.current), scope(g.scope),
       resolving(g.resolving.size()), returned(g.returned),
-      followers(g.followers), callDepth(g.callDepth) {}
+      followers(g.followers), callSites(g.callSites.size()) {}
 
 void MLIRGenImpl::Snapshot::restore() {
   g.current = current;
@@ -473,7 +473,7 @@ void MLIRGenImpl::Snapshot::restore() {
   g.resolving.resize(resolving);
   g.returned = returned;
   g.followers = followers;
-  g.callDepth = callDepth;
+  g.callSites.erase(g.callSites.begin() + callSites, g.callSites.end());
 }
 
 std::optional<TValue> MLIRGenImpl::tryQuietly(

@@ -148,8 +148,12 @@ MLIRGenImpl::MLIRGenImpl(MLIRContext &context, ModuleLoader &loader)
     : context(context), loader(loader), builder(&context) {}
 
 Location MLIRGenImpl::loc(const ast::Location &l) {
-  return FileLineColLoc::get(&context, l.file ? *l.file : "<source>", l.line,
-                             l.col);
+  Location here = FileLineColLoc::get(&context, l.file ? *l.file : "<source>",
+                                      l.line, l.col);
+  if (callSites.empty())
+    return here;
+  auto [helper, caller] = callSites.back();
+  return CallSiteLoc::get(NameLoc::get(helper, here), caller);
 }
 
 void MLIRGenImpl::fail(const ast::Location &l, const Twine &message) {

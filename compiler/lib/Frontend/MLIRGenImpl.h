@@ -333,7 +333,7 @@ public:
     size_t resolving;
     std::optional<TValue> returned;
     std::vector<std::pair<const ast::Block *, size_t>> followers;
-    unsigned callDepth;
+    size_t callSites;
   };
   /// A decorator as spelled, called or not: "triton.jit", "my_cache".
   static std::string decoratorName(const ast::Expr &decorator);
@@ -474,8 +474,12 @@ public:
   /// `function`'s module (ownerOf), whose globals its body and defaults
   /// read.
   ModuleScope *definingModule(const ast::FunctionDef &function);
-  /// Depth of inlined helper calls, to reject recursion.
-  unsigned callDepth = 0;
+  /// The calls of the helpers being inlined, outermost first: each
+  /// helper's name and where it was called from (a location of the
+  /// caller's, itself a call site inside another helper). Their ops' loc()
+  /// is a CallSiteLoc, so that the PTX's line info keeps the helper's own
+  /// file and line and errors inside a helper say where it was called.
+  std::vector<std::pair<mlir::StringAttr, mlir::Location>> callSites;
   /// The value of `return` in the function being inlined.
   std::optional<TValue> returned;
   /// Whether device asserts are compiled in (Specialization::debug).

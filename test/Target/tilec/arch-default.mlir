@@ -19,7 +19,7 @@
 // GIVEN: tilec: --arch sm_80 (--arch)
 // NONE: tilec: --arch sm_90 (the default: no GPU,
 // JSON90: "arch":"sm_90"
-// NATIVE-NONE: tilec: error: --arch native needs a GPU:
+// NATIVE-NONE: tilec: error: --arch native needs a {{GPU}}:
 // NATIVE-NONE: exit=2
 // BAD: tilec: error: TILEC_ARCH=sm_70: tilec compiles for sm_80, sm_90 or sm_90a, or native
 // BAD: exit=2

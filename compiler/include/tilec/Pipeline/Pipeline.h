@@ -15,10 +15,13 @@ void buildTileTransformsPipeline(mlir::OpPassManager &pm);
 void buildTileGPULayoutPipeline(mlir::OpPassManager &pm, unsigned numWarps);
 /// Both: tile IR -> laid-out tile IR (`--emit=ttgpu`).
 void buildTileToTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps);
-/// laid-out tile IR -> the LLVM and NVVM dialects (`--emit=llvm`).
-void buildTileGPUToLLVMPipeline(mlir::OpPassManager &pm);
+/// laid-out tile IR -> the LLVM and NVVM dialects (`--emit=llvm`); with
+/// `lineInfo`, each function with the debug scope that makes its ops'
+/// locations PTX's .file and .loc directives.
+void buildTileGPUToLLVMPipeline(mlir::OpPassManager &pm, bool lineInfo);
 
-/// Registers both as `tile-to-tilegpu{num-warps=N}` and `tilegpu-to-llvm`.
+/// Registers both as `tile-to-tilegpu{num-warps=N}` and
+/// `tilegpu-to-llvm{line-info}`.
 void registerTilePipelines();
 
 } // namespace tilec

@@ -284,8 +284,11 @@ Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
   }
 
   std::string archFlag = ("-arch=" + arch).str();
-  SmallVector<StringRef> args = {*ptxas,      archFlag, "-O3",
-                                 input.path.str(), "-o",   output.path.str()};
+  // -lineinfo: the PTX's .loc directives, where it has them, become the
+  // cubin's line table (nothing without them; the code is the same).
+  SmallVector<StringRef> args = {*ptxas,           archFlag,         "-O3",
+                                 "-lineinfo",      input.path.str(), "-o",
+                                 output.path.str()};
   std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
                                           log.path.str()};
   std::string execError;
