@@ -13,6 +13,7 @@
 
 #include "tilec/Compiler.h"
 #include "tilec/Target/GPUArch.h"
+#include "tilec/Target/PTX/KernelReport.h"
 #include "tilec/Tuning.h"
 
 #include "tile/DiskCache.h"
@@ -182,6 +183,39 @@ inline void addDebugOnlyFlag(CLI::App &app) {
          "e.g. tilegpu-assign-layouts,tilegpu-pipeline")
       ->delimiter(',')
       ->option_text("PASS,...");
+}
+
+/// Adds --report[=text|json]: each compiled kernel's registers, spills,
+/// shared memory, occupancy and instruction mix (tilec::reportKernel).
+inline void addReportFlag(CLI::App &app, std::string &format) {
+  // A flag whose value comes only after '=': `--report x.npy` leaves
+  // tile-run's argument alone.
+  app.add_flag("--report{text}", format,
+               "Print each kernel's registers, spills, local and shared\n"
+               "memory, occupancy on the target and SASS instruction\n"
+               "mix (ptxas -v; nvdisasm or cuobjdump where found), as\n"
+               "text or, with =json, a JSON line per kernel, on stdout")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->option_text("[=json]");
+}
+
+/// Prints `result`'s kernel report in `format` ("json", else text) on
+/// stdout; false after saying why on stderr (`tool`: error) when ptxas
+/// cannot assemble its PTX.
+inline bool printReport(const CompileResult &result, const std::string &format,
+                        const char *tool) {
+  llvm::Expected<KernelReport> report =
+      reportKernel(result.text, result.metadata);
+  if (!report) {
+    std::cerr << tool
+              << ": error: --report: " << llvm::toString(report.takeError())
+              << "\n";
+    return false;
+  }
+  std::cout << (format == "json" ? reportJSON(*report) + "\n"
+                                 : formatReport(*report));
+  std::cout.flush();
+  return true;
 }
 
 /// Reads a whole file, or standard input for "-"; false when unreadable.

@@ -681,6 +681,8 @@ int main(int argc, char **argv) {
   int config = -1;
   tilec::addConfigFlag(app, config);
   tilec::addDebugOnlyFlag(app);
+  std::string reportFormat;
+  tilec::addReportFlag(app, reportFormat);
   bool autotune = false;
   app.add_flag("--autotune", autotune,
                "Time the kernel's @triton.autotune configs on these\n"
@@ -812,6 +814,24 @@ int main(int argc, char **argv) {
   error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
+  // --report: the kernel the GPU runs (for this launch's arguments and
+  // config; a cluster split the launch may choose aside), before it runs.
+  if (app.get_option("--report")->count()) {
+    tilec::CompileOptions reported = options;
+    if (backend != "cuda") {
+      std::string choice;
+      if (!tilec::resolveArch(archGiven, /*readEnvironment=*/true, reported,
+                              choice, error))
+        return fail(error, kExitUsageError);
+    }
+    reported.stopAfter = tilec::Stage::PTX;
+    if (reported.clusterSplitK == 0)
+      reported.clusterSplitK = 1;
+    tilec::CompileResult compiled = tilec::compile(source, input, reported);
+    std::cerr << compiled.diagnostics;
+    if (!compiled.ok || !tilec::printReport(compiled, reportFormat, "tile-run"))
+      return kExitError;
+  }
   // --cluster-split-k 0: as the JIT, the cost model decides by the grid
   // and the GPU (runOnGPU, once the kernel is compiled); the interpreter
   // runs no clusters.

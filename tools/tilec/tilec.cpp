@@ -51,7 +51,8 @@ const char *kFooter = R"(Output:
   dispatcher that picks by the arguments' alignment, divisibility and ones.
   Without -o (or with
   -o -), text stages (ast, tile, ttgpu, llvm, ptx) are printed to stdout and
-  no metadata is written; --emit=cubin needs -o.
+  no metadata is written; --emit=cubin needs -o. With --report, stdout gets
+  the report alone (the code goes to -o, if given).
 
 Examples:
   tilec add.tl -o add.ptx                    # add.ptx + add.json, for sm_90
@@ -65,6 +66,7 @@ Examples:
   tilec add.tl --emit=ttgpu                  # the laid-out tile IR, on stdout
   tilec kernel.mlir --emit=llvm              # hand-written tile IR to LLVM IR
   tilec add.tl -o add.ptx --time             # wall time of each stage
+  tilec add.tl --report                      # registers, occupancy, SASS mix
 
 Exit status: 0 on success, 1 on a compile error (diagnostics on stderr),
 2 on a usage error.)";
@@ -186,6 +188,8 @@ int main(int argc, char **argv) {
       ->default_str("text")
       ->check(CLI::IsMember({"text", "markdown", "dict"}))
       ->option_text("[FORMAT]");
+  std::string reportFormat;
+  tilec::addReportFlag(app, reportFormat);
   int config = -1;
   tilec::addConfigFlag(app, config);
   tilec::addDebugOnlyFlag(app);
@@ -217,7 +221,13 @@ int main(int argc, char **argv) {
   if (!tilec::applyDefines(defines, options, defineError))
     return fail(defineError, kExitUsageError);
   bool toStdout = output.empty() || output == "-";
-  if (toStdout && options.stopAfter == tilec::Stage::Cubin)
+  bool report = app.get_option("--report")->count() != 0;
+  if (report && !emitC && options.stopAfter != tilec::Stage::PTX &&
+      options.stopAfter != tilec::Stage::Cubin)
+    return fail("--report needs the kernel's PTX: --emit=ptx (the default), "
+                "cubin or c",
+                kExitUsageError);
+  if (toStdout && options.stopAfter == tilec::Stage::Cubin && !report)
     return fail("--emit=cubin writes a binary: give the output file with -o",
                 kExitUsageError);
   options.timing = timing;
@@ -255,9 +265,16 @@ int main(int argc, char **argv) {
       return kExitCompileError;
   }
 
+  // The report is what stdout gets; the code goes to -o, if given.
+  if (report)
+    for (const tilec::CompileResult &result : results)
+      if (!tilec::printReport(result, reportFormat, "tilec"))
+        return kExitCompileError;
   if (emitC)
     return writeCLauncher(results, input, output);
   const tilec::CompileResult &result = results.front();
+  if (toStdout && report)
+    return 0;
   if (toStdout) {
     std::cout << result.text;
     std::cout.flush();

@@ -18,6 +18,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -243,19 +244,54 @@ struct TempFile {
   SmallString<128> path;
   std::optional<FileRemover> remover;
 
-  Error create(StringRef suffix) {
+  /// Creates the file, holding `contents`.
+  Error create(StringRef suffix, StringRef contents = "") {
     if (std::error_code ec =
             sys::fs::createTemporaryFile("tilec", suffix, path))
       return createStringError("cannot create a temporary file: " +
                                ec.message());
     remover.emplace(path);
+    if (contents.empty())
+      return Error::success();
+    std::error_code ec;
+    raw_fd_ostream os(path, ec);
+    if (ec)
+      return createStringError("cannot write " + path + ": " + ec.message());
+    os << contents;
     return Error::success();
   }
+
+  /// What a program wrote there ("" when unreadable).
+  std::string contents() const {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> text = MemoryBuffer::getFile(path);
+    return text ? (*text)->getBuffer().str() : "";
+  }
 };
+
+/// Runs `program` with `args`, its stdout and stderr to `log`; the error
+/// names it and carries what it printed.
+Error runProgram(StringRef program, ArrayRef<StringRef> args,
+                 const TempFile &log) {
+  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
+                                          log.path.str()};
+  std::string execError;
+  int rc =
+      sys::ExecuteAndWait(program, args, std::nullopt, redirects,
+                          /*SecondsToWait=*/0, /*MemoryLimit=*/0, &execError);
+  if (rc == 0)
+    return Error::success();
+  std::string message = sys::path::filename(program).str() + " failed";
+  if (!execError.empty())
+    message += ": " + execError;
+  std::string out = StringRef(log.contents()).trim().str();
+  if (!out.empty())
+    message += ":\n" + out;
+  return createStringError(message);
+}
 } // namespace
 
-Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
-                                                 StringRef arch) {
+Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx, StringRef arch,
+                                                 std::string *info) {
   std::optional<std::string> ptxas = findPtxas();
   if (!ptxas) {
     const char *env = std::getenv("TILEC_PTXAS");
@@ -268,20 +304,12 @@ Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
   }
 
   TempFile input, output, log;
-  if (Error e = input.create("ptx"))
+  if (Error e = input.create("ptx", ptx))
     return std::move(e);
   if (Error e = output.create("cubin"))
     return std::move(e);
   if (Error e = log.create("log"))
     return std::move(e);
-  {
-    std::error_code ec;
-    raw_fd_ostream os(input.path, ec);
-    if (ec)
-      return createStringError("cannot write " + input.path + ": " +
-                               ec.message());
-    os << ptx;
-  }
 
   std::string archFlag = ("-arch=" + arch).str();
   // -lineinfo: the PTX's .loc directives, where it has them, become the
@@ -289,25 +317,12 @@ Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
   SmallVector<StringRef> args = {*ptxas,           archFlag,         "-O3",
                                  "-lineinfo",      input.path.str(), "-o",
                                  output.path.str()};
-  std::optional<StringRef> redirects[] = {std::nullopt, log.path.str(),
-                                          log.path.str()};
-  std::string execError;
-  int rc = sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects,
-                               /*SecondsToWait=*/0, /*MemoryLimit=*/0,
-                               &execError);
-  if (rc != 0) {
-    std::string message = "ptxas failed";
-    if (!execError.empty())
-      message += ": " + execError;
-    if (ErrorOr<std::unique_ptr<MemoryBuffer>> text =
-            MemoryBuffer::getFile(log.path)) {
-      StringRef out = (*text)->getBuffer().trim();
-      if (!out.empty())
-        message += ":\n" + out.str();
-    }
-    return createStringError(message);
-  }
-
+  if (info)
+    args.push_back("-v");
+  if (Error e = runProgram(*ptxas, args, log))
+    return std::move(e);
+  if (info)
+    *info = log.contents();
   ErrorOr<std::unique_ptr<MemoryBuffer>> cubin =
       MemoryBuffer::getFile(output.path, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
@@ -316,4 +331,47 @@ Expected<std::vector<char>> tilec::assembleCubin(StringRef ptx,
                              cubin.getError().message());
   StringRef bytes = (*cubin)->getBuffer();
   return std::vector<char>(bytes.begin(), bytes.end());
+}
+
+std::optional<std::string> tilec::findCudaTool(StringRef name) {
+  SmallVector<std::string, 3> dirs;
+  if (std::optional<std::string> ptxas = findPtxas())
+    dirs.push_back(sys::path::parent_path(*ptxas).str());
+  if (const char *cuda = std::getenv("CUDA_HOME"); cuda && *cuda)
+    dirs.push_back((Twine(cuda) + "/bin").str());
+  dirs.push_back("/usr/local/cuda/bin");
+  for (const std::string &dir : dirs) {
+    SmallString<128> path(dir);
+    sys::path::append(path, name);
+    if (sys::fs::can_execute(path))
+      return path.str().str();
+  }
+  if (ErrorOr<std::string> onPath = sys::findProgramByName(name))
+    return *onPath;
+  return std::nullopt;
+}
+
+Expected<std::string> tilec::disassembleCubin(ArrayRef<char> cubin,
+                                              std::string *toolUsed) {
+  // nvdisasm lists the code alone; cuobjdump, where only it is found, the
+  // same instructions within the ELF's other sections.
+  std::optional<std::string> tool = findCudaTool("nvdisasm");
+  bool nvdisasm = tool.has_value();
+  if (!tool)
+    tool = findCudaTool("cuobjdump");
+  if (!tool)
+    return createStringError("neither nvdisasm nor cuobjdump is found (CUDA's "
+                             "bin/, $CUDA_HOME/bin or PATH)");
+  if (toolUsed)
+    *toolUsed = *tool;
+  TempFile input, output;
+  if (Error e = input.create("cubin", StringRef(cubin.data(), cubin.size())))
+    return std::move(e);
+  if (Error e = output.create("sass"))
+    return std::move(e);
+  SmallVector<StringRef> args = {*tool, nvdisasm ? "-c" : "-sass",
+                                 input.path.str()};
+  if (Error e = runProgram(*tool, args, output))
+    return std::move(e);
+  return output.contents();
 }

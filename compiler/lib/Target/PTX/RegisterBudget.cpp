@@ -16,28 +16,6 @@
 
 using namespace llvm;
 
-tilec::SMLimits tilec::smLimits(StringRef arch) {
-  SMLimits sm;
-  // 228 KB on Hopper, 164 KB on Ampere (A100), of which each block's
-  // share includes 1 KB the system keeps.
-  std::optional<tilec::GPUArch> known = tilec::lookupGPUArch(arch);
-  sm.sharedBytes =
-      known && known->computeCapability == 80 ? 164 * 1024 : 228 * 1024;
-  return sm;
-}
-
-unsigned tilec::blocksPerSM(const SMLimits &sm, unsigned threads,
-                            unsigned registersPerThread, unsigned sharedBytes) {
-  unsigned warps = (threads + 31) / 32;
-  // Registers are given to a warp in units of 256.
-  unsigned perWarp = std::max(1u, (registersPerThread * 32 + 255) / 256 * 256);
-  unsigned blocks = std::min(sm.blocks, sm.threads / (warps * 32));
-  blocks = std::min(blocks, sm.registers / perWarp / warps);
-  if (sharedBytes)
-    blocks = std::min(blocks, sm.sharedBytes / (sharedBytes + sm.sharedPerBlock));
-  return blocks;
-}
-
 unsigned tilec::registerBudget(const SMLimits &sm, unsigned threads,
                                unsigned sharedBytes, unsigned estimate) {
   constexpr unsigned kMostPerThread = 255, kLeastEstimate = 64;

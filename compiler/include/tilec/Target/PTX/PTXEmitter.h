@@ -9,6 +9,7 @@
 #ifndef TILEC_TARGET_PTX_PTXEMITTER_H
 #define TILEC_TARGET_PTX_PTXEMITTER_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -58,8 +59,17 @@ llvm::Expected<std::string> emitPTX(llvm::Module &module, llvm::StringRef arch,
                                     std::string *optimizedIR = nullptr);
 
 /// Assembles `ptx` for `arch` with ptxas; the error carries ptxas's output.
+/// With `info`, ptxas runs verbose (-v) and its report (registers, spills,
+/// shared memory of each function) lands there.
 llvm::Expected<std::vector<char>> assembleCubin(llvm::StringRef ptx,
-                                                llvm::StringRef arch);
+                                                llvm::StringRef arch,
+                                                std::string *info = nullptr);
+
+/// The SASS of `cubin` as nvdisasm lists it (else cuobjdump -sass), the
+/// program's path in `toolUsed`; the error says which tool is missing or
+/// what it printed.
+llvm::Expected<std::string> disassembleCubin(llvm::ArrayRef<char> cubin,
+                                             std::string *toolUsed = nullptr);
 
 /// CUDA's libdevice.10.bc: $TILEC_LIBDEVICE, else under $CUDA_HOME or
 /// /usr/local/cuda (nvvm/libdevice); none when not found.
@@ -68,6 +78,10 @@ std::optional<std::string> findLibdevice();
 /// The ptxas to use: $TILEC_PTXAS, else /usr/local/cuda/bin/ptxas, else the
 /// first one on PATH; none when not found.
 std::optional<std::string> findPtxas();
+
+/// A CUDA toolkit program (nvdisasm, cuobjdump): beside the ptxas found,
+/// else in $CUDA_HOME/bin or /usr/local/cuda/bin, else on PATH.
+std::optional<std::string> findCudaTool(llvm::StringRef name);
 
 } // namespace tilec
 

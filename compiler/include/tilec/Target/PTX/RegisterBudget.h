@@ -29,6 +29,8 @@
 #ifndef TILEC_TARGET_PTX_REGISTERBUDGET_H
 #define TILEC_TARGET_PTX_REGISTERBUDGET_H
 
+#include "tilec/Target/PTX/Occupancy.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace llvm {
@@ -36,25 +38,6 @@ class Function;
 } // namespace llvm
 
 namespace tilec {
-
-/// What one streaming multiprocessor holds, as far as it limits how many
-/// blocks of a kernel run on it at once.
-struct SMLimits {
-  unsigned registers = 65536;
-  unsigned threads = 2048;
-  unsigned blocks = 32;
-  unsigned sharedBytes = 0;        ///< shared memory an SM gives to blocks
-  unsigned sharedPerBlock = 1024;  ///< what the system keeps per block
-};
-
-/// The limits of an "sm_80" or "sm_90" SM.
-SMLimits smLimits(llvm::StringRef arch);
-
-/// Blocks of `threads` threads using `registersPerThread` registers and
-/// `sharedBytes` of shared memory each that fit on one SM at once (0 when
-/// none does), as CUDA's occupancy calculator counts them.
-unsigned blocksPerSM(const SMLimits &sm, unsigned threads,
-                     unsigned registersPerThread, unsigned sharedBytes);
 
 /// The 32-bit registers a thread of `kernel` needs at its busiest point, as
 /// estimated from its LLVM IR (see the file comment).
