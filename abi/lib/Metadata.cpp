@@ -261,15 +261,35 @@ uint64_t AccessInfo::reachedElements(const int64_t *values, size_t n,
   return last < 0 ? 0 : uint64_t(last) + 1;
 }
 
+bool AccessInfo::reachesAny(const int64_t *values, size_t n,
+                            const std::array<int64_t, 3> &grid) const {
+  for (const Term &term : terms) {
+    int64_t count, bound = 1;
+    if (!evaluateExact(term.count, values, n, grid, count) ||
+        (term.bounded && !evaluateExact(term.bound, values, n, grid, bound)))
+      return false;
+    if (count <= 0 || bound <= 0)
+      return false;
+  }
+  return true;
+}
+
 std::string tile::checkBufferSizes(const KernelMetadata &md,
                                    const int64_t *values,
                                    const uint64_t *bytes,
                                    const std::array<int64_t, 3> &grid) {
   for (const AccessInfo &access : md.accesses) {
+    const ParamInfo &param = md.params[access.param];
+    if (values[access.param] == 0 && param.isPointer()) {
+      if (!access.reachesAny(values, md.params.size(), grid))
+        continue;
+      return "kernel " + md.kernel + ": argument " +
+             std::to_string(access.param) + " (" + param.name +
+             ") is null, and the kernel accesses it at this launch";
+    }
     uint64_t given = bytes[access.param];
     if (!given)
       continue;
-    const ParamInfo &param = md.params[access.param];
     uint64_t elements =
         access.reachedElements(values, md.params.size(), grid);
     unsigned size = byteSize(param.type.dtype);

@@ -1,10 +1,11 @@
 //===- launch_overhead.cpp - What enqueueing a kernel costs ---------------===//
 //
 // Microseconds per launch of bench/kernels/tiny.tl (one program), best of
-// 5 rounds of 20000 enqueues each (the five ways take turns in each round),
+// 5 rounds of 20000 enqueues each (the six ways take turns in each round),
 // for raw cuLaunchKernel with packed
 // parameters, the AOT C launcher (tilec --emit=c), tile::Kernel::launch,
-// the JIT's launch of a cached specialization and its bound launch. With
+// the JIT's launch of a cached specialization (of a buffer, and of a raw
+// tile::Ptr) and its bound launch. With
 // --cold, the first JIT and AOT launches of a new process instead (run it
 // twice: the first fills the disk cache). Prints one JSON object.
 //
@@ -108,6 +109,8 @@ int main(int argc, char **argv) {
     unsigned threads = kernel.metadata().threadsPerBlock;
     check(tiny_aot_load(), "tiny_aot_load");
     tile::BoundLaunch bound = tiny.bind({1}, {x, n}, block);
+    // A raw address: the launch asks the driver for its allocation.
+    tile::Ptr<float> rawPointer(address);
 
     std::vector<double> times = perLaunch({
         [&] {
@@ -116,21 +119,29 @@ int main(int argc, char **argv) {
                 "cuLaunchKernel");
         },
         [&] { check(tiny_aot(nullptr, 1, 1, 1, address, count), "tiny_aot"); },
-        [&] { kernel.launch({1}, {x, n}); },
-        [&] { tiny.launch({1}, {x, n}, {{"BLOCK", 128}}); },
+        [&] {
+          kernel.launch({1}, {x, n});
+        },
+        [&] {
+          tiny.launch({1}, {x, n}, {{"BLOCK", 128}});
+        },
         [&] { bound.launch(); },
+        [&] {
+          tiny.launch({1}, {rawPointer, n}, {{"BLOCK", 128}});
+        },
     });
     double raw = times[0], aot = times[1], kernelLaunch = times[2],
-           jit = times[3], boundLaunch = times[4];
+           jit = times[3], boundLaunch = times[4], jitRaw = times[5];
     std::vector<float> y = x.toHost<float>();
     for (int i = 0; i < n; ++i)
       if (y[i] != float(i))
         throw tile::Error("tiny wrote " + std::to_string(y[i]) + " at " +
                           std::to_string(i));
     std::printf("{\"device\": \"%s\", \"raw_us\": %.3f, \"aot_us\": %.3f, "
-                "\"kernel_us\": %.3f, \"jit_us\": %.3f, \"bound_us\": %.3f}\n",
+                "\"kernel_us\": %.3f, \"jit_us\": %.3f, \"bound_us\": %.3f, "
+                "\"jit_raw_us\": %.3f}\n",
                 tile::deviceName().c_str(), raw, aot, kernelLaunch, jit,
-                boundLaunch);
+                boundLaunch, jitRaw);
     return 0;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "launch_overhead: %s\n", e.what());

@@ -579,26 +579,65 @@ void enqueue(const DriverApi &api, const KernelMetadata &md, void *function,
   checkCuda(launched, call, md.kernel);
 }
 
-/// validateBuffers, with parameter p's argument `args[argOf[p]]`.
+/// The bytes from `address` to the end of the driver allocation holding
+/// it, and with `contiguous`, of the allocations mapped right after it
+/// too (PyTorch's expandable segments map one tensor's memory as several);
+/// 0 where the driver knows no allocation there.
+uint64_t allocationBytes(uint64_t address, bool contiguous) {
+  const DriverApi &api = driver();
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  if (api.cuMemGetAddressRange(&base, &size, address) != CUDA_SUCCESS)
+    return 0;
+  uint64_t end = base + size;
+  // A bounded walk: a launch's error is worth a few calls, not a scan.
+  for (int i = 0; contiguous && i < 64; ++i) {
+    if (api.cuMemGetAddressRange(&base, &size, end) != CUDA_SUCCESS ||
+        base != end)
+      break;
+    end = base + size;
+  }
+  return end - address;
+}
+
+/// validateBuffers, with parameter p's argument `args[argOf[p]]`. Raw
+/// device addresses (tile::Ptr, KernelArg::pointer) on the GPU are checked
+/// against their driver allocations (cuMemGetAddressRange), where the
+/// driver knows them, and an error they cause is confirmed over the
+/// allocations mapped after theirs before it is reported.
 std::string bufferError(const KernelMetadata &md, Grid grid, KernelArgs args,
-                        const uint32_t *argOf) {
+                        const uint32_t *argOf, bool onGPU) {
   size_t n = md.params.size();
   LaunchArray<int64_t, 24> values(n);
   LaunchArray<uint64_t, 24> bytes(n);
-  bool sized = false;
+  bool checked = false, raw = false;
   for (size_t p = 0; p < n; ++p) {
     const KernelArg &arg = argFor(args, argOf, p);
     bytes[p] = 0;
     values[p] = arg.isPointer() ? int64_t(arg.pointerValue()) : arg.intValue();
-    if (arg.isPointer()) {
-      bytes[p] = arg.bufferBytes();
-      sized |= bytes[p] != 0;
+    if (!arg.isPointer())
+      continue;
+    bytes[p] = arg.bufferBytes();
+    if (!bytes[p] && arg.pointerValue() && onGPU &&
+        arg.backend() == Backend::CUDA) {
+      bytes[p] = allocationBytes(arg.pointerValue(), /*contiguous=*/false);
+      raw |= bytes[p] != 0;
     }
+    checked |= bytes[p] != 0 || arg.pointerValue() == 0;
   }
-  if (!sized)
+  if (!checked)
     return {};
-  return checkBufferSizes(md, values.data(), bytes.data(),
-                          {grid.x, grid.y, grid.z});
+  std::array<int64_t, 3> programs = {grid.x, grid.y, grid.z};
+  std::string error =
+      checkBufferSizes(md, values.data(), bytes.data(), programs);
+  if (error.empty() || !raw)
+    return error;
+  for (size_t p = 0; p < n; ++p) {
+    const KernelArg &arg = argFor(args, argOf, p);
+    if (arg.isPointer() && !arg.bufferBytes() && arg.pointerValue())
+      bytes[p] = allocationBytes(arg.pointerValue(), /*contiguous=*/true);
+  }
+  return checkBufferSizes(md, values.data(), bytes.data(), programs);
 }
 
 } // namespace
@@ -607,7 +646,7 @@ std::string tile::validateBuffers(const KernelMetadata &md, Grid grid,
                                   KernelArgs args) {
   if (md.accesses.empty() || args.size() != md.params.size())
     return {};
-  return bufferError(md, grid, args, nullptr);
+  return bufferError(md, grid, args, nullptr, /*onGPU=*/false);
 }
 
 void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
@@ -645,7 +684,8 @@ void Kernel::check(Grid grid, KernelArgs args, const uint32_t *argOf) const {
   if (ok && device_ == currentDevice()) {
     if (metadata_.accesses.empty())
       return;
-    std::string error = bufferError(metadata_, grid, args, argOf);
+    std::string error =
+        bufferError(metadata_, grid, args, argOf, /*onGPU=*/true);
     if (!error.empty())
       throw Error(error);
     return;

@@ -138,6 +138,11 @@ struct AccessInfo {
   /// that cannot be told (a fit fails, the host's arithmetic overflows).
   uint64_t reachedElements(const int64_t *values, size_t numValues,
                            const std::array<int64_t, 3> &grid) const;
+  /// Whether the access touches any element at that launch: every term
+  /// takes a value (a program, an iteration, an element below its bound).
+  /// A null pointer it touches faults. False where that cannot be told.
+  bool reachesAny(const int64_t *values, size_t numValues,
+                  const std::array<int64_t, 3> &grid) const;
 };
 
 /// CUtensorMapDataType of a tensor map over `elementBytes`-wide elements:
@@ -281,9 +286,12 @@ std::string checkDriverVersion(const KernelMetadata &metadata,
 /// (KernelMetadata::accesses) at a launch of `grid` programs: `values` holds
 /// every parameter's value (as AccessInfo::reachedElements takes them) and
 /// `bytes` each pointer's bytes from its address to the end of its buffer
-/// (0: unknown, not checked). Returns "" or the error, e.g. "kernel
-/// add_kernel: argument 2 (out_ptr) needs 4000 bytes (1000 fp32 elements)
-/// for this launch, but its buffer has 400 bytes".
+/// (0: unknown, not checked). A null pointer that an access touches
+/// (AccessInfo::reachesAny) is an error too, whatever its bytes. Returns ""
+/// or the error, e.g. "kernel add_kernel: argument 2 (out_ptr) needs 4000
+/// bytes (1000 fp32 elements) for this launch, but its buffer has 400
+/// bytes", "kernel add_kernel: argument 0 (x_ptr) is null, and the kernel
+/// accesses it at this launch".
 std::string checkBufferSizes(const KernelMetadata &metadata,
                              const int64_t *values, const uint64_t *bytes,
                              const std::array<int64_t, 3> &grid);

@@ -137,9 +137,12 @@ std::string validateLaunch(const KernelMetadata &metadata, Grid grid,
 /// (KernelMetadata::accesses, checkBufferSizes): "" when each is large
 /// enough, else the error, e.g. "kernel add_kernel: argument 2 (out_ptr)
 /// needs 4000 bytes (1000 fp32 elements) for this launch, but its buffer
-/// has 400 bytes". Buffers (DeviceBuffer) know their size; raw addresses
-/// are not checked (the memory PyTorch's expandable segments map spans
-/// several driver allocations). Kernel::launch checks this too; the
+/// has 400 bytes", or a null pointer the kernel touches. Buffers
+/// (DeviceBuffer) know their size; raw addresses are not checked here.
+/// Kernel::launch checks this too, and there also raw addresses on the GPU
+/// against their driver allocations (cuMemGetAddressRange), an error
+/// confirmed over the allocations mapped right after (PyTorch's expandable
+/// segments map one tensor as several) before it is reported. The
 /// interpreter checks every access as it runs instead, naming the line.
 /// Needs no GPU.
 std::string validateBuffers(const KernelMetadata &metadata, Grid grid,

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <unistd.h>
@@ -91,8 +92,11 @@ TEST(CLauncher, ClusterLaunch) {
       c, "TILEC_SYM(lib, splitk_driver.launchEx, \"cuLaunchKernelEx\");"))
       << c;
   EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_x * 4 > 2147483647u)\n"
-                          "    return CUDA_ERROR_INVALID_VALUE;\n"
-                          "  CUfunction tl_function;\n"));
+                          "    return splitk_fail(CUDA_ERROR_INVALID_VALUE, "
+                          "\"kernel %s: grid (%u, %u, %u) in clusters of (4, "
+                          "1, 1) CTAs starts %llu CTAs along x, more than the "
+                          "limit of 2147483647\",\n"))
+      << c;
   EXPECT_TRUE(
       contains(c, "tl_cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;\n"
                   "  tl_cluster.value.clusterDim.x = 4;\n"
@@ -107,8 +111,9 @@ TEST(CLauncher, ClusterLaunch) {
                           "  tl_config.hStream = stream;\n"
                           "  tl_config.attrs = &tl_cluster;\n"
                           "  tl_config.numAttrs = 1;\n"));
-  EXPECT_TRUE(contains(c, "tl_r = splitk_driver.launchEx(&tl_config, "
-                          "tl_function, tl_params, NULL);"));
+  EXPECT_TRUE(contains(c, "tl_r = (tl_call = \"cuLaunchKernelEx\", "
+                          "splitk_driver.launchEx(&tl_config, tl_function, "
+                          "tl_params, NULL));"));
   // The large shared memory is still opted into when the image loads.
   EXPECT_TRUE(contains(c, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES"));
   EXPECT_FALSE(contains(c, "splitk_driver.launch(tl_function"));
@@ -118,9 +123,9 @@ TEST(CLauncher, ClusterLaunch) {
 TEST(CLauncher, ClusterAlongSeveralAxes) {
   std::string c =
       emitCLauncher({splitK({2, 2, 1})}, "splitk.h", "splitk.tl").source;
-  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_x * 2 > 2147483647u ||\n"
-                          "      (uint64_t)grid_y * 2 > 65535u)\n"))
-      << c;
+  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_x * 2 > 2147483647u)\n"));
+  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_y * 2 > 65535u)\n")) << c;
+  EXPECT_TRUE(contains(c, "  if ((uint64_t)grid_z * 1 > 65535u)\n"));
   EXPECT_TRUE(contains(c, "tl_config.gridDimY = grid_y * 2;"));
 }
 
@@ -133,9 +138,10 @@ TEST(CLauncher, NoClusterNoLaunchEx) {
   EXPECT_FALSE(contains(launcher.source, "string.h"));
   EXPECT_FALSE(contains(launcher.header, "cluster"));
   EXPECT_TRUE(contains(launcher.source,
-                       "tl_r = splitk_driver.launch(tl_function, grid_x, "
+                       "tl_r = (tl_call = \"cuLaunchKernel\", "
+                       "splitk_driver.launch(tl_function, grid_x, "
                        "grid_y, grid_z, 128, 1, 1,\n    65536, stream, "
-                       "tl_params, NULL);"));
+                       "tl_params, NULL));"));
 }
 
 // A dispatcher over a clustered and a plain specialization resolves
@@ -183,13 +189,13 @@ TEST(CLauncher, StreamKLaunch) {
                           "&tl_ctas, &tl_split,\n"
                           "      &tl_parts, &tl_head);\n"
                           "  if (tl_ctas > 2147483647u)\n"
-                          "    return CUDA_ERROR_INVALID_VALUE;\n"));
+                          "    return splitk_fail(CUDA_ERROR_INVALID_VALUE, "));
   EXPECT_TRUE(contains(c, "uint64_t tl_pieces = tl_split * (tl_parts - "
                           "tl_head);"));
   EXPECT_TRUE(contains(c, "(4 * tl_pieces + 127) / 128 * 128 + tl_pieces * "
-                          "65536u, stream);"));
+                          "65536u, stream));"));
   EXPECT_TRUE(contains(c, "splitk_driver.memset(tl_workspace, 0, 4 * "
-                          "tl_pieces, stream);"));
+                          "tl_pieces, stream));"));
   EXPECT_TRUE(contains(c, "  tl_params[3] = &tl_stream_k[0];\n"
                           "  tl_params[4] = &tl_stream_k[1];\n"
                           "  tl_params[5] = &tl_stream_k[2];\n"
@@ -221,14 +227,13 @@ TEST(CLauncher, PersistentLaunch) {
                           "\"cuOccupancyMaxActiveBlocksPerMultiprocessor\");"))
       << c;
   EXPECT_TRUE(contains(c, "  if (tl_grid_programs > 1073741824u)\n"
-                          "    return CUDA_ERROR_INVALID_VALUE;\n"
-                          "  uint64_t tl_ctas = tl_resident && tl_resident < "
-                          "tl_grid_programs\n"))
+                          "    return splitk_fail(CUDA_ERROR_INVALID_VALUE, "))
       << c;
   EXPECT_TRUE(contains(c, "  tl_params[3] = &tl_grid_xyz[0];\n"
                           "  tl_params[4] = &tl_grid_xyz[1];\n"
                           "  tl_params[5] = &tl_grid_xyz[2];\n"
-                          "  tl_r = splitk_driver.launch(tl_function, "
+                          "  tl_r = (tl_call = \"cuLaunchKernel\", "
+                          "splitk_driver.launch(tl_function, "
                           "(unsigned)tl_ctas, 1, 1, 128, 1, 1,"));
   EXPECT_FALSE(contains(c, "splitk_stream_k"));
 }
@@ -297,6 +302,65 @@ TEST(CLauncher, ClusterLauncherCompiles) {
   EXPECT_EQ(compileC(persisting, "splitk", "-x c++"), 0);
   std::string cleanup = "rm -rf '" + scratchDirectory() + "'";
   EXPECT_EQ(std::system(cleanup.c_str()), 0);
+}
+
+/// Runs `command`, returning what it printed.
+std::string run(const std::string &command) {
+  std::string output;
+  if (FILE *pipe = popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (fgets(buffer, sizeof buffer, pipe))
+      output += buffer;
+    pclose(pipe);
+  }
+  return output;
+}
+
+// More shared memory than the device gives a block: the launcher says so
+// when it loads the kernel, as the JIT does, rather than the driver's
+// bare CUDA_ERROR_INVALID_VALUE. C99 and C++; needs a GPU.
+TEST(CLauncher, RefusesMoreSharedMemoryThanTheDevice) {
+  if (cudaInclude().empty() || std::system("cc --version >/dev/null 2>&1"))
+    GTEST_SKIP() << "no C compiler or no cuda.h";
+  CSpecialization spec;
+  tile::KernelMetadata &md = spec.metadata;
+  md.kernel = "big";
+  md.arch = "sm_80";
+  md.threadsPerBlock = 128;
+  md.sharedBytes = 1 << 20;
+  md.ptxVersion = 80;
+  md.params = {{"x", tile::ParamType::pointer(tile::DType::FP32), 1}};
+  spec.ptx = ".version 8.0\n.target sm_80\n.address_size 64\n"
+             ".visible .entry big(.param .u64 big_param_0) { ret; }\n";
+  CLauncher launcher = emitCLauncher({spec}, "big.h", "big.tl");
+  std::string dir = scratchDirectory();
+  ASSERT_EQ(compileC(launcher, "big", "-std=c99"), 0) << launcher.source;
+  std::ofstream(dir + "/main.c")
+      << "#include \"big.h\"\n#include <stdio.h>\n"
+         "int main(void) {\n"
+         "  CUresult r = big(NULL, 1, 1, 1, 0);\n"
+         "  printf(\"%d %s\\n\", (int)r, big_last_error());\n"
+         "  return 0;\n}\n";
+  for (const char *language : {"-std=c99", "-x c++"}) {
+    std::string program = dir + "/big-" + (language[1] == 's' ? "c" : "cxx");
+    std::string build = std::string("cc ") + language +
+                        " -Wall -Wextra -Werror -I'" + dir + "' -I'" +
+                        cudaInclude() + "' '" + dir + "/main.c' '" + dir +
+                        "/big.c' -o '" + program + "' -ldl -lpthread";
+    ASSERT_EQ(std::system(build.c_str()), 0) << build;
+    std::string output = run("'" + program + "'");
+    if (contains(output, "no CUDA driver") ||
+        contains(output, "CUDA_ERROR_NO_DEVICE"))
+      GTEST_SKIP() << "no GPU: " << output;
+    EXPECT_TRUE(contains(output,
+                         "1 kernel big: 1048576 bytes of shared memory per "
+                         "block, more than the device's limit of "))
+        << output;
+    EXPECT_TRUE(contains(output, "compile it with smaller blocks or fewer "
+                                 "stages"))
+        << output;
+  }
+  EXPECT_EQ(std::system(("rm -rf '" + dir + "'").c_str()), 0);
 }
 
 } // namespace

@@ -190,6 +190,53 @@ def strided(x_ptr, out_ptr, stride, n, BLOCK: tl.constexpr):
   EXPECT_EQ(out.toHost<float>(), std::vector<float>(99, 1.0f));
 }
 
+// Raw device addresses (tile::Ptr) are checked against their driver
+// allocations (cuMemGetAddressRange) and the allocations mapped right
+// after them; a null pointer that a program touches is refused, one that
+// none does (n = 0) is not.
+TEST(BadInput, RawPointersAndNullOnTheGPU) {
+  std::string why;
+  if (!cudaAvailable(&why))
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const char *source = R"(import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+)";
+  JITFunction f(source, "copy.tl");
+  f.setCacheDirectory("");
+  auto x = DeviceBuffer::fromHost(std::vector<float>(1000, 1.0f));
+  auto out = DeviceBuffer::fromHost(std::vector<float>(1000, 5.0f));
+  Ptr<float> rawX(x.address()), rawOut(out.address());
+  // Far past both buffers and whatever the driver maps after them.
+  int32_t huge = 1 << 26;
+  try {
+    f.launch({huge / 1024}, {rawX, rawOut, huge}, {{"BLOCK", 1024}});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    std::string expected = "kernel copy: argument 0 (x_ptr) needs 268435456 "
+                           "bytes (67108864 fp32 elements) for this launch, "
+                           "but its buffer has ";
+    EXPECT_EQ(std::string(e.what()).substr(0, expected.size()), expected)
+        << e.what();
+  }
+  try {
+    f.launch({1}, {rawX, Ptr<float>(uint64_t(0)), 1000}, {{"BLOCK", 1024}});
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "kernel copy: argument 1 (out_ptr) is null, and "
+                           "the kernel accesses it at this launch");
+  }
+  f.launch({1}, {rawX, Ptr<float>(uint64_t(0)), 0}, {{"BLOCK", 1024}});
+  f.launch({1}, {rawX, rawOut, 1000}, {{"BLOCK", 1024}});
+  synchronize();
+  EXPECT_EQ(out.toHost<float>(), std::vector<float>(1000, 1.0f));
+}
+
 /// One argument of expectExactBounds: a float buffer (sized by the bounds) or an
 /// integer.
 struct Arg {

@@ -375,11 +375,24 @@ TEST(Metadata, Accesses) {
   EXPECT_EQ(access.reachedElements(values, 3, {(int64_t(1) << 28) + 1, 1, 1}),
             0u);
 
+  values[0] = 0x10000; // x's address
   uint64_t bytes[] = {100, 0, 0};
   EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}),
             "kernel k: argument 0 (x) needs 132 bytes (66 fp16 elements) for "
             "this launch, but its buffer has 100 bytes");
   bytes[0] = 132;
+  EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}), "");
+
+  // A null x that the launch touches, whatever its bytes; none where the
+  // masks keep every program off it.
+  values[0] = 0;
+  bytes[0] = 0;
+  EXPECT_TRUE(access.reachesAny(values, 3, {4, 1, 1}));
+  EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}),
+            "kernel k: argument 0 (x) is null, and the kernel accesses it at "
+            "this launch");
+  values[1] = 0;
+  EXPECT_FALSE(access.reachesAny(values, 3, {4, 1, 1}));
   EXPECT_EQ(checkBufferSizes(md, values, bytes, {4, 1, 1}), "");
 }
 

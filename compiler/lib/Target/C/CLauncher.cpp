@@ -208,10 +208,11 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     c << "  CUresult (*launchEx)(const CUlaunchConfig *, CUfunction, void **, "
          "void **);\n";
   if (occupancy)
-    c << "  CUresult (*occupancy)(int *, CUfunction, int, size_t);\n"
-         "  CUresult (*ctxDevice)(CUdevice *);\n"
-         "  CUresult (*deviceAttribute)(int *, CUdevice_attribute, CUdevice);\n";
-  c << "} " << name << "_driver;\n"
+    c << "  CUresult (*occupancy)(int *, CUfunction, int, size_t);\n";
+  c << "  CUresult (*ctxDevice)(CUdevice *);\n"
+       "  CUresult (*deviceAttribute)(int *, CUdevice_attribute, CUdevice);\n"
+       "  CUresult (*errorName)(CUresult, const char **);\n"
+    << "} " << name << "_driver;\n"
     << "static pthread_once_t " << name
     << "_driver_once = PTHREAD_ONCE_INIT;\n\n";
 
@@ -258,13 +259,41 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
       << "_driver.launchEx, \"cuLaunchKernelEx\");\n";
   if (occupancy)
     c << "  TILEC_SYM(lib, " << name
-      << "_driver.occupancy, \"cuOccupancyMaxActiveBlocksPerMultiprocessor\");\n"
-      << "  TILEC_SYM(lib, " << name << "_driver.ctxDevice, \"cuCtxGetDevice\");\n"
-      << "  TILEC_SYM(lib, " << name
-      << "_driver.deviceAttribute, \"cuDeviceGetAttribute\");\n";
+      << "_driver.occupancy, "
+         "\"cuOccupancyMaxActiveBlocksPerMultiprocessor\");\n";
+  c << "  TILEC_SYM(lib, " << name
+    << "_driver.ctxDevice, \"cuCtxGetDevice\");\n"
+    << "  TILEC_SYM(lib, " << name
+    << "_driver.deviceAttribute, \"cuDeviceGetAttribute\");\n"
+    << "  *(void **)(&(" << name
+    << "_driver.errorName)) = dlsym(lib, \"cuGetErrorName\");\n";
   c << "  return init(0);\n}\n\n#undef TILEC_SYM\n\n"
     << "static void " << name << "_driver_once_init(void) {\n  " << name
     << "_driver.status = " << name << "_driver_init();\n}\n\n";
+
+  // What went wrong, for NAME_last_error(): per thread, written only on
+  // a failure, so that a launch that succeeds costs nothing more.
+  c << "static __thread char " << name << "_error[512];\n\n"
+    << "static CUresult " << name
+    << "_fail(CUresult r, const char *format, ...) {\n"
+    << "  va_list args;\n"
+    << "  va_start(args, format);\n"
+    << "  vsnprintf(" << name << "_error, sizeof " << name
+    << "_error, format, args);\n"
+    << "  va_end(args);\n"
+    << "  return r;\n}\n\n"
+    << "/* A driver call's failure: the call, the error's name, the kernel. "
+       "*/\n"
+    << "static CUresult " << name
+    << "_driver_fail(CUresult r, const char *call) {\n"
+    << "  const char *text = NULL;\n"
+    << "  if (" << name << "_driver.errorName)\n"
+    << "    " << name << "_driver.errorName(r, &text);\n"
+    << "  return " << name << "_fail(r, \"kernel %s: %s failed: %s (%d)\", \""
+    << name << "\", call,\n"
+    << "      text ? text : \"unknown error\", (int)r);\n}\n\n"
+    << "const char *" << name << "_last_error(void) { return " << name
+    << "_error; }\n\n";
 
   // Modules are per context: an image is loaded into each context it is
   // launched in, once, and found again by the context's ID (unique for the
@@ -272,7 +301,8 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
   c << "/* The contexts an image is loaded in; readers take `count` with\n"
        "   acquire and need no lock. */\n"
     << "#define " << name << "_MAX_CONTEXTS 64\n"
-    << "struct " << name << "_image {\n"
+    << "struct " << name
+    << "_image {\n"
        "  pthread_mutex_t lock;\n"
        "  int count;\n"
        "  struct {\n"
@@ -282,7 +312,8 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
                     "holds at once. */\n"
                     "    unsigned long long resident;\n"
                   : "")
-    << "  } loaded[" << name << "_MAX_CONTEXTS];\n"
+    << "  } loaded[" << name
+    << "_MAX_CONTEXTS];\n"
        "  const unsigned char *cubin, *ptx;\n"
        "  const char *entry;\n"
     << (occupancy ? "  int sharedBytes, threads, occupancy;\n"
@@ -303,22 +334,40 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "  pthread_once(&" << name << "_driver_once, " << name
     << "_driver_once_init);\n"
     << "  CUresult r = " << name << "_driver.status;\n"
-    << "  if (r != CUDA_SUCCESS)\n    return r;\n"
+    << "  if (r == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED ||\n"
+    << "      r == CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND)\n"
+    << "    return " << name
+    << "_fail(r, \"kernel %s: no CUDA driver: "
+       "libcuda.so.1 %s\", \""
+    << name << "\",\n"
+    << "        r == CUDA_ERROR_SHARED_OBJECT_INIT_FAILED ? \"is not found\"\n"
+    << "            : \"lacks an entry point this launcher needs\");\n"
+    << "  if (r != CUDA_SUCCESS)\n"
+    << "    return " << name << "_driver_fail(r, \"cuInit\");\n"
     << "  /* The calling thread's context, else device 0's primary one. */\n"
     << "  CUcontext context = NULL;\n"
-    << "  if ((r = " << name << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
-    << "    return r;\n"
+    << "  if ((r = " << name
+    << "_driver.getCurrent(&context)) != CUDA_SUCCESS)\n"
+    << "    return " << name << "_driver_fail(r, \"cuCtxGetCurrent\");\n"
     << "  if (!context) {\n"
     << "    CUdevice device;\n"
-    << "    if ((r = " << name << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name << "_driver.retain(&context, device)) != CUDA_SUCCESS ||\n"
-    << "        (r = " << name << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
-    << "      return r;\n"
+    << "    if ((r = " << name
+    << "_driver.deviceGet(&device, 0)) != CUDA_SUCCESS)\n"
+    << "      return " << name << "_driver_fail(r, \"cuDeviceGet\");\n"
+    << "    if ((r = " << name
+    << "_driver.retain(&context, device)) != CUDA_SUCCESS)\n"
+    << "      return " << name
+    << "_driver_fail(r, \"cuDevicePrimaryCtxRetain\");\n"
+    << "    if ((r = " << name
+    << "_driver.setCurrent(context)) != CUDA_SUCCESS)\n"
+    << "      return " << name << "_driver_fail(r, \"cuCtxSetCurrent\");\n"
     << "  }\n"
     << "  unsigned long long id;\n"
-    << "  if ((r = " << name << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
-    << "    return r;\n"
-    << "  if (" << name << "_find(m, id, __atomic_load_n(&m->count, "
+    << "  if ((r = " << name
+    << "_driver.getId(context, &id)) != CUDA_SUCCESS)\n"
+    << "    return " << name << "_driver_fail(r, \"cuCtxGetId\");\n"
+    << "  if (" << name
+    << "_find(m, id, __atomic_load_n(&m->count, "
        "__ATOMIC_ACQUIRE), function"
     << (occupancy ? ",\n      resident" : "") << "))\n"
     << "    return CUDA_SUCCESS;\n"
@@ -330,19 +379,48 @@ void writeDriver(std::ostringstream &c, const std::string &name, bool maps,
     << "    return CUDA_SUCCESS;\n"
     << "  }\n"
     << "  CUmodule module;\n"
-    << "  r = CUDA_ERROR_OUT_OF_MEMORY;\n"
-    << "  if (n < " << name << "_MAX_CONTEXTS) {\n"
-    << "    /* The cubin where it fits the device, else the PTX. */\n"
-    << "    r = m->cubin ? " << name << "_driver.loadData(&module, m->cubin)\n"
-    << "                 : CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
-    << "    if (r != CUDA_SUCCESS)\n"
-    << "      r = " << name << "_driver.loadData(&module, m->ptx);\n"
-    << "    if (r == CUDA_SUCCESS)\n"
-    << "      r = " << name << "_driver.getFunction(function, module, m->entry);\n"
-    << "    if (r == CUDA_SUCCESS && m->sharedBytes > 48 * 1024)\n"
-    << "      r = " << name << "_driver.setAttribute(\n"
-    << "          *function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
-    << "          m->sharedBytes);\n"
+    << "  if (n >= " << name << "_MAX_CONTEXTS) {\n"
+    << "    pthread_mutex_unlock(&m->lock);\n"
+    << "    return " << name
+    << "_fail(CUDA_ERROR_OUT_OF_MEMORY, \"kernel %s: "
+       "loaded in %d contexts, the most this launcher holds\", m->entry, n);\n"
+    << "  }\n"
+    << "  /* The cubin where it fits the device, else the PTX. */\n"
+    << "  r = m->cubin ? " << name << "_driver.loadData(&module, m->cubin)\n"
+    << "               : CUDA_ERROR_NO_BINARY_FOR_GPU;\n"
+    << "  if (r != CUDA_SUCCESS)\n"
+    << "    r = " << name << "_driver.loadData(&module, m->ptx);\n"
+    << "  if (r != CUDA_SUCCESS)\n"
+    << "    r = " << name << "_driver_fail(r, \"cuModuleLoadData\");\n"
+    << "  else if ((r = " << name
+    << "_driver.getFunction(function, module, m->entry)) != CUDA_SUCCESS)\n"
+    << "    r = " << name << "_driver_fail(r, \"cuModuleGetFunction\");\n"
+    << "  if (r == CUDA_SUCCESS && m->sharedBytes > 48 * 1024) {\n"
+    << "    /* Beyond the device's opt-in limit the driver would only say\n"
+       "       CUDA_ERROR_INVALID_VALUE. */\n"
+    << "    CUdevice device;\n"
+    << "    int limit = 0;\n"
+    << "    if ((r = " << name
+    << "_driver.ctxDevice(&device)) != CUDA_SUCCESS ||\n"
+    << "        (r = " << name << "_driver.deviceAttribute(&limit,\n"
+    << "             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "
+       "device)) !=\n"
+    << "            CUDA_SUCCESS)\n"
+    << "      r = " << name << "_driver_fail(r, \"cuDeviceGetAttribute\");\n"
+    << "    else if (m->sharedBytes > limit)\n"
+    << "      r = " << name << "_fail(CUDA_ERROR_INVALID_VALUE,\n"
+    << "          \"kernel %s: %d bytes of shared memory per block, more than "
+       "the \"\n"
+    << "          \"device's limit of %d \"\n"
+    << "          \"(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN): "
+       "\"\n"
+    << "          \"compile it with smaller blocks or fewer stages\",\n"
+    << "          m->entry, m->sharedBytes, limit);\n"
+    << "    else if ((r = " << name << "_driver.setAttribute(\n"
+    << "                  *function, "
+       "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,\n"
+    << "                  m->sharedBytes)) != CUDA_SUCCESS)\n"
+    << "      r = " << name << "_driver_fail(r, \"cuFuncSetAttribute\");\n"
     << "  }\n";
   if (occupancy)
     c << "  *resident = 0;\n"
@@ -418,6 +496,98 @@ void writeStreamKPlan(std::ostringstream &c, const std::string &name) {
     << "  *head = best_head;\n}\n\n";
 }
 
+/// The checks a launch makes before it loads or enqueues anything, as the
+/// JIT's (tile::Kernel::check): the grid within CUDA's limits (in CTAs
+/// where each program is a cluster), each argument against what the
+/// specialization assumes (alignments, divisibilities), and no null
+/// pointer that an access of the kernel touches at this launch (the
+/// metadata's accesses, AccessInfo::reachesAny). Each failure returns
+/// CUDA_ERROR_INVALID_VALUE with the JIT's message. They cost a few
+/// compares; a null pointer's test evaluates the accesses only then.
+void writeLaunchChecks(std::ostringstream &c, const std::string &name,
+                       const tile::KernelMetadata &md, const CParams &params) {
+  const std::string fail =
+      "    return " + name + "_fail(CUDA_ERROR_INVALID_VALUE, ";
+  const std::string kernel = "\"" + md.kernel + "\"";
+  c << "  if (!grid_x || !grid_y || !grid_z)\n"
+    << fail << "\"kernel %s: grid (%u, %u, %u) has a zero dimension\",\n"
+    << "        " << kernel << ", grid_x, grid_y, grid_z);\n";
+  const unsigned limits[] = {tile::kMaxGrid.x, tile::kMaxGrid.y,
+                             tile::kMaxGrid.z};
+  const std::array<unsigned, 3> &cluster = md.clusterDims;
+  bool clustered = md.ctasPerCluster() > 1;
+  for (unsigned d = 0; d < 3; ++d) {
+    char axis = "xyz"[d];
+    if (!clustered) {
+      c << "  if (grid_" << axis << " > " << limits[d] << "u)\n"
+        << fail << "\"kernel %s: grid (%u, %u, %u) has %u programs along "
+        << axis << ", more than the limit of " << limits[d] << "\",\n"
+        << "        " << kernel << ", grid_x, grid_y, grid_z, grid_" << axis
+        << ");\n";
+      continue;
+    }
+    c << "  if ((uint64_t)grid_" << axis << " * " << cluster[d] << " > "
+      << limits[d] << "u)\n"
+      << fail << "\"kernel %s: grid (%u, %u, %u) in clusters of (" << cluster[0]
+      << ", " << cluster[1] << ", " << cluster[2]
+      << ") CTAs starts %llu CTAs along " << axis << ", more than the limit of "
+      << limits[d] << "\",\n"
+      << "        " << kernel << ", grid_x, grid_y, grid_z, "
+      << "(unsigned long long)grid_" << axis << " * " << cluster[d] << ");\n";
+  }
+  const char *assumption = ", as this kernel was compiled to assume";
+  for (auto [i, param] : llvm::enumerate(md.params)) {
+    const std::string &cName = params.names[i];
+    std::string which =
+        "\"kernel %s: argument " + std::to_string(i) + " (" + param.name + ")";
+    unsigned div = param.divisibility;
+    if (param.isPointer() && div > 1)
+      c << "  if (" << cName << " % " << div << "u)\n"
+        << fail << which << " = 0x%llx is not " << div << "-byte aligned"
+        << assumption << "\",\n        " << kernel << ", (unsigned long long)"
+        << cName << ");\n";
+    else if (!param.isPointer() && div > 1)
+      c << "  if (" << cName << " % " << div << " != 0)\n"
+        << fail << which << " = "
+        << (tile::isUnsigned(param.type.dtype) ? "%llu" : "%lld")
+        << " is not divisible by " << div << assumption << "\",\n        "
+        << kernel << ", ("
+        << (tile::isUnsigned(param.type.dtype) ? "unsigned long long"
+                                               : "long long")
+        << ")" << cName << ");\n";
+    if (!param.isPointer())
+      continue;
+    // Touched at this launch: an access each of whose terms takes a value.
+    std::vector<std::string> reaches;
+    for (const tile::AccessInfo &access : md.accesses) {
+      if (access.param != i)
+        continue;
+      std::string all;
+      for (const tile::AccessInfo::Term &term : access.terms) {
+        all += (all.empty() ? "" : " && ") + cExpr(term.count) + " > 0";
+        if (term.bounded)
+          all += " && " + cExpr(term.bound) + " > 0";
+      }
+      reaches.push_back(all.empty() ? "1" : "(" + all + ")");
+    }
+    if (reaches.empty())
+      continue;
+    c << "  if (!" << cName << ") {\n"
+      << "    const int64_t tl_args[] = {";
+    for (auto [k, other] : llvm::enumerate(params.names))
+      c << (k ? ", " : "") << "(int64_t)" << other;
+    c << "};\n"
+      << "    const int64_t tl_grid[3] = {grid_x, grid_y, grid_z};\n"
+      << "    (void)tl_args;\n    (void)tl_grid;\n"
+      << "    if (";
+    for (auto [k, condition] : llvm::enumerate(reaches))
+      c << (k ? " ||\n        " : "") << condition;
+    c << ")\n  " << fail << which
+      << " is null, and the kernel accesses it at this launch\",\n"
+      << "          " << kernel << ");\n  }\n";
+  }
+}
+
 /// One specialization's images, module table and launcher `function`.
 void writeLauncher(std::ostringstream &c, const std::string &name,
                    const std::string &function, const CSpecialization &spec,
@@ -448,50 +618,50 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
   std::array<unsigned, 3> cluster = md.clusterDims;
   bool clustered = md.ctasPerCluster() > 1;
   c << getSignature(function, params) << " {\n";
-  if (clustered) {
-    // The CTAs, not the programs, meet CUDA's limits (the same on every
-    // device since compute capability 3.0): refused before anything is
-    // loaded or allocated.
-    c << "  /* Each program is a cluster of (" << cluster[0] << ", "
-      << cluster[1] << ", " << cluster[2]
-      << ") CTAs: the grid in CTAs\n     within CUDA's limits. */\n"
-      << "  if (";
-    const unsigned limits[] = {tile::kMaxGrid.x, tile::kMaxGrid.y,
-                               tile::kMaxGrid.z};
-    bool first = true;
-    for (unsigned d = 0; d < 3; ++d) {
-      if (cluster[d] == 1)
-        continue;
-      c << (first ? "" : " ||\n      ") << "(uint64_t)grid_" << "xyz"[d]
-        << " * " << cluster[d] << " > " << limits[d] << "u";
-      first = false;
-    }
-    c << ")\n    return CUDA_ERROR_INVALID_VALUE;\n";
-  }
+  writeLaunchChecks(c, name, md, params);
   c << "  CUfunction tl_function;\n";
   if (anyOccupancy)
     c << "  unsigned long long tl_resident;\n";
   c << "  CUresult tl_r = " << name << "_function(&" << function
     << "_image, &tl_function" << (anyOccupancy ? ", &tl_resident" : "")
     << ");\n"
-    << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n";
+    << "  if (tl_r != CUDA_SUCCESS)\n    return tl_r;\n"
+    << "  /* The driver call a failure below names. */\n"
+    << "  const char *tl_call = \"cuLaunchKernel\";\n";
   if (streamK)
     c << "  /* Stream-K: the programs of a partial last wave shared out among\n"
-         "     CTAs (" << name << "_stream_k), within CUDA's limit along x. */\n"
-      << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z, tl_ctas, "
+         "     CTAs ("
+      << name << "_stream_k), within CUDA's limit along x. */\n"
+      << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z, "
+         "tl_ctas, "
          "tl_split;\n"
       << "  unsigned tl_parts, tl_head;\n"
-      << "  " << name << "_stream_k(tl_grid_programs, tl_resident, &tl_ctas, &tl_split,\n"
+      << "  " << name
+      << "_stream_k(tl_grid_programs, tl_resident, &tl_ctas, &tl_split,\n"
       << "      &tl_parts, &tl_head);\n"
       << "  if (tl_ctas > " << tile::kMaxGrid.x << "u)\n"
-      << "    return CUDA_ERROR_INVALID_VALUE;\n";
+      << "    return " << name
+      << "_fail(CUDA_ERROR_INVALID_VALUE, \"kernel %s: "
+         "grid (%u, %u, %u) runs stream-K as %llu CTAs along x, more than "
+         "the limit of %u\",\n"
+      << "        \"" << md.kernel
+      << "\", grid_x, grid_y, grid_z, "
+         "(unsigned long long)tl_ctas, "
+      << tile::kMaxGrid.x << "u);\n";
   else if (md.persistent)
     c << "  /* Persistent: the CTAs the device holds at once (a CTA a program\n"
          "     where it cannot say), each running the programs its number\n"
          "     apart, passed the grid. */\n"
       << "  uint64_t tl_grid_programs = (uint64_t)grid_x * grid_y * grid_z;\n"
       << "  if (tl_grid_programs > " << tile::kMaxPersistentPrograms << "u)\n"
-      << "    return CUDA_ERROR_INVALID_VALUE;\n"
+      << "    return " << name
+      << "_fail(CUDA_ERROR_INVALID_VALUE, \"kernel %s: "
+         "grid (%u, %u, %u) has more programs than a persistent kernel's "
+         "limit of %llu\",\n"
+      << "        \"" << md.kernel
+      << "\", grid_x, grid_y, grid_z, "
+         "(unsigned long long)"
+      << tile::kMaxPersistentPrograms << "u);\n"
       << "  uint64_t tl_ctas = tl_resident && tl_resident < tl_grid_programs\n"
       << "                         ? tl_resident : tl_grid_programs;\n"
       << "  unsigned tl_grid_xyz[3] = {grid_x, grid_y, grid_z};\n";
@@ -553,7 +723,8 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << tile::getTensorMapSwizzle(info.swizzle) << ",\n"
         << "            CU_TENSOR_MAP_L2_PROMOTION_NONE, "
            "CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) != CUDA_SUCCESS)\n"
-        << "      return tl_r;\n"
+        << "      return " << name
+        << "_driver_fail(tl_r, \"cuTensorMapEncodeTiled\");\n"
         << "    tl_params[" << md.params.size() + m << "] = &tl_maps[" << m
         << "];\n"
         << "  }\n";
@@ -610,73 +781,78 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
          "stream order. */\n"
       << "  if ((tl_r = " << name << "_driver.alloc(&tl_scratch, tl_programs * "
       << md.globalScratchBytes << ", stream)) != CUDA_SUCCESS)\n"
-      << "    return tl_r;\n"
+      << "    return " << name << "_driver_fail(tl_r, \"cuMemAllocAsync\");\n"
       << "  tl_params[" << extra++ << "] = &tl_scratch;\n";
   }
   if (turnstiles) {
     // On failure the scratch, if any, is freed on the way out.
     c << "  /* The turnstiles of deterministic atomics: 4 zeroed bytes per "
          "program. */\n"
-      << "  tl_r = " << name
-      << "_driver.alloc(&tl_turnstiles, tl_programs * 4, stream);\n"
+      << "  tl_r = (tl_call = \"cuMemAllocAsync\", " << name
+      << "_driver.alloc(&tl_turnstiles, tl_programs * 4, stream));\n"
       << "  if (tl_r == CUDA_SUCCESS)\n"
-      << "    tl_r = " << name
-      << "_driver.memset(tl_turnstiles, 0, tl_programs * 4, stream);\n"
+      << "    tl_r = (tl_call = \"cuMemsetD8Async\", " << name
+      << "_driver.memset(tl_turnstiles, 0, tl_programs * 4, stream));\n"
       << "  tl_params[" << extra++ << "] = &tl_turnstiles;\n"
       << "  if (tl_r == CUDA_SUCCESS)\n  ";
   }
   if (streamK) {
     // After the scratch, if any (on failure freed on the way out).
-    c << "  /* The grid asked for, the programs split, the parts and the heads'\n"
+    c << "  /* The grid asked for, the programs split, the parts and the "
+         "heads'\n"
          "     parts, and the workspace: a zeroed flag a piece, padded to 128\n"
-         "     bytes, then a partial accumulator of " << md.streamKPartialBytes
-      << " bytes a piece. */\n"
-      << "  unsigned tl_stream_k[6] = {grid_x, grid_y, grid_z, (unsigned)tl_split,\n"
+         "     bytes, then a partial accumulator of "
+      << md.streamKPartialBytes << " bytes a piece. */\n"
+      << "  unsigned tl_stream_k[6] = {grid_x, grid_y, grid_z, "
+         "(unsigned)tl_split,\n"
       << "                             tl_parts, tl_head};\n"
       << "  uint64_t tl_pieces = tl_split * (tl_parts - tl_head);\n"
       << "  CUdeviceptr tl_workspace = 0;\n"
       << "  if (tl_r == CUDA_SUCCESS && tl_pieces) {\n"
-      << "    tl_r = " << name << "_driver.alloc(&tl_workspace,\n"
+      << "    tl_r = (tl_call = \"cuMemAllocAsync\", " << name
+      << "_driver.alloc(&tl_workspace,\n"
       << "        (4 * tl_pieces + 127) / 128 * 128 + tl_pieces * "
-      << md.streamKPartialBytes << "u, stream);\n"
+      << md.streamKPartialBytes << "u, stream));\n"
       << "    if (tl_r == CUDA_SUCCESS)\n"
-      << "      tl_r = " << name
-      << "_driver.memset(tl_workspace, 0, 4 * tl_pieces, stream);\n"
+      << "      tl_r = (tl_call = \"cuMemsetD8Async\", " << name
+      << "_driver.memset(tl_workspace, 0, 4 * tl_pieces, stream));\n"
       << "  }\n";
     for (unsigned i = 0; i < 6; ++i)
       c << "  tl_params[" << extra++ << "] = &tl_stream_k[" << i << "];\n";
     c << "  tl_params[" << extra++ << "] = &tl_workspace;\n"
       << "  if (tl_r == CUDA_SUCCESS)\n"
-      << "    tl_r = " << name << "_driver.launch(tl_function, (unsigned)tl_ctas, "
-      << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n        "
-      << md.sharedBytes << ", stream, tl_params, NULL);\n";
+      << "    tl_r = (tl_call = \"cuLaunchKernel\", " << name
+      << "_driver.launch(tl_function, (unsigned)tl_ctas, "
+      << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n        " << md.sharedBytes
+      << ", stream, tl_params, NULL));\n";
   } else if (md.persistent) {
     for (unsigned i = 0; i < 3; ++i)
       c << "  tl_params[" << extra++ << "] = &tl_grid_xyz[" << i << "];\n";
-    c << "  tl_r = " << name
+    c << "  tl_r = (tl_call = \"cuLaunchKernel\", " << name
       << "_driver.launch(tl_function, (unsigned)tl_ctas, "
       << "1, 1, " << md.threadsPerBlock << ", 1, 1,\n    " << md.sharedBytes
-      << ", stream, tl_params, NULL);\n";
+      << ", stream, tl_params, NULL));\n";
   } else if (clustered) {
-    c << "  tl_r = " << name
-      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n";
+    c << "  tl_r = (tl_call = \"cuLaunchKernelEx\", " << name
+      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL));\n";
   } else if (paired) {
     // Braced: a turnstiles' `if (tl_r == CUDA_SUCCESS)` may come before.
     c << "  {\n"
       << "    if (grid_x % " << md.clusterPrograms << "u == 0 && " << name
       << "_driver.launchEx)\n"
-      << "      tl_r = " << name
-      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL);\n"
+      << "      tl_r = (tl_call = \"cuLaunchKernelEx\", " << name
+      << "_driver.launchEx(&tl_config, tl_function, tl_params, NULL));\n"
       << "    else\n"
-      << "      tl_r = " << name
+      << "      tl_r = (tl_call = \"cuLaunchKernel\", " << name
       << "_driver.launch(tl_function, grid_x, grid_y, "
       << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n          "
-      << md.sharedBytes << ", stream, tl_params, NULL);\n"
+      << md.sharedBytes << ", stream, tl_params, NULL));\n"
       << "  }\n";
   } else {
-    c << "  tl_r = " << name << "_driver.launch(tl_function, grid_x, grid_y, "
-      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    "
-      << md.sharedBytes << ", stream, tl_params, NULL);\n";
+    c << "  tl_r = (tl_call = \"cuLaunchKernel\", " << name
+      << "_driver.launch(tl_function, grid_x, grid_y, "
+      << "grid_z, " << md.threadsPerBlock << ", 1, 1,\n    " << md.sharedBytes
+      << ", stream, tl_params, NULL));\n";
   }
   std::vector<const char *> buffers;
   if (scratch || turnstiles)
@@ -690,10 +866,12 @@ void writeLauncher(std::ostringstream &c, const std::string &name,
         << "    CUresult tl_f = " << name << "_driver.free(" << buffer
         << ", stream);\n"
         << "    tl_freed = tl_freed != CUDA_SUCCESS ? tl_freed : tl_f;\n  }\n";
-    c << "  return tl_r != CUDA_SUCCESS ? tl_r : tl_freed;\n";
-  } else {
-    c << "  return tl_r;\n";
+    c << "  if (tl_r == CUDA_SUCCESS && tl_freed != CUDA_SUCCESS)\n"
+      << "    return " << name
+      << "_driver_fail(tl_freed, \"cuMemFreeAsync\");\n";
   }
+  c << "  return tl_r == CUDA_SUCCESS ? tl_r : " << name
+    << "_driver_fail(tl_r, tl_call);\n";
   c << "}\n\n";
 }
 
@@ -841,7 +1019,11 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
     h << "/* Kernel " << name << " (" << describe(spec.metadata, cParams.back())
       << "\n   Enqueues grid_x x grid_y x grid_z programs on `stream` (0: the "
          "default\n   stream) in the current context; returns the driver's "
-         "error, if any."
+         "error, if any,\n   or CUDA_ERROR_INVALID_VALUE for a grid or "
+         "argument it refuses\n   (an empty or too large grid, a pointer "
+         "less aligned than assumed,\n   a null one the kernel touches), "
+         "with the reason in " +
+             name + "_last_error()."
       << (spec.metadata.ctasPerCluster() > 1
               ? "\n   The programs' CTAs start through cuLaunchKernelEx "
                 "(CUDA 12+ drivers);\n   CUDA_ERROR_INVALID_VALUE where "
@@ -866,16 +1048,23 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
          "divisors, ones);\n   CUDA_ERROR_INVALID_VALUE where none's "
          "assumptions hold. */\n"
       << getSignature(name, dispatchParams) << ";\n\n";
+  h << "/* The calling thread's message of its last failed call of these\n"
+       "   launchers (\"\" before any): the grid or the argument refused, the\n"
+       "   shared memory the device lacks, or the driver call that failed\n"
+       "   and its error, each naming the kernel. */\n"
+    << "const char *" << name << "_last_error(void);\n\n";
   h << "/* Loads the kernel" << (single ? "" : "s")
     << " into the current context now rather than at the first\n   launch. */\n"
     << "CUresult " << name << "_load(void);\n\n"
     << "#ifdef __cplusplus\n}\n#endif\n\n#endif\n";
 
   bool maps = false, scratch = false, zeroes = false, clusters = false,
-       clustersNeeded = false, streamK = false, occupancy = false;
+       clustersNeeded = false, streamK = false, occupancy = false,
+       accesses = false;
   for (const CSpecialization &spec : specs) {
     bool sharing = spec.metadata.streamKPartialBytes != 0;
     maps |= !spec.metadata.tensorMaps.empty();
+    accesses |= !spec.metadata.accesses.empty();
     clusters |=
         spec.metadata.ctasPerCluster() > 1 || spec.metadata.clusterPrograms > 1;
     clustersNeeded |= spec.metadata.ctasPerCluster() > 1;
@@ -889,11 +1078,14 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
   c << "/* " << name << ": generated by tilec from " << origin
     << ". Do not edit. */\n"
     << "#include \"" << headerName << "\"\n\n"
-    << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stddef.h>\n"
+    << "#include <dlfcn.h>\n#include <pthread.h>\n#include <stdarg.h>\n"
+       "#include <stddef.h>\n#include <stdio.h>\n"
     << (clusters ? "#include <string.h>\n" : "") << "\n";
   writeDriver(c, name, maps, scratch, zeroes, clusters, !clustersNeeded,
               occupancy);
-  if (maps)
+  // The recipes' arithmetic: tensor maps', and the accesses' that a null
+  // pointer's test evaluates.
+  if (maps || accesses)
     c << kRecipeHelpers << "\n";
   if (streamK)
     writeStreamKPlan(c, name);
@@ -910,7 +1102,11 @@ CLauncher tilec::emitCLauncher(const std::vector<CSpecialization> &specs,
         c << ", " << param;
       c << ");\n";
     }
-    c << "  return CUDA_ERROR_INVALID_VALUE;\n}\n\n";
+    c << "  return " << name
+      << "_fail(CUDA_ERROR_INVALID_VALUE, \"kernel %s: "
+         "the arguments meet no specialization's assumptions (alignments, "
+         "divisibilities, ones)\", \""
+      << name << "\");\n}\n\n";
   }
   c << "CUresult " << name << "_load(void) {\n"
     << "  CUfunction function;\n"
