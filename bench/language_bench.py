@@ -881,6 +881,11 @@ def gpu_run(args, workloads):
                 bench.shape(module, workload, shape, rows, save)
         print_tables(rows, header)
         save()
+        if args.svg:
+            import plots
+            for path in plots.draw({"device": torch.cuda.get_device_name(),
+                                    "rows": rows}, args.svg):
+                print(f"wrote {path}")
         configs = [r for r in rows if not r.get("summary")]
     wrong = sum(1 for r in configs if "WRONG" in verdict(r))
     failed = sum(1 for r in configs if "FAILED" in verdict(r))
@@ -894,6 +899,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", default=os.path.join(ROOT, "build", "bin", "tilec"))
     parser.add_argument("--json", help="write every row here")
+    parser.add_argument("--svg", help="draw each workload's speedups as SVG in this "
+                                      "directory (bench/plots.py, matplotlib)")
     parser.add_argument("--arch",
                         help="tilec's --arch (default: tilec's, the GPU present's: "
                              "sm_90a on Hopper, dots on wgmma)")

@@ -16,7 +16,7 @@ Rows with M <= 64 also give the weights' streaming rate in GB/s against a
 device-to-device copy of the same bytes (a copy moves each byte twice).
 
     python3 bench/llm_gemm.py --tilec build/bin/tilec --arch sm_90a
-        [--json out.json] [--quick] [--models 8B,70B] [--layers qkv,o]
+        [--json out.json] [--svg DIR] [--quick] [--models 8B,70B] [--layers qkv,o]
         [--m 1,128] [--dtypes bf16,fp16] [--no-ragged] [--no-llama]
         [--splits 1,2,stream-k] [--configs 16x64x256x4x4,...]
 """
@@ -203,6 +203,8 @@ def main():
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--arch", default="sm_90a")
     parser.add_argument("--json")
+    parser.add_argument("--svg", help="draw the speedups as SVG in this directory "
+                                      "(bench/plots.py, matplotlib)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--models", default="8B,70B")
     parser.add_argument("--layers", default="qkv,o,gate_up,down")
@@ -272,10 +274,14 @@ def main():
         print(f"\n{len(logs)} configurations failed (first 10):")
         for line in logs[:10]:
             print("  " + line)
+    result = {"device": torch.cuda.get_device_name(0), "arch": args.arch, "rows": rows}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"device": torch.cuda.get_device_name(0), "arch": args.arch,
-                       "rows": rows}, f, indent=1)
+            json.dump(result, f, indent=1)
+    if args.svg:
+        import plots
+        for path in plots.draw(result, args.svg):
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":
