@@ -258,6 +258,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tilec", required=True)
     parser.add_argument("--json")
+    parser.add_argument("--svg", help="draw the speedups as SVG in this directory "
+                                      "(bench/plots.py, matplotlib)")
     parser.add_argument("--arch", default="sm_90",
                         help="tilec's --arch (sm_90a: dots on wgmma)")
     parser.add_argument("--quick", action="store_true", help="two configurations")
@@ -335,6 +337,10 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
+    if args.svg:
+        import plots
+        for path in plots.draw(results, args.svg):
+            print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ drawn with matplotlib (the GPU machine's Python has it).
 
 From the JSON the benchmarks write: bench/language_bench.py's (one chart a
 workload: tilec against Triton's best config and against the library torch
-runs, cuBLAS or scaled_dot_product_attention's backend) and
-bench/llm_gemm.py's (tilec against Triton and cuBLAS per layer and M). Both
+runs, cuBLAS or scaled_dot_product_attention's backend), bench/matmul.py's
+(each workload's best against Triton's best and cuBLAS) and
+bench/llm_gemm.py's (tilec against Triton and cuBLAS per layer and M). The
 scripts take --svg DIR to draw theirs after a run; this draws them again
 from stored JSON:
 
@@ -95,16 +96,36 @@ def llm_gemm(data, out, prefix=""):
                       "speedup")]
 
 
+def matmul(data, out, prefix=""):
+    """One SVG of matmul.py's JSON (a list of workloads, each with its
+    configurations' rows and cuBLAS): the best configuration of each side."""
+    labels, triton, cublas = [], [], []
+    for w in data:
+        tilec = max((r["tilec"] for r in w["rows"] if r.get("tilec")), default=None)
+        if not tilec:
+            continue
+        best = max((r["triton"] for r in w["rows"] if r.get("triton")), default=None)
+        labels.append(w["workload"])
+        triton.append(tilec / best if best else None)
+        cublas.append(tilec / w["cublas"] if w.get("cublas") else None)
+    title = "matmul: tilec's best against Triton's best and cuBLAS (above 1: tilec faster)"
+    return [bar_chart(os.path.join(out, f"{prefix}matmul.svg"), title, labels,
+                      [("tilec / Triton's best", triton), ("tilec / cuBLAS", cublas)],
+                      "speedup")]
+
+
 def draw(data, out, prefix=""):
     """The charts of one benchmark JSON, whichever script wrote it, their
     names after `prefix`."""
     os.makedirs(out, exist_ok=True)
+    if isinstance(data, list):
+        return matmul(data, out, prefix)
     rows = data.get("rows", [])
     if rows and "workload" in rows[0]:
         return language(data, out, prefix)
     if rows and "tried" in rows[0]:
         return llm_gemm(data, out, prefix)
-    raise ValueError("not a language_bench.py or llm_gemm.py JSON")
+    raise ValueError("not a language_bench.py, matmul.py or llm_gemm.py JSON")
 
 
 def main():
