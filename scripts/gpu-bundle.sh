@@ -20,14 +20,18 @@ cp "$build"/lib/*.so "$out/stage/lib/"
 # lit and LLVM's FileCheck, not and count: the lit tests run there too
 # (scripts/gpu-lit.sh), those that need a GPU, nvdisasm or
 # compute-sanitizer included.
-llvm_bin="$(grep -Po '(?<=config.llvm_tools_dir = ")[^"]*' "$build/test/lit.site.cfg.py")"
+# (A build without tests has no lit configuration: then none of them.)
+llvm_bin="$(grep -Po '(?<=config.llvm_tools_dir = ")[^"]*' \
+            "$build/test/lit.site.cfg.py" 2>/dev/null || true)"
 mkdir -p "$out/stage/llvm-bin"
-cp "$llvm_bin"/FileCheck "$llvm_bin"/not "$llvm_bin"/count "$out/stage/llvm-bin/"
-cp -r "$(dirname "$llvm_bin")/utils/lit" "$out/stage/lit"
-find "$out/stage/lit" -name __pycache__ -prune -exec rm -rf {} +
+if [ -n "$llvm_bin" ] && [ -x "$llvm_bin/FileCheck" ]; then
+  cp "$llvm_bin"/FileCheck "$llvm_bin"/not "$llvm_bin"/count "$out/stage/llvm-bin/"
+  cp -r "$(dirname "$llvm_bin")/utils/lit" "$out/stage/lit"
+  find "$out/stage/lit" -name __pycache__ -prune -exec rm -rf {} +
+fi
 strip --strip-unneeded "$out"/stage/lib/libt*.so "$out/stage/lib/libTilecCompiler.so" "$out"/stage/bin/* "$out"/stage/llvm-bin/* 2>/dev/null || true
 # Every library the binaries link but libc, libm, libstdc++ and the loader.
-ldd "$build/bin/tilec" "$build/lib/libTilecCompiler.so" "$out"/stage/llvm-bin/* |
+ldd "$build/bin/tilec" "$build/lib/libTilecCompiler.so" $(ls "$out"/stage/llvm-bin/* 2>/dev/null) |
   awk '/=> \//{print $3}' | sort -u |
   grep -v -E 'libc\.so|libm\.so|ld-linux|libgcc_s|libstdc\+\+|libTilecCompiler' |
   while read -r lib; do cp -L "$lib" "$out/stage/lib/"; done

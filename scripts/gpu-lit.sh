@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 if [ -z "${TILEC_GPU_ROOT:-}" ]; then
   source .gpu/unpack.sh
 fi
+if [ ! -d "$TILEC_GPU_ROOT/lit" ]; then
+  echo "gpu-lit: the bundle has no lit: its build had no tests (TILEC_BUILD_TESTS)"
+  exit 2
+fi
 obj="$TILEC_GPU_ROOT/obj"
 mkdir -p "$obj/test"
 cat > "$obj/test/lit.site.cfg.py" <<SITE
