@@ -215,7 +215,7 @@ def copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
   // Far past both buffers and whatever the driver maps after them.
   int32_t huge = 1 << 26;
   try {
-    f.launch({huge / 1024}, {rawX, rawOut, huge}, {{"BLOCK", 1024}});
+    f.launch({unsigned(huge / 1024)}, {rawX, rawOut, huge}, {{"BLOCK", 1024}});
     ADD_FAILURE() << "expected an error";
   } catch (const Error &e) {
     std::string expected = "kernel copy: argument 0 (x_ptr) needs 268435456 "
