@@ -37,6 +37,8 @@ TEST(KernelReportTest, ReadsEachKernelsLinesOfPtxas) {
   EXPECT_EQ(second.spillLoadBytes, 36u);
   EXPECT_EQ(second.staticSharedBytes, 4096u);
   EXPECT_FALSE(tilec::readPtxasInfo(kPtxasLog, "other", missing));
+  // A name another kernel's starts with is not that kernel.
+  EXPECT_FALSE(tilec::readPtxasInfo(kPtxasLog, "attention", missing));
 }
 
 TEST(KernelReportTest, CountsOpcodesOfASassListing) {

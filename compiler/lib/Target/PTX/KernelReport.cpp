@@ -36,13 +36,20 @@ constexpr StringLiteral kMixGroups[] = {
     "HMMA", "HGMMA", "QGMMA", "LDG", "LDGSTS", "UTMALDG", "STG", "UTMASTG",
     "LDS",  "LDSM",  "STS",   "BAR", "SYNCS",  "LDL",     "STL"};
 
+/// How often the SASS has `opcode`.
+unsigned countOf(const KernelReport &report, StringRef opcode) {
+  auto found = report.opcodes.find(opcode.str());
+  return found == report.opcodes.end() ? 0 : found->second;
+}
+
 } // namespace
 
 bool tilec::readPtxasInfo(StringRef log, StringRef kernel,
                           KernelReport &report) {
   // "Function properties for K" opens the kernel's lines: its stack frame
   // and spills, then "Used N registers, used M barriers, S bytes smem".
-  std::string opening = ("Function properties for " + kernel).str();
+  // The line ends with the name: K's, not a longer name starting with it.
+  std::string opening = ("Function properties for " + kernel + "\n").str();
   size_t start = log.find(opening);
   if (start == StringRef::npos)
     return false;
@@ -129,11 +136,8 @@ std::string tilec::formatReport(const KernelReport &r) {
     return os.str();
   }
   os << "  instructions   " << r.instructions << " (" << r.disassembler << "):";
-  for (StringRef group : kMixGroups) {
-    auto found = r.opcodes.find(group.str());
-    os << " " << group.str() << " "
-       << (found == r.opcodes.end() ? 0 : found->second);
-  }
+  for (StringRef group : kMixGroups)
+    os << " " << group.str() << " " << countOf(r, group);
   os << "\n";
   return os.str();
 }
@@ -160,10 +164,8 @@ std::string tilec::reportJSON(const KernelReport &r) {
   if (r.hasInstructionMix) {
     nlohmann::ordered_json mix;
     mix["total"] = r.instructions;
-    for (StringRef group : kMixGroups) {
-      auto found = r.opcodes.find(group.str());
-      mix[group.str()] = found == r.opcodes.end() ? 0 : found->second;
-    }
+    for (StringRef group : kMixGroups)
+      mix[group.str()] = countOf(r, group);
     json["instructions"] = mix;
     json["opcodes"] = r.opcodes;
     json["disassembler"] = r.disassembler;
