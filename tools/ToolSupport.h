@@ -11,8 +11,8 @@
 #ifndef TILEC_TOOLS_TOOLSUPPORT_H
 #define TILEC_TOOLS_TOOLSUPPORT_H
 
+#include "tile/GPUArch.h"
 #include "tilec/Compiler.h"
-#include "tilec/Target/GPUArch.h"
 #include "tilec/Target/PTX/KernelReport.h"
 #include "tilec/Tuning.h"
 
@@ -80,8 +80,8 @@ inline void addKernelFlags(CLI::App &app, CompileOptions &options,
           "N >= 1"))
       ->option_text("N");
   std::vector<std::string> archs = {"native"};
-  for (const GPUArch &arch : gpuArchs())
-    archs.push_back(arch.name.str());
+  for (const tile::GPUArch &arch : tile::gpuArchs())
+    archs.push_back(std::string(arch.name));
   app.add_option("--arch", options.arch,
                  "GPU architecture: sm_90, sm_90a or sm_80, or native: the\n"
                  "GPU present's (sm_90a on Hopper). Default: TILEC_ARCH,\n"
@@ -291,15 +291,16 @@ inline bool presentDevice(unsigned &capability, std::string &device,
   return true;
 }
 
-/// The --arch for the GPU present: archForDevice of its compute
-/// capability. "" with `why` (no driver, no device, a device older than
-/// every target) where there is none; `device` says which it is.
+/// The --arch for the GPU present: tile::gpuArchForDevice of its compute
+/// capability, as the JIT picks it. "" with `why` (no driver, no device, a
+/// device older than every target) where there is none; `device` says which it
+/// is.
 inline std::string nativeArch(std::string &why, std::string &device) {
   unsigned capability = 0;
   if (!presentDevice(capability, device, why))
     return "";
-  if (std::string arch = archForDevice(capability); !arch.empty())
-    return arch;
+  if (std::optional<tile::GPUArch> arch = tile::gpuArchForDevice(capability))
+    return std::string(arch->name);
   why = "tilec compiles for none older than sm_80 (" + device + ")";
   return "";
 }
@@ -319,9 +320,9 @@ inline bool resolveArch(bool given, bool readEnvironment,
   const char *env = readEnvironment ? std::getenv("TILEC_ARCH") : nullptr;
   if (!given && env && *env) {
     asked = env;
-    if (asked != "native" && !lookupGPUArch(asked)) {
+    if (asked != "native" && !tile::lookupGPUArch(asked)) {
       error = "TILEC_ARCH=" + asked + ": tilec compiles for " +
-              supportedGPUArchs() + ", or native";
+              tile::supportedGPUArchs() + ", or native";
       return false;
     }
   }
@@ -348,7 +349,7 @@ inline bool resolveArch(bool given, bool readEnvironment,
 
 /// The compute capability an --arch names (sm_90a: 90).
 inline unsigned archCapability(const std::string &arch) {
-  std::optional<GPUArch> known = lookupGPUArch(arch);
+  std::optional<tile::GPUArch> known = tile::lookupGPUArch(arch);
   return known ? known->computeCapability : 90;
 }
 

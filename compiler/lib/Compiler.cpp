@@ -10,14 +10,15 @@
 #include "tilec/Compiler.h"
 
 #include "tile/Error.h"
+#include "tile/GPUArch.h"
 #include "tile/Grid.h"
 #include "tilec/Dialect/Tile/Analysis/AccessBounds.h"
 #include "tilec/Dialect/Tile/IR/DTypes.h"
 #include "tilec/Dialect/Tile/IR/Tile.h"
 #include "tilec/Dialect/TileGPU/IR/Target.h"
 #include "tilec/Dialect/TileGPU/IR/TensorMapRecipe.h"
-#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 #include "tilec/Dialect/TileGPU/IR/ThreadLayout.h"
+#include "tilec/Dialect/TileGPU/IR/TileGPU.h"
 #include "tilec/Frontend/ASTDump.h"
 #include "tilec/Frontend/MLIRGen.h"
 #include "tilec/Frontend/ModuleLoader.h"
@@ -25,7 +26,6 @@
 #include "tilec/Interpreter/Interpreter.h"
 #include "tilec/Pipeline/Pipeline.h"
 #include "tilec/Pipeline/Registration.h"
-#include "tilec/Target/GPUArch.h"
 #include "tilec/Target/PTX/PTXEmitter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -173,7 +173,7 @@ private:
   /// Whether the kernel has a tl.dot (KernelFacts::budgetRegisters).
   bool hasDot = false;
   /// What --arch names (checked first thing in run()).
-  tilec::GPUArch arch = *tilec::lookupGPUArch("sm_90");
+  ::tile::GPUArch arch = *::tile::lookupGPUArch("sm_90");
 };
 
 const DialectRegistry &getRegistry() {
@@ -462,10 +462,10 @@ bool Compilation::emitMachineCode(ModuleOp module) {
 
 bool Compilation::run() {
   using tilec::Stage;
-  std::optional<tilec::GPUArch> known = tilec::lookupGPUArch(options.arch);
+  std::optional<::tile::GPUArch> known = ::tile::lookupGPUArch(options.arch);
   if (!known) {
     error("unsupported GPU architecture '" + options.arch + "' (expected " +
-          tilec::supportedGPUArchs() + ")");
+          ::tile::supportedGPUArchs() + ")");
     return false;
   }
   arch = *known;
@@ -681,11 +681,6 @@ tilec::CompileResult tilec::interpret(
 
 std::string tilec::libdevicePath() {
   return findLibdevice().value_or("");
-}
-
-std::string tilec::archForDevice(unsigned capability) {
-  std::optional<GPUArch> arch = gpuArchForDevice(capability);
-  return arch ? arch->name.str() : std::string();
 }
 
 bool tilec::parseStage(const std::string &name, Stage &stage) {

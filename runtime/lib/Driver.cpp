@@ -10,6 +10,7 @@
 
 #include "DriverApi.h"
 #include "tile/Error.h"
+#include "tile/GPUArch.h"
 
 #include <algorithm>
 #include <atomic>
@@ -347,8 +348,8 @@ int tile::multiprocessorCount() {
 }
 
 std::string tile::deviceArch() {
-  int capability = computeCapability();
-  return "sm_" + std::to_string(capability) + (capability == 90 ? "a" : "");
+  std::optional<GPUArch> arch = gpuArchForDevice(unsigned(computeCapability()));
+  return arch ? std::string(arch->name) : std::string();
 }
 
 DeviceLimits tile::deviceLimits() {

@@ -321,9 +321,7 @@ tilec::CompileOptions JITFunction::compileOptions(KernelArgs args,
     // The device's target as tilec's --arch native picks it (sm_90a on
     // Hopper; 8.9: sm_80), else the portable default.
     std::string device =
-        options.backend == Backend::CUDA
-            ? tilec::archForDevice(unsigned(computeCapability()))
-            : std::string();
+        options.backend == Backend::CUDA ? deviceArch() : std::string();
     compile.arch = device.empty() ? "sm_90" : device;
   }
   for (const auto &[name, value] : constexprs)

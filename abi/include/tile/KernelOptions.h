@@ -93,8 +93,8 @@ struct KernelOptions {
   /// programs independent of each other's order, one function, no stream-K
   /// or cluster split, tensor maps the launcher builds).
   Persistent persistent = Persistent::Auto;
-  /// "sm_80", "sm_90" or "sm_90a". The JIT's empty: the device's, all of it
-  /// (tile::deviceArch(): sm_90a on Hopper).
+  /// "sm_80", "sm_90" or "sm_90a" (tile/GPUArch.h). The JIT's empty: the
+  /// device's, all of it (tile::deviceArch(): sm_90a on Hopper).
   std::string arch;
 
   /// Every field, for comparing and hashing.

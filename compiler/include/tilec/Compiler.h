@@ -92,12 +92,6 @@ CompileResult interpret(
 /// or /usr/local/cuda), or "" where there is none.
 std::string libdevicePath();
 
-/// The --arch to compile for a device of compute capability `capability`
-/// (90 for 9.0): the newest target it runs, its own architecture-specific
-/// one first (gpuArchForDevice: sm_90a on Hopper); "" for a device older
-/// than every target. What --arch native and the JIT pick.
-std::string archForDevice(unsigned capability);
-
 /// Parses a stage name of `--emit` ("ast", "tile", "ttgpu", "llvm", "ptx",
 /// "cubin"); false when unknown.
 bool parseStage(const std::string &name, Stage &stage);

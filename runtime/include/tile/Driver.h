@@ -75,9 +75,11 @@ int computeCapability();
 /// Read from the driver once per device.
 int multiprocessorCount();
 
-/// The --arch that uses all of the calling thread's device: sm_90a on
-/// Hopper (wgmma, which only the arch-specific target has), sm_XY
-/// elsewhere. Kernels compiled for it run on that compute capability alone.
+/// The --arch the JIT and tilec's --arch native compile for the calling
+/// thread's device (tile::gpuArchForDevice): its own architecture-specific
+/// target where tilec has one (sm_90a on Hopper: wgmma), else the newest
+/// target it runs (sm_80 on Ada, sm_90 on Blackwell); "" for a device older
+/// than every target.
 std::string deviceArch();
 
 /// The CUDA driver's version, e.g. 12080.

@@ -127,18 +127,6 @@ TEST(CompileTest, ArchitectureNamesThePTXTarget) {
       << result.diagnostics;
 }
 
-// What --arch native and the JIT compile for: a device's own
-// architecture-specific target, else the newest it runs.
-TEST(CompileTest, ArchitectureForADevice) {
-  EXPECT_EQ(tilec::archForDevice(90), "sm_90a");
-  EXPECT_EQ(tilec::archForDevice(80), "sm_80");
-  EXPECT_EQ(tilec::archForDevice(86), "sm_80");
-  EXPECT_EQ(tilec::archForDevice(89), "sm_80");
-  EXPECT_EQ(tilec::archForDevice(100), "sm_90");
-  EXPECT_EQ(tilec::archForDevice(120), "sm_90");
-  EXPECT_EQ(tilec::archForDevice(75), "");
-}
-
 // A launch's argument types (the JIT's) are Triton's signature syntax, read
 // by the same parser as --signature: ":16" and ":1" take effect, and any
 // other hint is an error at the parameter, naming the argument.

@@ -1,7 +1,7 @@
 //===- Occupancy.cpp - How many blocks of a kernel an SM holds ------------===//
 
 #include "tilec/Target/PTX/Occupancy.h"
-#include "tilec/Target/GPUArch.h"
+#include "tile/GPUArch.h"
 
 #include <algorithm>
 #include <optional>
@@ -13,7 +13,7 @@ tilec::SMLimits tilec::smLimits(StringRef arch) {
   SMLimits sm;
   // 228 KB on Hopper, 164 KB on Ampere (A100), of which each block's
   // share includes 1 KB the system keeps.
-  std::optional<tilec::GPUArch> known = tilec::lookupGPUArch(arch);
+  std::optional<::tile::GPUArch> known = ::tile::lookupGPUArch(arch);
   sm.sharedBytes =
       known && known->computeCapability == 80 ? 164 * 1024 : 228 * 1024;
   return sm;

@@ -1,7 +1,7 @@
 //===- PTXEmitter.cpp - LLVM IR to PTX, PTX to cubin ----------------------===//
 
 #include "tilec/Target/PTX/PTXEmitter.h"
-#include "tilec/Target/GPUArch.h"
+#include "tile/GPUArch.h"
 #include "tilec/Target/PTX/RegisterBudget.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -63,9 +63,10 @@ createTargetMachine(StringRef arch, unsigned ptxVersion = 81) {
   const Target *target = TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return createStringError("NVPTX target unavailable: " + error);
-  if (!tilec::lookupGPUArch(arch))
+  if (!::tile::lookupGPUArch(arch))
     return createStringError("unsupported GPU architecture '" + arch +
-                             "' (expected " + tilec::supportedGPUArchs() + ")");
+                             "' (expected " + ::tile::supportedGPUArchs() +
+                             ")");
   // No fast-math, but a * b + c may fuse into one fma, as Triton (its
   // default enable_fp_fusion) and nvcc (--fmad=true) allow; LLVM's default
   // would pin mul.rn and add.rn apart.

@@ -1,7 +1,6 @@
 //===- RegisterBudget.cpp - How many registers ptxas may use -------------===//
 
 #include "tilec/Target/PTX/RegisterBudget.h"
-#include "tilec/Target/GPUArch.h"
 
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"

@@ -4,33 +4,34 @@
 // (the layout passes and the lowering ask for it) and whether it is an
 // architecture-specific target ("sm_90a": sm_90 plus the instructions only
 // Hopper has, wgmma and setmaxnreg among them, in PTX that runs on compute
-// capability 9.0 alone).
+// capability 9.0 alone). In the ABI because both sides choose from it: the
+// compiler's --arch native and the runtime's JIT pick a device's target the
+// same way.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TILEC_TARGET_GPUARCH_H
-#define TILEC_TARGET_GPUARCH_H
-
-#include "llvm/ADT/ArrayRef.h"
-#include "llvm/ADT/StringRef.h"
+#ifndef TILE_GPUARCH_H
+#define TILE_GPUARCH_H
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
-namespace tilec {
+namespace tile {
 
 struct GPUArch {
-  llvm::StringRef name;        ///< "sm_90a", as PTX's .target and ptxas say it
-  unsigned computeCapability;  ///< 80, 90
-  bool archSpecific;           ///< the "a" targets
+  std::string_view name;      ///< "sm_90a", as PTX's .target and ptxas say it
+  unsigned computeCapability; ///< 80, 90
+  bool archSpecific;          ///< the "a" targets
 };
 
-/// Every architecture tilec compiles for.
-llvm::ArrayRef<GPUArch> gpuArchs();
+/// Every architecture tilec compiles for, oldest first.
+const std::vector<GPUArch> &gpuArchs();
 
 /// The architecture `name` stands for; none when tilec does not compile for
 /// it.
-std::optional<GPUArch> lookupGPUArch(llvm::StringRef name);
+std::optional<GPUArch> lookupGPUArch(std::string_view name);
 
 /// The architecture to compile for a device of compute capability
 /// `capability` (86 for 8.6): the device's own architecture-specific target
@@ -42,6 +43,6 @@ std::optional<GPUArch> gpuArchForDevice(unsigned capability);
 /// Their names, for messages: "sm_80, sm_90 or sm_90a".
 std::string supportedGPUArchs();
 
-} // namespace tilec
+} // namespace tile
 
-#endif // TILEC_TARGET_GPUARCH_H
+#endif // TILE_GPUARCH_H
