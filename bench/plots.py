@@ -76,8 +76,12 @@ def language(data, out, prefix=""):
             series.append((f"tilec / {library}",
                            [r["tilec"] / r["torch"] if r.get("torch") and
                             library_name(r) == library else None for r in mine]))
+        # torch has no fp8 attention: language_bench.py times SDPA on the
+        # same values in fp16.
+        library_dtype = ", the library's in fp16" if "fp8" in workload else ""
         title = (f"{workload}: tilec's best against Triton's and the library's "
-                 f"({data.get('device', '')}, {mine[0]['unit']}, above 1: tilec faster)")
+                 f"({data.get('device', '')}, {mine[0]['unit']}{library_dtype}, "
+                 f"above 1: tilec faster)")
         written.append(bar_chart(os.path.join(out, f"{prefix}{workload}.svg"), title, labels,
                                  series, "speedup"))
     return written

@@ -5,6 +5,8 @@
 # Debian 12 and has no LLVM), zstd-compressed, with the zstd binary to
 # unpack them there. On the GPU machine, from the repository root:
 #   source .gpu/unpack.sh    # -> $TILEC_GPU_ROOT/bin, LD_LIBRARY_PATH set
+# A project built there against the package links with
+# -Wl,--allow-shlib-undefined: libLLVM's z3 is an empty stand-in (below).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TILEC_BUILD_DIR:-$root/build}"
@@ -17,6 +19,13 @@ for p in jit_scale aot_scale; do
   if [ -x "$build/test/consumer/build/$p" ]; then cp "$build/test/consumer/build/$p" "$out/stage/bin/"; fi
 done
 cp "$build"/lib/*.so "$out/stage/lib/"
+# tilec as `cmake --install` lays it out, for projects built there against
+# the package (find_package(Tilec), CMAKE_PREFIX_PATH=$TILEC_GPU_ROOT/prefix):
+# its headers, static libraries and CMake files, with links to the bundle's
+# own shared libraries and tools in place of copies.
+cmake --install "$build" --prefix "$out/stage/prefix" > /dev/null
+for f in "$out"/stage/prefix/lib/*.so; do ln -sf "../../lib/${f##*/}" "$f"; done
+for f in "$out"/stage/prefix/bin/*; do ln -sf "../../bin/${f##*/}" "$f"; done
 # lit and LLVM's FileCheck, not and count: the lit tests run there too
 # (scripts/gpu-lit.sh), those that need a GPU, nvdisasm or
 # compute-sanitizer included.

@@ -98,6 +98,10 @@ int main(int argc, char **argv) {
     auto matmul = tile::JITFunction::fromFile(dir + "/matmul.tl");
     tile::JITOptions options;
     options.numWarps = 4;
+    // One CTA per program, as the launcher was compiled: on a grid this
+    // small the JIT would split K across a cluster's CTAs, which sum in
+    // another order.
+    options.clusterSplitK = 1;
     matmul.launch({tile::cdiv(M, 128), tile::cdiv(N, 128)},
                   {a, b, cjit, M, N, K},
                   {{"BLOCK_M", 128}, {"BLOCK_N", 128}, {"BLOCK_K", 64}}, options);
