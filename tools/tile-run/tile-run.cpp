@@ -559,9 +559,13 @@ bool checkArgs(const tile::KernelMetadata &md, const std::vector<Arg> &args,
   return true;
 }
 
+/// Compiles the kernel as the JIT would for this launch, runs it on the GPU
+/// and writes the buffers back into `args`. With `reportFormat` (--report),
+/// reports the kernel it loads, after the launch's choice of a cluster split
+/// or stream-K form, before it runs.
 int runOnGPU(const std::string &source, const std::string &filename,
              tilec::CompileOptions options, const unsigned grid[3],
-             std::vector<Arg> &args) {
+             std::vector<Arg> &args, const std::string *reportFormat) {
   std::string whyNot;
   if (!tile::cudaAvailable(&whyNot))
     return fail("--backend cuda needs a GPU: " + whyNot +
@@ -601,6 +605,9 @@ int runOnGPU(const std::string &source, const std::string &filename,
     // Errors, and on success the warnings, of the compile that runs.
     std::cerr << compiled.diagnostics;
     if (!compiled.ok)
+      return kExitError;
+    if (reportFormat &&
+        !tilec::printReport(compiled, *reportFormat, "tile-run"))
       return kExitError;
     const tile::KernelMetadata &md = compiled.metadata;
     std::vector<tile::DeviceBuffer> buffers;
@@ -814,9 +821,12 @@ int main(int argc, char **argv) {
   error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
-  // --report: the kernel the GPU runs (for this launch's arguments and
-  // config; a cluster split the launch may choose aside), before it runs.
-  if (app.get_option("--report")->count()) {
+  // --report: the kernel the GPU runs for this launch's arguments and
+  // config, before it runs. runOnGPU reports the one it loads; on the
+  // interpreter, or where no program runs, the one a GPU would load with a
+  // CTA a program is compiled for the report.
+  bool report = app.get_option("--report")->count();
+  if (report && (backend != "cuda" || empty)) {
     tilec::CompileOptions reported = options;
     if (backend != "cuda") {
       std::string choice;
@@ -879,7 +889,8 @@ int main(int argc, char **argv) {
   if (empty) {
     // Nothing to run.
   } else if (backend == "cuda") {
-    if (int status = runOnGPU(source, input, options, grid, args))
+    if (int status = runOnGPU(source, input, options, grid, args,
+                              report ? &reportFormat : nullptr))
       return status;
   } else {
     std::vector<tilec::InterpreterArg> interpArgs, reachable;

@@ -109,6 +109,25 @@ TEST(KernelReportTest, TextAndJSONSayTheSame) {
             std::string::npos)
       << json;
   EXPECT_NE(json.find("\"instructions\":null"), std::string::npos);
+  EXPECT_EQ(text.find("programs"), std::string::npos) << text;
+  EXPECT_NE(json.find("\"cluster_dims\":[1,1,1],\"stream_k\":false"),
+            std::string::npos)
+      << json;
+
+  // A program that runs as a cluster splitting K, or stream-K.
+  report.clusterDims = {4, 1, 1};
+  EXPECT_NE(tilec::formatReport(report).find(
+                "  programs       clusters of (4, 1, 1) CTAs that split the "
+                "K loop\n"),
+            std::string::npos);
+  EXPECT_NE(tilec::reportJSON(report).find("\"cluster_dims\":[4,1,1]"),
+            std::string::npos);
+  report.clusterDims = {1, 1, 1};
+  report.streamK = true;
+  EXPECT_NE(tilec::formatReport(report).find("programs       stream-K"),
+            std::string::npos);
+  EXPECT_NE(tilec::reportJSON(report).find("\"stream_k\":true"),
+            std::string::npos);
 }
 
 } // namespace

@@ -90,6 +90,8 @@ Expected<KernelReport> tilec::reportKernel(StringRef ptx,
   report.kernel = md.kernel;
   report.arch = md.arch;
   report.threadsPerBlock = md.threadsPerBlock;
+  report.clusterDims = md.clusterDims;
+  report.streamK = md.streamKPartialBytes > 0;
   report.dynamicSharedBytes = md.sharedBytes;
   std::string info;
   Expected<std::vector<char>> cubin = assembleCubin(ptx, md.arch, &info);
@@ -119,6 +121,12 @@ std::string tilec::formatReport(const KernelReport &r) {
   const Occupancy &o = r.occupancy;
   os << "kernel " << r.kernel << " (" << r.arch << ", " << r.threadsPerBlock
      << " threads a block)\n";
+  const std::array<unsigned, 3> &c = r.clusterDims;
+  if (c[0] * c[1] * c[2] > 1)
+    os << "  programs       clusters of (" << c[0] << ", " << c[1] << ", "
+       << c[2] << ") CTAs that split the K loop\n";
+  if (r.streamK)
+    os << "  programs       stream-K: a last wave's K loops cut into parts\n";
   os << "  registers      " << r.registers << " a thread; spills "
      << r.spillStoreBytes << " bytes stored, " << r.spillLoadBytes
      << " loaded; local memory " << r.localBytes << " bytes a thread\n";
@@ -147,6 +155,8 @@ std::string tilec::reportJSON(const KernelReport &r) {
   json["kernel"] = r.kernel;
   json["arch"] = r.arch;
   json["threads_per_block"] = r.threadsPerBlock;
+  json["cluster_dims"] = r.clusterDims;
+  json["stream_k"] = r.streamK;
   json["registers"] = r.registers;
   json["spill_store_bytes"] = r.spillStoreBytes;
   json["spill_load_bytes"] = r.spillLoadBytes;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -30,6 +31,11 @@ struct KernelReport {
   std::string kernel;
   std::string arch;
   unsigned threadsPerBlock = 0;
+  /// How a program runs (the metadata's): as a cluster of CTAs that split
+  /// its K loop ({1, 1, 1}: one CTA), and whether its launch cuts a last
+  /// wave's K loops into stream-K parts.
+  std::array<unsigned, 3> clusterDims = {1, 1, 1};
+  bool streamK = false;
   // ptxas -v's.
   unsigned registers = 0;
   unsigned spillStoreBytes = 0;
