@@ -22,7 +22,8 @@ cp "$build"/lib/*.so "$out/stage/lib/"
 # tilec as `cmake --install` lays it out, for projects built there against
 # the package (find_package(Tilec), CMAKE_PREFIX_PATH=$TILEC_GPU_ROOT/prefix):
 # its headers, static libraries and CMake files, with links to the bundle's
-# own shared libraries and tools in place of copies.
+# own shared libraries and tools in place of copies (whose RUNPATH is the
+# build tree's: unpack.sh's LD_LIBRARY_PATH finds their libraries).
 cmake --install "$build" --prefix "$out/stage/prefix" > /dev/null
 for f in "$out"/stage/prefix/lib/*.so; do ln -sf "../../lib/${f##*/}" "$f"; done
 for f in "$out"/stage/prefix/bin/*; do ln -sf "../../bin/${f##*/}" "$f"; done

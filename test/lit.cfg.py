@@ -75,6 +75,22 @@ def have_gpu():
         return False
 
 
+def gpu_compute_capability():
+    """The first GPU's compute capability as nvidia-smi says it ("9.0"),
+    or None."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return None
+    try:
+        out = subprocess.run([smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = out.stdout.split() if out.returncode == 0 else []
+    return lines[0] if lines else None
+
+
 def python_with_numpy():
     """A Python that can import numpy, to write and check .npy files."""
     seen = set()
@@ -137,6 +153,9 @@ if find_libdevice():
     config.available_features.add("libdevice")
 if have_gpu():
     config.available_features.add("gpu")
+    # Tests of sm_90a kernels on the GPU (wgmma, bulk copies, clusters).
+    if gpu_compute_capability() == "9.0":
+        config.available_features.add("hopper")
 
 # A C compiler and CUDA's headers: the C launchers of --emit=c compile.
 cuda_include = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),

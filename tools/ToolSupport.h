@@ -192,8 +192,9 @@ inline void addReportFlag(CLI::App &app, std::string &format) {
   // tile-run's argument alone.
   app.add_flag("--report{text}", format,
                "Print each kernel's registers, spills, local and shared\n"
-               "memory, occupancy on the target and SASS instruction\n"
-               "mix (ptxas -v; nvdisasm or cuobjdump where found), as\n"
+               "memory, occupancy on the target, SASS instruction mix\n"
+               "(ptxas -v; nvdisasm or cuobjdump where found) and how\n"
+               "its programs run (clusters, stream-K, persistent), as\n"
                "text or, with =json, a JSON line per kernel, on stdout")
       ->check(CLI::IsMember({"text", "json"}))
       ->option_text("[=json]");
@@ -301,7 +302,8 @@ inline std::string nativeArch(std::string &why, std::string &device) {
     return "";
   if (std::optional<tile::GPUArch> arch = tile::gpuArchForDevice(capability))
     return std::string(arch->name);
-  why = "tilec compiles for none older than sm_80 (" + device + ")";
+  why = "tilec compiles for none older than " +
+        std::string(tile::gpuArchs().front().name) + " (" + device + ")";
   return "";
 }
 

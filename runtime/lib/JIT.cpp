@@ -5,6 +5,7 @@
 #include "JITSupport.h"
 #include "tile/Driver.h"
 #include "tile/Error.h"
+#include "tile/GPUArch.h"
 #include "tile/Grid.h"
 #include "tile/Module.h"
 #include "tile/Specialization.h"
@@ -319,10 +320,17 @@ tilec::CompileOptions JITFunction::compileOptions(KernelArgs args,
   if (compile.arch.empty()) {
     DeviceScope scope(options.backend == Backend::CUDA ? options.device : -1);
     // The device's target as tilec's --arch native picks it (sm_90a on
-    // Hopper; 8.9: sm_80), else the portable default.
-    std::string device =
-        options.backend == Backend::CUDA ? deviceArch() : std::string();
-    compile.arch = device.empty() ? "sm_90" : device;
+    // Hopper; 8.9: sm_80); on the interpreter, the portable default.
+    compile.arch = "sm_90";
+    if (options.backend == Backend::CUDA) {
+      compile.arch = deviceArch();
+      if (compile.arch.empty())
+        throw Error("tilec compiles for none older than " +
+                    std::string(gpuArchs().front().name) + " (" + deviceName() +
+                    ", compute capability " +
+                    std::to_string(computeCapability() / 10) + "." +
+                    std::to_string(computeCapability() % 10) + ")");
+    }
   }
   for (const auto &[name, value] : constexprs)
     compile.constexprs.emplace_back(name, detail::toScalar(value));

@@ -821,27 +821,6 @@ int main(int argc, char **argv) {
   error = empty ? "" : tile::validateGrid(md.kernel, {grid[0], grid[1], grid[2]});
   if (!error.empty())
     return fail(error, kExitUsageError);
-  // --report: the kernel the GPU runs for this launch's arguments and
-  // config, before it runs. runOnGPU reports the one it loads; on the
-  // interpreter, or where no program runs, the one a GPU would load with a
-  // CTA a program is compiled for the report.
-  bool report = app.get_option("--report")->count();
-  if (report && (backend != "cuda" || empty)) {
-    tilec::CompileOptions reported = options;
-    if (backend != "cuda") {
-      std::string choice;
-      if (!tilec::resolveArch(archGiven, /*readEnvironment=*/true, reported,
-                              choice, error))
-        return fail(error, kExitUsageError);
-    }
-    reported.stopAfter = tilec::Stage::PTX;
-    if (reported.clusterSplitK == 0)
-      reported.clusterSplitK = 1;
-    tilec::CompileResult compiled = tilec::compile(source, input, reported);
-    std::cerr << compiled.diagnostics;
-    if (!compiled.ok || !tilec::printReport(compiled, reportFormat, "tile-run"))
-      return kExitError;
-  }
   // --cluster-split-k 0: as the JIT, the cost model decides by the grid
   // and the GPU (runOnGPU, once the kernel is compiled); the interpreter
   // runs no clusters.
@@ -886,6 +865,27 @@ int main(int argc, char **argv) {
                     kExitUsageError);
   }
 
+  // --report: the kernel the GPU runs for this launch's arguments and
+  // config, before it runs. runOnGPU reports the one it loads; on the
+  // interpreter, or where no program runs, the one a GPU would load with a
+  // CTA a program is compiled for the report.
+  bool report = app.get_option("--report")->count();
+  if (report && (backend != "cuda" || empty)) {
+    tilec::CompileOptions reported = options;
+    if (backend != "cuda") {
+      std::string choice;
+      if (!tilec::resolveArch(archGiven, /*readEnvironment=*/true, reported,
+                              choice, error))
+        return fail(error, kExitUsageError);
+    }
+    reported.stopAfter = tilec::Stage::PTX;
+    if (reported.clusterSplitK == 0)
+      reported.clusterSplitK = 1;
+    tilec::CompileResult compiled = tilec::compile(source, input, reported);
+    std::cerr << compiled.diagnostics;
+    if (!compiled.ok || !tilec::printReport(compiled, reportFormat, "tile-run"))
+      return kExitError;
+  }
   if (empty) {
     // Nothing to run.
   } else if (backend == "cuda") {

@@ -128,6 +128,18 @@ TEST(KernelReportTest, TextAndJSONSayTheSame) {
             std::string::npos);
   EXPECT_NE(tilec::reportJSON(report).find("\"stream_k\":true"),
             std::string::npos);
+  report.streamK = false;
+  report.clusterPrograms = 2;
+  report.persistent = true;
+  text = tilec::formatReport(report);
+  EXPECT_NE(text.find("  programs       up to 2 along x run as a cluster "
+                      "sharing their bulk copies\n  programs       "
+                      "persistent: each CTA runs programs in turn\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(tilec::reportJSON(report).find(
+                "\"cluster_programs\":2,\"persistent\":true"),
+            std::string::npos);
 }
 
 } // namespace

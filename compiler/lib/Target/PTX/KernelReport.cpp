@@ -92,6 +92,8 @@ Expected<KernelReport> tilec::reportKernel(StringRef ptx,
   report.threadsPerBlock = md.threadsPerBlock;
   report.clusterDims = md.clusterDims;
   report.streamK = md.streamKPartialBytes > 0;
+  report.clusterPrograms = md.clusterPrograms;
+  report.persistent = md.persistent;
   report.dynamicSharedBytes = md.sharedBytes;
   std::string info;
   Expected<std::vector<char>> cubin = assembleCubin(ptx, md.arch, &info);
@@ -127,6 +129,11 @@ std::string tilec::formatReport(const KernelReport &r) {
        << c[2] << ") CTAs that split the K loop\n";
   if (r.streamK)
     os << "  programs       stream-K: a last wave's K loops cut into parts\n";
+  if (r.clusterPrograms > 1)
+    os << "  programs       up to " << r.clusterPrograms
+       << " along x run as a cluster sharing their bulk copies\n";
+  if (r.persistent)
+    os << "  programs       persistent: each CTA runs programs in turn\n";
   os << "  registers      " << r.registers << " a thread; spills "
      << r.spillStoreBytes << " bytes stored, " << r.spillLoadBytes
      << " loaded; local memory " << r.localBytes << " bytes a thread\n";
@@ -157,6 +164,8 @@ std::string tilec::reportJSON(const KernelReport &r) {
   json["threads_per_block"] = r.threadsPerBlock;
   json["cluster_dims"] = r.clusterDims;
   json["stream_k"] = r.streamK;
+  json["cluster_programs"] = r.clusterPrograms;
+  json["persistent"] = r.persistent;
   json["registers"] = r.registers;
   json["spill_store_bytes"] = r.spillStoreBytes;
   json["spill_load_bytes"] = r.spillLoadBytes;

@@ -31,11 +31,15 @@ struct KernelReport {
   std::string kernel;
   std::string arch;
   unsigned threadsPerBlock = 0;
-  /// How a program runs (the metadata's): as a cluster of CTAs that split
-  /// its K loop ({1, 1, 1}: one CTA), and whether its launch cuts a last
-  /// wave's K loops into stream-K parts.
+  /// How programs run (the metadata's): as a cluster of CTAs that split
+  /// each one's K loop ({1, 1, 1}: one CTA a program); with a launch that
+  /// cuts a last wave's K loops into stream-K parts; as clusters of
+  /// programs along x that share their bulk copies (multicast; 1: none);
+  /// persistent, each CTA running programs in turn.
   std::array<unsigned, 3> clusterDims = {1, 1, 1};
   bool streamK = false;
+  unsigned clusterPrograms = 1;
+  bool persistent = false;
   // ptxas -v's.
   unsigned registers = 0;
   unsigned spillStoreBytes = 0;
