@@ -280,9 +280,7 @@ inline bool presentDevice(unsigned &capability, std::string &device,
     return false;
   try {
     capability = unsigned(tile::computeCapability());
-    device = tile::deviceName() + ", compute capability " +
-             std::to_string(capability / 10) + "." +
-             std::to_string(capability % 10);
+    device = tile::describeDevice();
   } catch (const std::exception &error) {
     why = error.what();
     return false;
@@ -302,8 +300,7 @@ inline std::string nativeArch(std::string &why, std::string &device) {
     return "";
   if (std::optional<tile::GPUArch> arch = tile::gpuArchForDevice(capability))
     return std::string(arch->name);
-  why = "tilec compiles for none older than " +
-        std::string(tile::gpuArchs().front().name) + " (" + device + ")";
+  why = tile::noGPUArchFor(device);
   return "";
 }
 

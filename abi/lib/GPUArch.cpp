@@ -34,6 +34,11 @@ std::optional<GPUArch> tile::gpuArchForDevice(unsigned capability) {
   return best;
 }
 
+std::string tile::noGPUArchFor(const std::string &device) {
+  return "tilec compiles for none older than " +
+         std::string(gpuArchs().front().name) + " (" + device + ")";
+}
+
 std::string tile::supportedGPUArchs() {
   const std::vector<GPUArch> &archs = gpuArchs();
   std::string names;

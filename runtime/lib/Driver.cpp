@@ -316,6 +316,13 @@ std::string tile::deviceName() {
   return name;
 }
 
+std::string tile::describeDevice() {
+  int capability = computeCapability();
+  return deviceName() + ", compute capability " +
+         std::to_string(capability / 10) + "." +
+         std::to_string(capability % 10);
+}
+
 /// The calling thread's device's facts, read from the driver on first use
 /// (two threads may both read them: the same values).
 static const DeviceFacts &deviceFacts() {

@@ -325,11 +325,7 @@ tilec::CompileOptions JITFunction::compileOptions(KernelArgs args,
     if (options.backend == Backend::CUDA) {
       compile.arch = deviceArch();
       if (compile.arch.empty())
-        throw Error("tilec compiles for none older than " +
-                    std::string(gpuArchs().front().name) + " (" + deviceName() +
-                    ", compute capability " +
-                    std::to_string(computeCapability() / 10) + "." +
-                    std::to_string(computeCapability() % 10) + ")");
+        throw Error(noGPUArchFor(describeDevice()));
     }
   }
   for (const auto &[name, value] : constexprs)

@@ -43,6 +43,10 @@ std::optional<GPUArch> gpuArchForDevice(unsigned capability);
 /// Their names, for messages: "sm_80, sm_90 or sm_90a".
 std::string supportedGPUArchs();
 
+/// Why a device gets no target (gpuArchForDevice has none): "tilec
+/// compiles for none older than sm_80 (`device`)".
+std::string noGPUArchFor(const std::string &device);
+
 } // namespace tile
 
 #endif // TILE_GPUARCH_H

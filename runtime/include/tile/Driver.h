@@ -66,6 +66,10 @@ int currentDevice();
 /// The name of the calling thread's device, e.g. "NVIDIA H100 80GB HBM3".
 std::string deviceName();
 
+/// Its name and compute capability, for messages: "NVIDIA H200, compute
+/// capability 9.0".
+std::string describeDevice();
+
 /// The calling thread's device's compute capability as major * 10 + minor,
 /// e.g. 90. Read from the driver once per device.
 int computeCapability();

@@ -34,6 +34,9 @@ TEST(GPUArch, NamesAndCapabilities) {
   EXPECT_FALSE(lookupGPUArch("sm_89"));
   EXPECT_FALSE(lookupGPUArch(""));
   EXPECT_EQ(supportedGPUArchs(), "sm_80, sm_90 or sm_90a");
+  EXPECT_EQ(noGPUArchFor("Tesla T4, compute capability 7.5"),
+            "tilec compiles for none older than sm_80 (Tesla T4, compute "
+            "capability 7.5)");
 }
 
 } // namespace
